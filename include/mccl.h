@@ -1,0 +1,37 @@
+/*
+ * mccl.h — mccl's own extensions that need no MPI.
+ */
+#ifndef MCCL_H_
+#define MCCL_H_
+
+#include "nccl.h"
+
+#define MCCL_VERSION_MAJOR 0
+#define MCCL_VERSION_MINOR 1
+#define MCCL_VERSION_PATCH 0
+#define MCCL_VERSION (MCCL_VERSION_MAJOR * 10000 + MCCL_VERSION_MINOR * 100 + MCCL_VERSION_PATCH)
+
+/* Device selectors for mcclCommInitFromMpi and MCCL_DEVICE. */
+#define MCCL_DEVICE_AUTO (-1) /* the node-local rank's GPU, or host memory when none is usable */
+#define MCCL_DEVICE_HOST (-2) /* a host communicator: buffers are host memory */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* "mccl 0.1.0 (NCCL API 2.25.0, CUDA on|off)". */
+const char* mcclGetVersionString(void);
+
+/* 1 when comm moves host memory (a host communicator), 0 when it moves device memory. */
+ncclResult_t mcclCommIsHost(const ncclComm_t comm, int* isHost);
+
+/* Writes, for every live communicator of this process, the operation it is in (sequence
+ * number, kind, size) and the peers it is waiting for, to the log at WARN (or to stderr
+ * when logging is off). Also triggered by SIGUSR2 when MCCL_DUMP_SIGNAL=1. */
+void mcclDumpState(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MCCL_H_ */

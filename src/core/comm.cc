@@ -1,0 +1,134 @@
+#include "core/comm.h"
+
+#include <unordered_set>
+
+#include "core/datapath.h"
+#include "core/error.h"
+#include "core/group.h"
+#include "core/init.h"
+#include "core/knobs.h"
+
+ncclComm::ncclComm() = default;
+
+ncclComm::~ncclComm() { magic = 0; }
+
+void ncclComm::setLastError(const char* msg) {
+  std::lock_guard<std::mutex> lock(errMu_);
+  lastError_ = msg;
+}
+
+std::string ncclComm::lastError() const {
+  std::lock_guard<std::mutex> lock(errMu_);
+  return lastError_;
+}
+
+ncclResult_t ncclComm::checkUsable(const char* call) {
+  if (initTask) {
+    ncclResult_t r = mccl::progressInit(this);
+    if (r == ncclInProgress)
+      return MCCL_ERR(ncclInvalidUsage, this,
+                      "%s: the communicator is still being initialised (nonblocking init); poll "
+                      "ncclCommGetAsyncError until it returns ncclSuccess",
+                      call);
+    if (r != ncclSuccess) return r;
+  }
+  if (aborted.load())
+    return MCCL_ERR(ncclInvalidUsage, this, "%s: the communicator was aborted", call);
+  if (finalized.load())
+    return MCCL_ERR(ncclInvalidUsage, this,
+                    "%s: the communicator was finalized; only ncclCommDestroy is allowed", call);
+  ncclResult_t e = asyncError.load();
+  if (e != ncclSuccess && e != ncclInProgress)
+    return MCCL_ERR(e, this, "%s: the communicator has a pending error (%s): %s", call,
+                    mccl::resultString(e), lastError().c_str());
+  return ncclSuccess;
+}
+
+namespace mccl {
+namespace {
+struct Registry {
+  std::mutex mu;
+  std::unordered_set<const ncclComm*> live;
+};
+Registry& registry() {
+  static Registry* r = new Registry();
+  return *r;
+}
+}  // namespace
+
+namespace {
+uint32_t nextCommStamp() {
+  static std::atomic<uint32_t> next{1};
+  uint32_t s;
+  do {
+    s = next.fetch_add(1) & 0xffff;
+  } while (s == 0);
+  return s;
+}
+}  // namespace
+
+ncclComm* createComm(const CommConfig& config) {
+  auto* c = new ncclComm();
+  c->config = config;
+  c->redOps.setStamp(nextCommStamp());
+  registerComm(c);
+  return c;
+}
+
+void destroyComm(ncclComm* comm, bool abortFirst) {
+  groupForget(comm);
+  if (abortFirst) {
+    comm->aborted.store(true);
+    if (comm->initTask) comm->initTask->abort();
+    if (comm->bootstrap) comm->bootstrap->abort();
+    if (comm->dataPath) comm->dataPath->abort();
+  }
+  if (comm->initTask) {
+    comm->initTask->join();
+    comm->initTask.reset();
+  }
+  unregisterComm(comm);
+  comm->dataPath.reset();
+  comm->bootstrap.reset();
+  delete comm;
+}
+
+void printVersionOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (logLevel() >= LogLevel::Version) logMessage(LogLevel::Version, kLogInit, __FILE__, __LINE__, "%s", mcclGetVersionString());
+  });
+}
+
+
+void registerComm(ncclComm* comm) {
+  std::lock_guard<std::mutex> lock(registry().mu);
+  registry().live.insert(comm);
+}
+
+void unregisterComm(ncclComm* comm) {
+  std::lock_guard<std::mutex> lock(registry().mu);
+  registry().live.erase(comm);
+}
+
+bool isLiveComm(const ncclComm* comm) {
+  std::lock_guard<std::mutex> lock(registry().mu);
+  return registry().live.count(comm) != 0;
+}
+
+void forEachLiveComm(void (*f)(ncclComm*, void*), void* arg) {
+  std::lock_guard<std::mutex> lock(registry().mu);
+  for (const ncclComm* c : registry().live) f(const_cast<ncclComm*>(c), arg);
+}
+
+ncclResult_t checkCommArg(const ncclComm* comm, const char* call, const char* argName) {
+  if (comm == nullptr)
+    return MCCL_ERR(ncclInvalidArgument, nullptr, "%s: %s is NULL", call, argName);
+  if (!isLiveComm(comm))
+    return MCCL_ERR(ncclInvalidArgument, nullptr,
+                    "%s: %s = %p is not a live communicator (destroyed, or never created)", call,
+                    argName, static_cast<const void*>(comm));
+  return ncclSuccess;
+}
+
+}  // namespace mccl

@@ -1,0 +1,94 @@
+// The communicator: who the ranks are, how they reach each other, and its state.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "bootstrap_mpi/bootstrap.h"
+#include "core/config.h"
+#include "core/memory.h"
+#include "core/peer_info.h"
+#include "core/redop.h"
+#include "mccl.h"
+
+namespace mccl {
+class DataPath;   // per-communicator data path (host engine or GPU), core/datapath.h
+class InitTask;   // nonblocking init, core/init.h
+struct OpRecord;  // what the comm is doing now, for hang reports
+}  // namespace mccl
+
+struct ncclComm {
+  static constexpr uint64_t kMagic = 0x6d63636c436f6d6dull;  // "mcclComm"
+
+  ncclComm();
+  ~ncclComm();
+
+  uint64_t magic = kMagic;
+
+  // Identity.
+  int rank = 0;
+  int nranks = 0;
+  int cudaDev = MCCL_DEVICE_HOST;  // >= 0: a GPU communicator
+  uint64_t commHash = 0;           // equal on every rank of the communicator
+  bool isHost() const { return cudaDev < 0; }
+
+  mccl::CommConfig config;
+  std::unique_ptr<mccl::Bootstrap> bootstrap;
+  std::vector<mccl::PeerInfo> peers;  // indexed by rank, filled by init
+  mccl::Topology topo;                // nodes and local ranks, from peers
+
+  // Life cycle.
+  std::atomic<ncclResult_t> asyncError{ncclSuccess};
+  std::atomic<bool> aborted{false};
+  std::atomic<bool> finalized{false};
+  std::unique_ptr<mccl::InitTask> initTask;  // while a nonblocking init runs
+
+  // Reduction operators made by ncclRedOpCreatePreMulSum, buffers from ncclCommRegister.
+  mccl::RedOpTable redOps;
+  mccl::RegTable regs;
+
+  // Data path, created at the end of init.
+  std::unique_ptr<mccl::DataPath> dataPath;
+
+  // Sequence numbers, equal on all ranks for collectives and splits.
+  std::atomic<uint64_t> collSeq{0};
+  uint64_t splitCount = 0;
+
+  void setLastError(const char* msg);
+  std::string lastError() const;
+
+  // Fails with ncclInvalidUsage while the comm cannot take operations (init running,
+  // aborted, finalized), or with the asynchronous error it already has.
+  ncclResult_t checkUsable(const char* call);
+
+ private:
+  mutable std::mutex errMu_;
+  std::string lastError_;
+};
+
+namespace mccl {
+
+// A new communicator object (registered, not yet initialised).
+ncclComm* createComm(const CommConfig& config);
+// Frees comm and everything it owns; abortFirst stops every wait first (ncclCommAbort).
+void destroyComm(ncclComm* comm, bool abortFirst);
+
+// Prints the library version once per process (NCCL_DEBUG=VERSION and above).
+void printVersionOnce();
+
+// Registry of live communicators: validating a handle never touches freed memory.
+void registerComm(ncclComm* comm);
+void unregisterComm(ncclComm* comm);
+bool isLiveComm(const ncclComm* comm);
+// Calls f for every live communicator with the registry locked (f must not destroy one).
+void forEachLiveComm(void (*f)(ncclComm*, void*), void* arg);
+
+// Validates a communicator argument: NULL and unknown/destroyed handles are
+// ncclInvalidArgument with a sentence naming the call.
+ncclResult_t checkCommArg(const ncclComm* comm, const char* call, const char* argName = "comm");
+
+}  // namespace mccl

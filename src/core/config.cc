@@ -1,0 +1,116 @@
+#include "core/config.h"
+
+#include <strings.h>
+
+#include <cstddef>
+#include <cstring>
+
+#include "core/error.h"
+#include "core/knobs.h"
+
+namespace mccl {
+namespace {
+
+constexpr unsigned kConfigMagic = 0xcafebeef;
+// The smallest layout ever published (NCCL 2.17: up to splitShare).
+constexpr size_t kMinConfigSize = offsetof(ncclConfig_t, splitShare) + sizeof(int);
+constexpr size_t kMaxConfigSize = 4096;
+
+bool has(const ncclConfig_t* c, size_t offset, size_t bytes) { return c->size >= offset + bytes; }
+#define HAS_FIELD(c, f) has(c, offsetof(ncclConfig_t, f), sizeof((c)->f))
+
+ncclResult_t bad(const char* call, const char* field, long value, const char* why) {
+  return MCCL_ERR(ncclInvalidArgument, nullptr, "%s: config->%s = %ld is invalid: %s", call,
+                  field, value, why);
+}
+
+}  // namespace
+
+ncclResult_t parseConfigOver(const ncclConfig_t* user, const CommConfig& base, const char* call,
+                             CommConfig* out) {
+  CommConfig c = base;
+  if (user == nullptr) {
+    *out = c;
+    return ncclSuccess;
+  }
+  if (user->magic != kConfigMagic)
+    return MCCL_ERR(ncclInvalidArgument, nullptr,
+                    "%s: config->magic = 0x%x; initialise the config with NCCL_CONFIG_INITIALIZER",
+                    call, user->magic);
+  if (user->size < kMinConfigSize || user->size > kMaxConfigSize)
+    return MCCL_ERR(ncclInvalidArgument, nullptr,
+                    "%s: config->size = %zu is not the size of any ncclConfig_t layout "
+                    "(%zu..%zu); initialise the config with NCCL_CONFIG_INITIALIZER",
+                    call, user->size, kMinConfigSize, kMaxConfigSize);
+  if (user->version < 21400 || user->version > 99999)
+    return MCCL_ERR(ncclInvalidArgument, nullptr,
+                    "%s: config->version = %u is not an NCCL version code", call, user->version);
+
+  const int U = NCCL_CONFIG_UNDEF_INT;
+  if (user->blocking != U) {
+    if (user->blocking != 0 && user->blocking != 1)
+      return bad(call, "blocking", user->blocking, "must be 0 or 1");
+    c.blocking = user->blocking == 1;
+  }
+  if (user->cgaClusterSize != U) {
+    if (user->cgaClusterSize < 0 || user->cgaClusterSize > 8)
+      return bad(call, "cgaClusterSize", user->cgaClusterSize, "must be 0..8");
+    c.cgaClusterSize = user->cgaClusterSize;
+  }
+  if (user->minCTAs != U) {
+    if (user->minCTAs < 1 || user->minCTAs > kMaxChannels)
+      return bad(call, "minCTAs", user->minCTAs, "must be 1..64");
+    c.minCTAs = user->minCTAs;
+  }
+  if (user->maxCTAs != U) {
+    if (user->maxCTAs < 1 || user->maxCTAs > kMaxChannels)
+      return bad(call, "maxCTAs", user->maxCTAs, "must be 1..64");
+    c.maxCTAs = user->maxCTAs;
+  }
+  if (c.minCTAs > c.maxCTAs)
+    return MCCL_ERR(ncclInvalidArgument, nullptr,
+                    "%s: config->minCTAs = %d is larger than config->maxCTAs = %d", call,
+                    c.minCTAs, c.maxCTAs);
+  if (user->netName != nullptr) {
+    const char* n = user->netName;
+    if (strcasecmp(n, "UCX") != 0 && strcasecmp(n, "Socket") != 0 && strcasecmp(n, "IB") != 0)
+      return MCCL_ERR(ncclInvalidArgument, nullptr,
+                      "%s: config->netName = \"%.64s\" is not a network mccl has (UCX, IB, Socket)",
+                      call, n);
+    c.netName = n;
+  }
+  if (user->splitShare != U) {
+    if (user->splitShare != 0 && user->splitShare != 1)
+      return bad(call, "splitShare", user->splitShare, "must be 0 or 1");
+    c.splitShare = user->splitShare == 1;
+  }
+  if (HAS_FIELD(user, trafficClass) && user->trafficClass != U) {
+    if (user->trafficClass < 0) return bad(call, "trafficClass", user->trafficClass, "must be >= 0");
+    c.trafficClass = user->trafficClass;
+  }
+  if (HAS_FIELD(user, commName) && user->commName != nullptr) c.commName = user->commName;
+  if (HAS_FIELD(user, collnetEnable) && user->collnetEnable != U) {
+    if (user->collnetEnable != 0 && user->collnetEnable != 1)
+      return bad(call, "collnetEnable", user->collnetEnable, "must be 0 or 1");
+    c.collnetEnable = user->collnetEnable == 1;
+  }
+  if (HAS_FIELD(user, CTAPolicy) && user->CTAPolicy != U) {
+    if (user->CTAPolicy != NCCL_CTA_POLICY_DEFAULT && user->CTAPolicy != NCCL_CTA_POLICY_EFFICIENCY)
+      return bad(call, "CTAPolicy", user->CTAPolicy, "must be NCCL_CTA_POLICY_DEFAULT or _EFFICIENCY");
+    c.ctaPolicy = user->CTAPolicy;
+  }
+  *out = c;
+  return ncclSuccess;
+}
+
+ncclResult_t parseConfig(const ncclConfig_t* user, const char* call, CommConfig* out) {
+  CommConfig c;
+  MCCL_CHECK(parseConfigOver(user, CommConfig{}, call, &c));
+  // As in NCCL, the variable overrides the configuration of every communicator.
+  int64_t envBlocking = knobInt(Knob::CommBlocking);
+  if (envBlocking == 0 || envBlocking == 1) c.blocking = envBlocking == 1;
+  *out = c;
+  return ncclSuccess;
+}
+
+}  // namespace mccl

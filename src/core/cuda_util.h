@@ -1,0 +1,18 @@
+// The little of the CUDA runtime that core needs, available whether or not mccl was built
+// with CUDA (without it, no GPU is ever usable).
+#pragma once
+
+#include <cstdint>
+
+#include "nccl.h"
+
+namespace mccl {
+
+bool cudaBuilt();                 // compiled with CUDA support
+int cudaUsableDeviceCount();      // 0 when the runtime, driver or devices are missing
+ncclResult_t cudaGetCurrentDevice(int* dev);  // ncclUnhandledCudaError on failure
+ncclResult_t cudaSelectDevice(int dev);       // cudaSetDevice
+// UUID (16 bytes), PCI bus id and NUMA node of dev.
+ncclResult_t cudaDeviceIdentity(int dev, uint8_t uuid[16], char* busId, int busIdLen, int* numa);
+
+}  // namespace mccl

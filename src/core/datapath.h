@@ -1,0 +1,66 @@
+// The data path of one communicator: what moves the bytes. A host communicator's is the
+// host engine over UCX / loopback; a GPU communicator's launches kernels. Created at the
+// end of init; the group code hands it the work of each ncclGroupEnd.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/op.h"
+#include "core/peer_info.h"
+#include "nccl.h"
+
+struct ncclComm;
+
+namespace mccl {
+
+// The execution of one group's operations on one communicator. ncclGroupEnd advances the
+// works of all its communicators together, so ranks that are threads of one process, or
+// several communicators driven from one thread, never wait on each other in turn.
+class Work {
+ public:
+  virtual ~Work() = default;
+  // Makes what progress it can without blocking; sets *done when complete.
+  virtual ncclResult_t progress(bool* done) = 0;
+  // What the work waits for (a sentence for hang reports and timeouts).
+  virtual std::string describe() const { return ""; }
+};
+
+class DataPath {
+ public:
+  explicit DataPath(ncclComm* comm) : comm_(comm) {}
+  virtual ~DataPath() = default;
+  DataPath(const DataPath&) = delete;
+  DataPath& operator=(const DataPath&) = delete;
+
+  // Local resources before the init exchange; may fill mine->addr (transport address).
+  virtual ncclResult_t prepare(PeerInfo* mine) {
+    (void)mine;
+    return ncclSuccess;
+  }
+  // After the exchange: comm->peers and comm->topo are set.
+  virtual ncclResult_t setup() { return ncclSuccess; }
+  // Takes the operations of one group (in call order) and returns the work that runs them.
+  virtual ncclResult_t submit(std::vector<OpDesc>& ops, std::unique_ptr<Work>* work) = 0;
+  // ncclCommRegister: attach what the transport needs to use buff without copies.
+  virtual ncclResult_t registerBuffer(void* buff, size_t size, void** transportHandle) {
+    (void)buff;
+    (void)size;
+    *transportHandle = nullptr;
+    return ncclSuccess;
+  }
+  virtual void deregisterBuffer(void* transportHandle) { (void)transportHandle; }
+  // Completes everything issued so far (ncclCommFinalize).
+  virtual ncclResult_t flush() { return ncclSuccess; }
+  // Stops waits promptly; later calls fail.
+  virtual void abort() {}
+
+ protected:
+  ncclComm* comm_;
+};
+
+// The data path for comm (host or GPU, from comm->cudaDev).
+ncclResult_t createDataPath(ncclComm* comm, std::unique_ptr<DataPath>* out);
+
+}  // namespace mccl

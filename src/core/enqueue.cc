@@ -1,0 +1,103 @@
+#include "core/enqueue.h"
+
+#include <limits>
+
+#include "core/comm.h"
+#include "core/error.h"
+#include "core/group.h"
+#include "core/knobs.h"
+#include "core/memory.h"
+#include "core/types.h"
+
+namespace mccl {
+
+const char* opKindName(OpKind k) {
+  switch (k) {
+    case OpKind::AllReduce: return "AllReduce";
+    case OpKind::Broadcast: return "Broadcast";
+    case OpKind::Reduce: return "Reduce";
+    case OpKind::AllGather: return "AllGather";
+    case OpKind::ReduceScatter: return "ReduceScatter";
+    case OpKind::Send: return "Send";
+    case OpKind::Recv: return "Recv";
+  }
+  return "?";
+}
+
+size_t OpDesc::bytes() const { return count * datatypeSize(datatype); }
+
+namespace {
+
+ncclResult_t validate(ncclComm* comm, OpDesc& op, const char* call) {
+  MCCL_CHECK(checkCommArg(comm, call));
+  MCCL_CHECK(comm->checkUsable(call));
+  if (!validDatatype(op.datatype))
+    return MCCL_ERR(ncclInvalidArgument, comm, "%s: datatype = %d is not an ncclDataType_t (0..%d)",
+                    call, static_cast<int>(op.datatype), ncclNumTypes - 1);
+  const size_t esize = datatypeSize(op.datatype);
+  // Every byte count the operation touches must be representable.
+  size_t mult = (op.kind == OpKind::AllGather || op.kind == OpKind::ReduceScatter)
+                    ? static_cast<size_t>(comm->nranks) : 1;
+  if (op.count > std::numeric_limits<size_t>::max() / esize / mult ||
+      op.count * esize * mult > static_cast<size_t>(std::numeric_limits<int64_t>::max()))
+    return MCCL_ERR(ncclInvalidArgument, comm,
+                    "%s: count = %zu of %s overflows the size of a buffer", call, op.count,
+                    datatypeName(op.datatype));
+  if (op.hasReduction())
+    MCCL_CHECK(comm->redOps.resolve(op.op, op.datatype, comm->nranks, call, &op.red));
+  bool rooted = op.kind == OpKind::Broadcast || op.kind == OpKind::Reduce;
+  if (rooted && (op.root < 0 || op.root >= comm->nranks))
+    return MCCL_ERR(ncclInvalidArgument, comm,
+                    "%s: root = %d is out of range for a communicator of %d ranks", call, op.root,
+                    comm->nranks);
+  if (op.isP2p() && (op.root < 0 || op.root >= comm->nranks))
+    return MCCL_ERR(ncclInvalidArgument, comm,
+                    "%s: peer = %d is out of range for a communicator of %d ranks", call, op.root,
+                    comm->nranks);
+  if (op.count > 0) {
+    bool needSend = true, needRecv = true;
+    switch (op.kind) {
+      case OpKind::Broadcast: needSend = comm->rank == op.root; break;
+      case OpKind::Reduce: needRecv = comm->rank == op.root; break;
+      case OpKind::Send: needRecv = false; break;
+      case OpKind::Recv: needSend = false; break;
+      default: break;
+    }
+    if (needSend && op.sendbuff == nullptr)
+      return MCCL_ERR(ncclInvalidArgument, comm, "%s: sendbuff is NULL with count = %zu", call,
+                      op.count);
+    if (needRecv && op.recvbuff == nullptr)
+      return MCCL_ERR(ncclInvalidArgument, comm, "%s: recvbuff is NULL with count = %zu", call,
+                      op.count);
+    if (knobBool(Knob::CheckPointers)) {
+      size_t total = op.bytes() * mult;
+      size_t sendBytes = op.kind == OpKind::AllGather ? op.bytes() : total;
+      size_t recvBytes = op.kind == OpKind::ReduceScatter ? op.bytes() : total;
+      if (op.isP2p()) sendBytes = recvBytes = op.bytes();
+      if (needSend) MCCL_CHECK(checkBufferUsable(comm, op.sendbuff, sendBytes, "sendbuff", call));
+      if (needRecv) MCCL_CHECK(checkBufferUsable(comm, op.recvbuff, recvBytes, "recvbuff", call));
+    }
+  }
+  return ncclSuccess;
+}
+
+}  // namespace
+
+ncclResult_t enqueueOp(ncclComm* comm, OpDesc op, const char* call) {
+  ncclResult_t r = validate(comm, op, call);
+  if (r != ncclSuccess) {
+    groupSetError(r);
+    return r;
+  }
+  if (!op.isP2p()) op.seq = comm->collSeq.fetch_add(1);
+  TRACE(kLogColl, "%s: seq %llu count %zu %s root/peer %d comm %p", call,
+        static_cast<unsigned long long>(op.seq), op.count, datatypeName(op.datatype), op.root,
+        static_cast<void*>(comm));
+  if (groupDepth() > 0) {
+    groupAddOp(comm, op);
+    return ncclSuccess;
+  }
+  return runSingleOp(comm, op);
+}
+
+}  // namespace mccl

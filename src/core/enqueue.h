@@ -1,0 +1,13 @@
+// The one enqueue path: every collective and point-to-point call lands here, is checked,
+// and is either queued in the caller's group or run as a group of one.
+#pragma once
+
+#include "core/op.h"
+
+struct ncclComm;
+
+namespace mccl {
+
+ncclResult_t enqueueOp(ncclComm* comm, OpDesc op, const char* call);
+
+}  // namespace mccl

@@ -1,0 +1,185 @@
+#include "core/group.h"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "bootstrap_mpi/bootstrap_mpi.h"
+#include "core/comm.h"
+#include "core/datapath.h"
+#include "core/error.h"
+#include "core/init.h"
+#include "core/planner.h"
+
+namespace mccl {
+namespace {
+
+struct CommOps {
+  ncclComm* comm;
+  std::vector<OpDesc> ops;
+};
+
+struct GroupState {
+  int depth = 0;
+  ncclResult_t error = ncclSuccess;
+  std::vector<ncclComm*> inits;
+  std::vector<CommOps> work;  // in order of first appearance
+
+  void clear() {
+    error = ncclSuccess;
+    inits.clear();
+    work.clear();
+  }
+};
+
+thread_local GroupState tlsGroup;
+
+// Runs the deferred inits of the group together (they rendezvous with each other).
+ncclResult_t runInits(std::vector<ncclComm*>& inits) {
+  ncclResult_t first = ncclSuccess;
+  bool anyNonblocking = false;
+  for (ncclComm* c : inits) c->initTask->startThread();
+  for (ncclComm* c : inits) {
+    if (!c->config.blocking) {
+      anyNonblocking = true;
+      continue;
+    }
+    c->initTask->join();
+    ncclResult_t r = c->initTask->result();
+    c->initTask.reset();
+    if (r != ncclSuccess && first == ncclSuccess) first = r;
+  }
+  if (first == ncclSuccess && anyNonblocking) return ncclInProgress;
+  return first;
+}
+
+ncclResult_t runWork(std::vector<CommOps>& work) {
+  std::vector<std::unique_ptr<Work>> works(work.size());
+  std::vector<bool> finished(work.size(), false);
+  ncclResult_t first = ncclSuccess;
+  for (size_t i = 0; i < work.size(); ++i) {
+    ncclComm* c = work[i].comm;
+    ncclResult_t r = c->checkUsable("ncclGroupEnd");
+    if (r == ncclSuccess) r = c->dataPath->submit(work[i].ops, &works[i]);
+    if (r != ncclSuccess) {
+      finished[i] = true;
+      if (first == ncclSuccess) first = r;
+    }
+  }
+  size_t left = 0;
+  for (size_t i = 0; i < work.size(); ++i) left += finished[i] ? 0 : 1;
+  // Communicators that ride on MPI keep MPI progressing while they wait (guide section
+  // "MPI Progress"): a peer may need this rank's MPI calls to reach its own ncclGroupEnd.
+  std::vector<MPI_Comm> mpiComms;
+  for (CommOps& w : work) {
+    auto* mb = dynamic_cast<MpiBootstrap*>(w.comm->bootstrap.get());
+    if (mb) mpiComms.push_back(mb->comm());
+  }
+  uint64_t pass = 0;
+  while (left > 0) {
+    for (size_t i = 0; i < works.size(); ++i) {
+      if (finished[i]) continue;
+      bool done = false;
+      ncclResult_t r = works[i]->progress(&done);
+      if (r != ncclSuccess) {
+        if (first == ncclSuccess) first = r;
+        done = true;
+        work[i].comm->asyncError.store(r);
+      }
+      if (done) {
+        finished[i] = true;
+        --left;
+      }
+    }
+    ++pass;
+    if (!mpiComms.empty() && (pass & 15) == 0)
+      for (MPI_Comm mc : mpiComms) MpiBootstrap::progress(mc);
+    if (pass > 64) sched_yield();
+  }
+  return first;
+}
+
+}  // namespace
+
+int groupDepth() { return tlsGroup.depth; }
+
+ncclResult_t groupStart() {
+  ++tlsGroup.depth;
+  return ncclSuccess;
+}
+
+void groupAddInit(ncclComm* comm) { tlsGroup.inits.push_back(comm); }
+
+void groupAddOp(ncclComm* comm, const OpDesc& op) {
+  for (CommOps& w : tlsGroup.work)
+    if (w.comm == comm) {
+      w.ops.push_back(op);
+      return;
+    }
+  tlsGroup.work.push_back(CommOps{comm, {op}});
+}
+
+void groupSetError(ncclResult_t r) {
+  if (tlsGroup.depth > 0 && tlsGroup.error == ncclSuccess) tlsGroup.error = r;
+}
+
+void groupForget(ncclComm* comm) {
+  GroupState& g = tlsGroup;
+  g.inits.erase(std::remove(g.inits.begin(), g.inits.end(), comm), g.inits.end());
+  g.work.erase(std::remove_if(g.work.begin(), g.work.end(),
+                              [comm](const CommOps& w) { return w.comm == comm; }),
+               g.work.end());
+}
+
+ncclResult_t groupEnd(ncclSimInfo_t* simInfo) {
+  GroupState& g = tlsGroup;
+  const char* call = simInfo ? "ncclGroupSimulateEnd" : "ncclGroupEnd";
+  if (g.depth == 0)
+    return MCCL_ERR(ncclInvalidUsage, nullptr, "%s called without a matching ncclGroupStart", call);
+  if (simInfo) {
+    if (simInfo->magic != 0x74685283u || simInfo->size < sizeof(ncclSimInfo_t))
+      return MCCL_ERR(ncclInvalidArgument, nullptr,
+                      "%s: simInfo was not initialised with NCCL_SIM_INFO_INITIALIZER", call);
+    double us = 0;
+    for (CommOps& w : g.work) {
+      double commUs = 0;
+      for (const OpDesc& op : w.ops) commUs += estimateOpTimeUs(w.comm, op);
+      us = std::max(us, commUs);
+    }
+    simInfo->estimatedTime = static_cast<float>(us);
+  }
+  if (--g.depth > 0) return ncclSuccess;
+
+  GroupState mine = std::move(g);
+  g = GroupState();
+  if (mine.error != ncclSuccess) {
+    // The operations of a failed group are dropped; deferred inits still happen so the
+    // other ranks do not wait for this one forever.
+    if (!mine.inits.empty()) runInits(mine.inits);
+    return MCCL_ERR(mine.error, nullptr,
+                    "%s: an operation inside the group failed (%s); the group was not executed",
+                    call, resultString(mine.error));
+  }
+  if (simInfo) {
+    if (!mine.inits.empty()) return runInits(mine.inits);
+    return ncclSuccess;
+  }
+  ncclResult_t res = ncclSuccess;
+  if (!mine.inits.empty()) res = runInits(mine.inits);
+  if (res != ncclSuccess && res != ncclInProgress) return res;
+  if (!mine.work.empty()) {
+    ncclResult_t w = runWork(mine.work);
+    if (w != ncclSuccess) return w;
+  }
+  return res;
+}
+
+ncclResult_t runSingleOp(ncclComm* comm, const OpDesc& op) {
+  std::vector<CommOps> work{CommOps{comm, {op}}};
+  return runWork(work);
+}
+
+}  // namespace mccl

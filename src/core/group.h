@@ -1,0 +1,28 @@
+// ncclGroupStart / ncclGroupEnd: the calling thread's group (NCCL's semantics are per
+// thread, so this is the one thread-local object of the library).
+#pragma once
+
+#include "core/op.h"
+#include "nccl.h"
+
+struct ncclComm;
+
+namespace mccl {
+
+int groupDepth();
+ncclResult_t groupStart();
+// simInfo non-null: ncclGroupSimulateEnd (estimate, run nothing).
+ncclResult_t groupEnd(ncclSimInfo_t* simInfo);
+
+// Inside a group: queue; the outermost ncclGroupEnd runs them.
+void groupAddInit(ncclComm* comm);
+void groupAddOp(ncclComm* comm, const OpDesc& op);
+// An error inside a group fails the whole group at ncclGroupEnd.
+void groupSetError(ncclResult_t r);
+// A communicator destroyed or aborted while queued is dropped from the group.
+void groupForget(ncclComm* comm);
+
+// Runs one operation now (a group of one).
+ncclResult_t runSingleOp(ncclComm* comm, const OpDesc& op);
+
+}  // namespace mccl

@@ -1,0 +1,282 @@
+#include "core/init.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "bootstrap_mpi/bootstrap_inproc.h"
+#include "bootstrap_mpi/bootstrap_mpi.h"
+#include "bootstrap_mpi/bootstrap_tcp.h"
+#include "core/comm.h"
+#include "core/cuda_util.h"
+#include "core/datapath.h"
+#include "core/error.h"
+#include "core/group.h"
+#include "core/knobs.h"
+#include "core/topo.h"
+
+namespace mccl {
+
+InitTask::InitTask(ncclComm* comm, InitParams params) : comm_(comm), p_(std::move(params)) {}
+
+InitTask::~InitTask() { join(); }
+
+bool InitTask::threadSafe() const {
+  Bootstrap* b = p_.bootstrap ? p_.bootstrap.get() : comm_->bootstrap.get();
+  if (b && b->usesMpi()) return MpiBootstrap::threadMultiple();
+  return true;
+}
+
+void InitTask::startThread() {
+  thread_ = std::thread([this] {
+    logSetThreadRank(p_.rank);
+    ncclResult_t r;
+    do {
+      r = step(true);
+    } while (r == ncclInProgress && !done_.load());
+  });
+}
+
+void InitTask::join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+void InitTask::abort() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (comm_->bootstrap) comm_->bootstrap->abort();
+  if (p_.bootstrap) p_.bootstrap->abort();
+  if (comm_->dataPath) comm_->dataPath->abort();
+}
+
+ncclResult_t InitTask::createBootstrap() {
+  std::unique_ptr<Bootstrap> b;
+  switch (p_.source) {
+    case InitParams::Source::UniqueIds:
+      MCCL_CHECK(TcpBootstrap::connect(p_.ids.data(), static_cast<int>(p_.ids.size()), p_.rank,
+                                       p_.nranks, &comm_->aborted, &b));
+      break;
+    case InitParams::Source::InProc:
+      MCCL_CHECK(InProcBootstrap::join(p_.inprocKey, p_.rank, p_.nranks, &b));
+      break;
+    case InitParams::Source::Ready:
+      b = std::move(p_.bootstrap);
+      break;
+  }
+  b->setOwner(comm_);
+  std::lock_guard<std::mutex> lock(mu_);
+  comm_->bootstrap = std::move(b);
+  if (comm_->aborted.load()) comm_->bootstrap->abort();
+  return ncclSuccess;
+}
+
+ncclResult_t InitTask::localSetup() {
+  PeerInfo me;
+  me.rank = p_.rank;
+  me.pid = static_cast<int32_t>(getpid());
+  me.hostHash = localHostHash();
+  me.processHash = localProcessHash();
+  me.cudaDev = p_.cudaDev;
+  std::string host = localHostName();
+  std::strncpy(me.hostName, host.c_str(), sizeof me.hostName - 1);
+  if (p_.cudaDev >= 0) {
+    MCCL_CHECK(cudaSelectDevice(p_.cudaDev));
+    MCCL_CHECK(cudaDeviceIdentity(p_.cudaDev, me.uuid, me.busId, sizeof me.busId, &me.numaNode));
+  } else {
+    me.numaNode = currentNumaNode();
+  }
+  std::unique_ptr<DataPath> dp;
+  MCCL_CHECK(createDataPath(comm_, &dp));
+  MCCL_CHECK(dp->prepare(&me));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    comm_->dataPath = std::move(dp);
+    if (comm_->aborted.load()) comm_->dataPath->abort();
+  }
+  exchange_.assign(static_cast<size_t>(p_.nranks), PeerInfo{});
+  exchange_[p_.rank] = me;
+  return ncclSuccess;
+}
+
+ncclResult_t InitTask::finish() {
+  for (int r = 0; r < p_.nranks; ++r) {
+    const PeerInfo& pi = exchange_[r];
+    if (pi.magic != PeerInfo::kMagic || pi.rank != r || pi.addrLen > sizeof pi.addr)
+      return MCCL_ERR(ncclInternalError, comm_, "init: rank %d sent a malformed peer record", r);
+  }
+  comm_->peers = std::move(exchange_);
+  comm_->topo = Topology::build(comm_->peers, p_.rank);
+  // Two ranks of one node must not drive the same GPU.
+  if (p_.cudaDev >= 0) {
+    for (int r = 0; r < p_.nranks; ++r) {
+      const PeerInfo& o = comm_->peers[r];
+      if (r != p_.rank && o.cudaDev >= 0 && o.hostHash == comm_->peers[p_.rank].hostHash &&
+          std::memcmp(o.uuid, comm_->peers[p_.rank].uuid, 16) == 0)
+        return MCCL_ERR(ncclInvalidUsage, comm_,
+                        "%s: ranks %d and %d use the same GPU (%s); give each rank its own device",
+                        p_.call, p_.rank, r, o.busId);
+    }
+  }
+  MCCL_CHECK(comm_->dataPath->setup());
+  logTopology(comm_);
+  INFO(kLogInit, "comm %p rank %d nranks %d cudaDev %d nodes %d localRank %d/%d bootstrap %s - Init COMPLETE",
+       static_cast<void*>(comm_), p_.rank, p_.nranks, p_.cudaDev, comm_->topo.nNodes,
+       comm_->topo.localRank, comm_->topo.localRanks, comm_->bootstrap->kind());
+  return ncclSuccess;
+}
+
+ncclResult_t InitTask::runPhase(bool blocking, bool* progressed) {
+  *progressed = true;
+  switch (phase_) {
+    case Phase::CreateBootstrap:
+      MCCL_CHECK(createBootstrap());
+      phase_ = Phase::WaitBootstrap;
+      return ncclSuccess;
+    case Phase::WaitBootstrap: {
+      bool ready = false;
+      MCCL_CHECK(comm_->bootstrap->testReady(&ready));
+      if (ready) phase_ = Phase::LocalSetup;
+      else *progressed = false;
+      return ncclSuccess;
+    }
+    case Phase::LocalSetup:
+      MCCL_CHECK(localSetup());
+      phase_ = Phase::Exchange;
+      return ncclSuccess;
+    case Phase::Exchange:
+      if (blocking) {
+        MCCL_CHECK(comm_->bootstrap->allGather(exchange_.data(), sizeof(PeerInfo)));
+        phase_ = Phase::Finish;
+      } else {
+        MCCL_CHECK(comm_->bootstrap->startAllGather(exchange_.data(), sizeof(PeerInfo)));
+        phase_ = Phase::WaitExchange;
+      }
+      return ncclSuccess;
+    case Phase::WaitExchange: {
+      bool done = false;
+      MCCL_CHECK(comm_->bootstrap->testAllGather(&done));
+      if (done) phase_ = Phase::Finish;
+      else *progressed = false;
+      return ncclSuccess;
+    }
+    case Phase::Finish:
+      MCCL_CHECK(finish());
+      phase_ = Phase::Done;
+      return ncclSuccess;
+    case Phase::Done:
+      *progressed = false;
+      return ncclSuccess;
+  }
+  return ncclSuccess;
+}
+
+ncclResult_t InitTask::step(bool blocking) {
+  if (done_.load()) return result_.load();
+  ncclResult_t res = ncclSuccess;
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::duration<double>(bootstrapTimeoutSeconds());
+  int idle = 0;
+  while (phase_ != Phase::Done) {
+    if (comm_->aborted.load()) {
+      res = MCCL_ERR(ncclRemoteError, comm_, "%s: aborted during initialisation", p_.call);
+      break;
+    }
+    bool progressed = false;
+    res = runPhase(blocking, &progressed);
+    if (res != ncclSuccess) break;
+    if (progressed) {
+      idle = 0;
+      continue;
+    }
+    if (!blocking) return ncclInProgress;
+    if (std::chrono::steady_clock::now() > deadline) {
+      res = MCCL_ERR(ncclRemoteError, comm_,
+                     "%s: rank %d gave up waiting for the other ranks after %.0f s "
+                     "(MCCL_BOOTSTRAP_TIMEOUT)",
+                     p_.call, p_.rank, bootstrapTimeoutSeconds());
+      break;
+    }
+    if (++idle > 100) std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  if (res != ncclSuccess && res != ncclInProgress)
+    WARN("%s: rank %d failed to initialise: %s", p_.call, p_.rank, comm_->lastError().c_str());
+  comm_->asyncError.store(res);
+  result_.store(res);
+  done_.store(true);
+  return res;
+}
+
+ncclResult_t launchInit(ncclComm* comm, InitParams params, bool deferToGroup) {
+  comm->asyncError.store(ncclInProgress);
+  comm->rank = params.rank;
+  comm->nranks = params.nranks;
+  comm->cudaDev = params.cudaDev;
+  comm->commHash = params.commHash;
+  comm->initTask.reset(new InitTask(comm, std::move(params)));
+  if (deferToGroup && groupDepth() > 0) {
+    groupAddInit(comm);
+    return ncclSuccess;
+  }
+  if (comm->config.blocking) {
+    ncclResult_t r = comm->initTask->step(true);
+    comm->initTask.reset();
+    return r;
+  }
+  if (comm->initTask->threadSafe()) {
+    comm->initTask->startThread();
+    return ncclInProgress;
+  }
+  comm->initTask->setPolled();
+  return progressInit(comm);
+}
+
+ncclResult_t progressInit(ncclComm* comm) {
+  InitTask* t = comm->initTask.get();
+  if (t == nullptr) return comm->asyncError.load();
+  ncclResult_t r;
+  if (t->done()) {
+    r = t->result();
+  } else if (!t->polled()) {
+    // Running on its thread, or queued in a group that has not ended yet.
+    return ncclInProgress;
+  } else {
+    r = t->step(false);
+    if (r == ncclInProgress) return r;
+  }
+  t->join();
+  comm->initTask.reset();
+  return r;
+}
+
+ncclResult_t resolveInitDevice(int requested, int localRank, int* dev) {
+  std::string env = knobStr(Knob::Device);
+  int ndev = cudaUsableDeviceCount();
+  if (requested == MCCL_DEVICE_HOST || env == "host" || ndev == 0) {
+    *dev = MCCL_DEVICE_HOST;
+    return ncclSuccess;
+  }
+  if (requested >= 0) {
+    if (requested >= ndev)
+      return MCCL_ERR(ncclInvalidArgument, nullptr, "cudaDev = %d but only %d CUDA devices are visible",
+                      requested, ndev);
+    *dev = requested;
+    return ncclSuccess;
+  }
+  // AUTO
+  int64_t forced;
+  if (!env.empty() && env != "auto" && parseKnobInt(env.c_str(), &forced)) {
+    if (forced < 0 || forced >= ndev)
+      return MCCL_ERR(ncclInvalidArgument, nullptr, "MCCL_DEVICE=%s but only %d CUDA devices are visible",
+                      env.c_str(), ndev);
+    *dev = static_cast<int>(forced);
+    return ncclSuccess;
+  }
+  if (localRank >= 0) {
+    *dev = localRank % ndev;
+    return ncclSuccess;
+  }
+  return cudaGetCurrentDevice(dev);
+}
+
+}  // namespace mccl

@@ -1,0 +1,90 @@
+// The one table of every environment variable mccl reads.
+//
+// Each row: id, variable, type, default, one line of help. Nothing else in the tree calls
+// getenv: code asks for a knob's parsed value here. Values are read once, on first use;
+// knobsReload() reads the environment again (tests use it after setenv).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace mccl {
+
+enum class KnobType { Int, Size, Bool, String };
+
+// X(id, name, type, default, help)
+#define MCCL_KNOB_TABLE(X)                                                                     \
+  X(Debug, "NCCL_DEBUG", String, "", "log level: VERSION, WARN, INFO, ABORT or TRACE")         \
+  X(DebugSubsys, "NCCL_DEBUG_SUBSYS", String, "INIT,BOOTSTRAP,ENV",                             \
+    "subsystems logged at INFO: INIT,COLL,P2P,SHM,NET,GRAPH,TUNING,ENV,ALLOC,CALL,PROXY,"      \
+    "BOOTSTRAP,REG,ALL; a leading ^ excludes")                                                 \
+  X(DebugFile, "NCCL_DEBUG_FILE", String, "", "log to this file (%h host, %p pid) instead of stdout") \
+  X(Algo, "NCCL_ALGO", String, "", "algorithms allowed: ring, tree (comma list, ^ excludes)")  \
+  X(Proto, "NCCL_PROTO", String, "", "protocols allowed: LL, Simple (comma list, ^ excludes)") \
+  X(BuffSize, "NCCL_BUFFSIZE", Size, "4194304", "bytes of each connection's FIFO")             \
+  X(NThreads, "NCCL_NTHREADS", Int, "0", "CUDA threads per channel block (0: automatic)")      \
+  X(MinNChannels, "NCCL_MIN_NCHANNELS", Int, "0", "fewest channels a plan uses (0: automatic)") \
+  X(MaxNChannels, "NCCL_MAX_NCHANNELS", Int, "0", "most channels a plan uses (0: automatic)")  \
+  X(P2pDisable, "NCCL_P2P_DISABLE", Bool, "0", "never use CUDA IPC between GPUs")             \
+  X(ShmDisable, "NCCL_SHM_DISABLE", Bool, "0", "never map peers' host memory directly")        \
+  X(CommBlocking, "NCCL_COMM_BLOCKING", Int, "-1",                                               \
+    "1: blocking communicators, 0: nonblocking, -1: as the config says")                       \
+  X(CheckPointers, "NCCL_CHECK_POINTERS", Bool, "0", "check that buffers are usable from the device") \
+  X(SocketIfname, "NCCL_SOCKET_IFNAME", String, "",                                             \
+    "interfaces for the TCP bootstrap (prefix list, ^ excludes, = exact)")                     \
+  X(CommId, "NCCL_COMM_ID", String, "", "host:port the unique-id root listens on")             \
+  X(NvlsEnable, "NCCL_NVLS_ENABLE", Int, "0", "NVLink multicast: mccl never uses it")          \
+  X(LocalRegister, "NCCL_LOCAL_REGISTER", Bool, "1", "honour ncclCommRegister (0: ignore)")    \
+  X(Device, "MCCL_DEVICE", String, "auto", "auto, host, or a CUDA device number")              \
+  X(Timeout, "MCCL_TIMEOUT", Int, "30", "seconds before a wait for a peer fails (RemoteError)") \
+  X(BootstrapTimeout, "MCCL_BOOTSTRAP_TIMEOUT", Int, "60", "seconds a bootstrap wait may take") \
+  X(WarnAfter, "MCCL_WARN_AFTER", Int, "10", "seconds a wait runs before it is logged at WARN") \
+  X(DumpSchedule, "MCCL_DUMP_SCHEDULE", Bool, "0", "print every schedule a plan builds")       \
+  X(DumpSignal, "MCCL_DUMP_SIGNAL", Bool, "0", "SIGUSR2 dumps the state of every communicator") \
+  X(HostId, "MCCL_HOST_ID", String, "", "overrides the host identity (tests make fake nodes)") \
+  X(Transport, "MCCL_TRANSPORT", String, "auto", "host peers: auto, ucx or loopback")          \
+  X(UcxDirect, "MCCL_UCX_DIRECT", Bool, "1", "map peers' FIFOs directly when UCX allows it")   \
+  X(HostChannels, "MCCL_HOST_NCHANNELS", Int, "0", "channels of host plans (0: automatic)")     \
+  X(FifoSlots, "MCCL_FIFO_SLOTS", Int, "8", "pipeline slots of each connection's FIFO")        \
+  X(TreeThreshold, "MCCL_TREE_THRESHOLD", Size, "0",                                            \
+    "AllReduce below this many bytes uses the tree (0: the model decides)")                    \
+  X(MpiThreshold, "MCCL_MPI_THRESHOLD", Size, "1048576",                                        \
+    "libmccl_mpi: device buffers of at least this many bytes go to mccl")                      \
+  X(MpiVerbose, "MCCL_MPI_VERBOSE", Bool, "0", "libmccl_mpi: log the path of every call")
+
+enum class Knob : int {
+#define MCCL_KNOB_ENUM(id, name, type, def, help) id,
+  MCCL_KNOB_TABLE(MCCL_KNOB_ENUM)
+#undef MCCL_KNOB_ENUM
+      Count
+};
+
+struct KnobDef {
+  const char* name;
+  KnobType type;
+  const char* defaultValue;
+  const char* help;
+};
+
+const KnobDef& knobDef(Knob k);
+
+// Parsed values. Int/Size/Bool knobs: knobInt. String knobs: knobStr. A value that does
+// not parse is reported once at WARN and the default is used.
+int64_t knobInt(Knob k);
+bool knobBool(Knob k);
+std::string knobStr(Knob k);
+bool knobIsSet(Knob k);  // the variable is present in the environment
+
+void knobsReload();
+std::string knobsHelp();  // the table, one knob per line
+
+// Parsers, exposed for unit tests and fuzzing. They accept surrounding blanks, reject
+// trailing garbage and overflow, and never read past the terminating NUL.
+bool parseKnobInt(const char* s, int64_t* out);
+bool parseKnobSize(const char* s, int64_t* out);  // 4194304, 4M, 512K, 1G, 0x10
+bool parseKnobBool(const char* s, bool* out);     // 1/0, true/false, yes/no, on/off
+
+// Evaluates a filter list such as "ring,tree" or "^tree" (case-insensitive) for item.
+bool knobListAllows(const std::string& list, const char* item);
+
+}  // namespace mccl

@@ -1,0 +1,298 @@
+// Misuse of the API: each case returns the documented code, names the argument in
+// ncclGetLastError, never crashes and never touches the user's buffers.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <functional>
+#include <string>
+
+#include "mccl.h"
+#include "test_util.h"
+
+using namespace mccl_test;
+
+namespace {
+
+struct Misuse {
+  const char* name;
+  ncclResult_t expected;
+  const char* mentions;  // a word the message must contain
+  std::function<ncclResult_t(ncclComm_t comm, float* send, float* recv)> call;
+};
+
+class ApiErrors : public testing::Test {
+ protected:
+  void SetUp() override {
+    NCCL_OK(ncclCommInitAll(&comm_, 1, nullptr));
+  }
+  void TearDown() override {
+    if (comm_) NCCL_EXPECT_OK(ncclCommDestroy(comm_));
+  }
+  void run(const std::vector<Misuse>& cases) {
+    for (const Misuse& m : cases) {
+      float send[64], recv[64];
+      for (int i = 0; i < 64; ++i) send[i] = static_cast<float>(i), recv[i] = -1.0f;
+      ncclResult_t r = m.call(comm_, send, recv);
+      EXPECT_EQ(r, m.expected) << m.name << ": " << ncclGetLastError(comm_);
+      std::string msg = ncclGetLastError(nullptr);
+      EXPECT_TRUE(contains(msg, m.mentions)) << m.name << ": message \"" << msg << "\" lacks \""
+                                             << m.mentions << "\"";
+      for (int i = 0; i < 64; ++i) {
+        ASSERT_EQ(send[i], static_cast<float>(i)) << m.name << " touched sendbuff";
+        ASSERT_EQ(recv[i], -1.0f) << m.name << " touched recvbuff";
+      }
+    }
+  }
+  ncclComm_t comm_ = nullptr;
+};
+
+}  // namespace
+
+TEST_F(ApiErrors, CommunicatorArguments) {
+  static ncclUniqueId id;
+  ASSERT_EQ(ncclGetUniqueId(&id), ncclSuccess);
+  ncclComm_t out;
+  std::vector<Misuse> cases = {
+      {"InitRank comm NULL", ncclInvalidArgument, "comm",
+       [](ncclComm_t, float*, float*) { return ncclCommInitRank(nullptr, 2, id, 0); }},
+      {"InitRank nranks 0", ncclInvalidArgument, "nranks",
+       [&](ncclComm_t, float*, float*) { return ncclCommInitRank(&out, 0, id, 0); }},
+      {"InitRank rank -1", ncclInvalidArgument, "rank",
+       [&](ncclComm_t, float*, float*) { return ncclCommInitRank(&out, 2, id, -1); }},
+      {"InitRank rank == nranks", ncclInvalidArgument, "rank",
+       [&](ncclComm_t, float*, float*) { return ncclCommInitRank(&out, 2, id, 2); }},
+      {"InitRank garbage id", ncclInvalidArgument, "ncclUniqueId",
+       [&](ncclComm_t, float*, float*) {
+         ncclUniqueId bad;
+         std::memset(&bad, 7, sizeof bad);
+         return ncclCommInitRank(&out, 2, bad, 0);
+       }},
+      {"InitRankConfig bad magic", ncclInvalidArgument, "magic",
+       [&](ncclComm_t, float*, float*) {
+         ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+         cfg.magic = 1;
+         return ncclCommInitRankConfig(&out, 1, id, 0, &cfg);
+       }},
+      {"InitRankConfig bad size", ncclInvalidArgument, "size",
+       [&](ncclComm_t, float*, float*) {
+         ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+         cfg.size = 1;
+         return ncclCommInitRankConfig(&out, 1, id, 0, &cfg);
+       }},
+      {"InitRankScalable nId 0", ncclInvalidArgument, "nId",
+       [&](ncclComm_t, float*, float*) { return ncclCommInitRankScalable(&out, 2, 0, 0, &id, nullptr); }},
+      {"InitRankScalable ids NULL", ncclInvalidArgument, "commIds",
+       [&](ncclComm_t, float*, float*) { return ncclCommInitRankScalable(&out, 2, 0, 1, nullptr, nullptr); }},
+      {"InitAll comm NULL", ncclInvalidArgument, "comm",
+       [](ncclComm_t, float*, float*) { return ncclCommInitAll(nullptr, 2, nullptr); }},
+      {"InitAll ndev 0", ncclInvalidArgument, "ndev",
+       [&](ncclComm_t, float*, float*) { return ncclCommInitAll(&out, 0, nullptr); }},
+      {"GetUniqueId NULL", ncclInvalidArgument, "uniqueId",
+       [](ncclComm_t, float*, float*) { return ncclGetUniqueId(nullptr); }},
+      {"GetVersion NULL", ncclInvalidArgument, "version",
+       [](ncclComm_t, float*, float*) { return ncclGetVersion(nullptr); }},
+      {"Count NULL comm", ncclInvalidArgument, "comm",
+       [](ncclComm_t, float*, float*) {
+         int c;
+         return ncclCommCount(nullptr, &c);
+       }},
+      {"Count NULL out", ncclInvalidArgument, "count",
+       [](ncclComm_t c, float*, float*) { return ncclCommCount(c, nullptr); }},
+      {"CuDevice NULL out", ncclInvalidArgument, "device",
+       [](ncclComm_t c, float*, float*) { return ncclCommCuDevice(c, nullptr); }},
+      {"UserRank NULL out", ncclInvalidArgument, "rank",
+       [](ncclComm_t c, float*, float*) { return ncclCommUserRank(c, nullptr); }},
+      {"GetAsyncError NULL out", ncclInvalidArgument, "asyncError",
+       [](ncclComm_t c, float*, float*) { return ncclCommGetAsyncError(c, nullptr); }},
+      {"Split newcomm NULL", ncclInvalidArgument, "newcomm",
+       [](ncclComm_t c, float*, float*) { return ncclCommSplit(c, 0, 0, nullptr, nullptr); }},
+      {"Split color -5", ncclInvalidArgument, "color",
+       [](ncclComm_t c, float*, float*) {
+         ncclComm_t k;
+         return ncclCommSplit(c, -5, 0, &k, nullptr);
+       }},
+      {"Split bad config", ncclInvalidArgument, "maxCTAs",
+       [](ncclComm_t c, float*, float*) {
+         ncclComm_t k;
+         ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+         cfg.maxCTAs = 0;
+         return ncclCommSplit(c, 0, 0, &k, &cfg);
+       }},
+      {"Unknown comm handle", ncclInvalidArgument, "not a live communicator",
+       [](ncclComm_t, float*, float*) {
+         int c;
+         static char fake[4096];
+         return ncclCommCount(reinterpret_cast<ncclComm_t>(fake), &c);
+       }},
+      {"GroupEnd without start", ncclInvalidUsage, "ncclGroupStart",
+       [](ncclComm_t, float*, float*) { return ncclGroupEnd(); }},
+      {"GroupSimulateEnd NULL", ncclInvalidArgument, "simInfo",
+       [](ncclComm_t, float*, float*) { return ncclGroupSimulateEnd(nullptr); }},
+      {"MemAlloc NULL", ncclInvalidArgument, "ptr",
+       [](ncclComm_t, float*, float*) { return ncclMemAlloc(nullptr, 16); }},
+      {"MemAlloc size 0", ncclInvalidArgument, "size",
+       [](ncclComm_t, float*, float*) {
+         void* p;
+         return ncclMemAlloc(&p, 0);
+       }},
+      {"MemFree foreign pointer", ncclInvalidArgument, "ncclMemAlloc",
+       [](ncclComm_t, float* s, float*) { return ncclMemFree(s); }},
+      {"Register NULL buff", ncclInvalidArgument, "buff",
+       [](ncclComm_t c, float*, float*) {
+         void* h;
+         return ncclCommRegister(c, nullptr, 16, &h);
+       }},
+      {"Register size 0", ncclInvalidArgument, "size",
+       [](ncclComm_t c, float* s, float*) {
+         void* h;
+         return ncclCommRegister(c, s, 0, &h);
+       }},
+      {"Register NULL handle", ncclInvalidArgument, "handle",
+       [](ncclComm_t c, float* s, float*) { return ncclCommRegister(c, s, 16, nullptr); }},
+      {"Deregister unknown handle", ncclInvalidArgument, "handle",
+       [](ncclComm_t c, float* s, float*) { return ncclCommDeregister(c, s); }},
+      {"RedOpCreate NULL op", ncclInvalidArgument, "op",
+       [](ncclComm_t c, float* s, float*) {
+         return ncclRedOpCreatePreMulSum(nullptr, s, ncclFloat, ncclScalarHostImmediate, c);
+       }},
+      {"RedOpCreate NULL scalar", ncclInvalidArgument, "scalar",
+       [](ncclComm_t c, float*, float*) {
+         ncclRedOp_t op;
+         return ncclRedOpCreatePreMulSum(&op, nullptr, ncclFloat, ncclScalarHostImmediate, c);
+       }},
+      {"RedOpCreate bad type", ncclInvalidArgument, "datatype",
+       [](ncclComm_t c, float* s, float*) {
+         ncclRedOp_t op;
+         return ncclRedOpCreatePreMulSum(&op, s, static_cast<ncclDataType_t>(42), ncclScalarHostImmediate, c);
+       }},
+      {"RedOpCreate bad residence", ncclInvalidArgument, "residence",
+       [](ncclComm_t c, float* s, float*) {
+         ncclRedOp_t op;
+         return ncclRedOpCreatePreMulSum(&op, s, ncclFloat, static_cast<ncclScalarResidence_t>(5), c);
+       }},
+      {"RedOpDestroy built-in", ncclInvalidArgument, "built-in",
+       [](ncclComm_t c, float*, float*) { return ncclRedOpDestroy(ncclSum, c); }},
+      {"RedOpDestroy unknown", ncclInvalidArgument, "op",
+       [](ncclComm_t c, float*, float*) { return ncclRedOpDestroy(static_cast<ncclRedOp_t>(1234), c); }},
+  };
+  run(cases);
+}
+
+TEST_F(ApiErrors, DataPathArguments) {
+  std::vector<Misuse> cases = {
+      {"AllReduce NULL comm", ncclInvalidArgument, "comm",
+       [](ncclComm_t, float* s, float* r) { return ncclAllReduce(s, r, 4, ncclFloat, ncclSum, nullptr, nullptr); }},
+      {"AllReduce bad datatype", ncclInvalidArgument, "datatype",
+       [](ncclComm_t c, float* s, float* r) {
+         return ncclAllReduce(s, r, 4, static_cast<ncclDataType_t>(12), ncclSum, c, nullptr);
+       }},
+      {"AllReduce negative datatype", ncclInvalidArgument, "datatype",
+       [](ncclComm_t c, float* s, float* r) {
+         return ncclAllReduce(s, r, 4, static_cast<ncclDataType_t>(-1), ncclSum, c, nullptr);
+       }},
+      {"AllReduce bad op", ncclInvalidArgument, "op",
+       [](ncclComm_t c, float* s, float* r) {
+         return ncclAllReduce(s, r, 4, ncclFloat, static_cast<ncclRedOp_t>(99), c, nullptr);
+       }},
+      {"AllReduce NULL sendbuff", ncclInvalidArgument, "sendbuff",
+       [](ncclComm_t c, float*, float* r) { return ncclAllReduce(nullptr, r, 4, ncclFloat, ncclSum, c, nullptr); }},
+      {"AllReduce NULL recvbuff", ncclInvalidArgument, "recvbuff",
+       [](ncclComm_t c, float* s, float*) { return ncclAllReduce(s, nullptr, 4, ncclFloat, ncclSum, c, nullptr); }},
+      {"AllReduce count overflow", ncclInvalidArgument, "count",
+       [](ncclComm_t c, float* s, float* r) {
+         return ncclAllReduce(s, r, SIZE_MAX / 2, ncclFloat, ncclSum, c, nullptr);
+       }},
+      {"Broadcast root -1", ncclInvalidArgument, "root",
+       [](ncclComm_t c, float* s, float* r) { return ncclBroadcast(s, r, 4, ncclFloat, -1, c, nullptr); }},
+      {"Broadcast root == nranks", ncclInvalidArgument, "root",
+       [](ncclComm_t c, float* s, float* r) { return ncclBroadcast(s, r, 4, ncclFloat, 1, c, nullptr); }},
+      {"Bcast NULL buff", ncclInvalidArgument, "buff",
+       [](ncclComm_t c, float*, float*) { return ncclBcast(nullptr, 4, ncclFloat, 0, c, nullptr); }},
+      {"Reduce root 7", ncclInvalidArgument, "root",
+       [](ncclComm_t c, float* s, float* r) { return ncclReduce(s, r, 4, ncclFloat, ncclSum, 7, c, nullptr); }},
+      {"Reduce bad op", ncclInvalidArgument, "op",
+       [](ncclComm_t c, float* s, float* r) {
+         return ncclReduce(s, r, 4, ncclFloat, static_cast<ncclRedOp_t>(-3), 0, c, nullptr);
+       }},
+      {"AllGather NULL recvbuff", ncclInvalidArgument, "recvbuff",
+       [](ncclComm_t c, float* s, float*) { return ncclAllGather(s, nullptr, 4, ncclFloat, c, nullptr); }},
+      {"ReduceScatter NULL sendbuff", ncclInvalidArgument, "sendbuff",
+       [](ncclComm_t c, float*, float* r) { return ncclReduceScatter(nullptr, r, 4, ncclFloat, ncclSum, c, nullptr); }},
+      {"ReduceScatter bad datatype", ncclInvalidArgument, "datatype",
+       [](ncclComm_t c, float* s, float* r) {
+         return ncclReduceScatter(s, r, 4, static_cast<ncclDataType_t>(100), ncclSum, c, nullptr);
+       }},
+      {"Send peer -1", ncclInvalidArgument, "peer",
+       [](ncclComm_t c, float* s, float*) { return ncclSend(s, 4, ncclFloat, -1, c, nullptr); }},
+      {"Send peer == nranks", ncclInvalidArgument, "peer",
+       [](ncclComm_t c, float* s, float*) { return ncclSend(s, 4, ncclFloat, 1, c, nullptr); }},
+      {"Send NULL buff", ncclInvalidArgument, "sendbuff",
+       [](ncclComm_t c, float*, float*) { return ncclSend(nullptr, 4, ncclFloat, 0, c, nullptr); }},
+      {"Recv NULL buff", ncclInvalidArgument, "recvbuff",
+       [](ncclComm_t c, float*, float*) { return ncclRecv(nullptr, 4, ncclFloat, 0, c, nullptr); }},
+      {"Recv bad datatype", ncclInvalidArgument, "datatype",
+       [](ncclComm_t c, float*, float* r) { return ncclRecv(r, 4, static_cast<ncclDataType_t>(13), 0, c, nullptr); }},
+      {"PreMulSum wrong datatype", ncclInvalidArgument, "created for",
+       [](ncclComm_t c, float* s, float* r) {
+         double two = 2;
+         ncclRedOp_t op;
+         ncclRedOpCreatePreMulSum(&op, &two, ncclDouble, ncclScalarHostImmediate, c);
+         ncclResult_t res = ncclAllReduce(s, r, 4, ncclFloat, op, c, nullptr);
+         ncclRedOpDestroy(op, c);
+         return res;
+       }},
+      {"Destroyed PreMulSum", ncclInvalidArgument, "op",
+       [](ncclComm_t c, float* s, float* r) {
+         float two = 2;
+         ncclRedOp_t op;
+         ncclRedOpCreatePreMulSum(&op, &two, ncclFloat, ncclScalarHostImmediate, c);
+         ncclRedOpDestroy(op, c);
+         return ncclAllReduce(s, r, 4, ncclFloat, op, c, nullptr);
+       }},
+  };
+  run(cases);
+}
+
+TEST(ApiErrorsLifecycle, DestroyedCommIsRejected) {
+  ncclComm_t comm;
+  NCCL_OK(ncclCommInitAll(&comm, 1, nullptr));
+  NCCL_OK(ncclCommDestroy(comm));
+  float buf[4] = {1, 2, 3, 4};
+  EXPECT_EQ(ncclAllReduce(buf, buf, 4, ncclFloat, ncclSum, comm, nullptr), ncclInvalidArgument);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "not a live communicator"));
+  EXPECT_EQ(ncclCommDestroy(comm), ncclInvalidArgument);
+  EXPECT_EQ(ncclCommAbort(comm), ncclInvalidArgument);
+  EXPECT_EQ(ncclCommDestroy(nullptr), ncclSuccess);  // as NCCL: destroying NULL is a no-op
+  EXPECT_EQ(buf[0], 1);
+}
+
+TEST(ApiErrorsLifecycle, FinalizedCommTakesNoOperations) {
+  ncclComm_t comm;
+  NCCL_OK(ncclCommInitAll(&comm, 1, nullptr));
+  NCCL_OK(ncclCommFinalize(comm));
+  float buf[4] = {1, 2, 3, 4};
+  EXPECT_EQ(ncclAllReduce(buf, buf, 4, ncclFloat, ncclSum, comm, nullptr), ncclInvalidUsage);
+  EXPECT_TRUE(contains(ncclGetLastError(comm), "finalized"));
+  NCCL_OK(ncclCommDestroy(comm));
+}
+
+TEST(ApiErrorsLifecycle, FailedGroupReportsAtEnd) {
+  ncclComm_t comm;
+  NCCL_OK(ncclCommInitAll(&comm, 1, nullptr));
+  float buf[4] = {1, 2, 3, 4};
+  NCCL_OK(ncclGroupStart());
+  EXPECT_EQ(ncclAllReduce(buf, buf, 4, ncclFloat, static_cast<ncclRedOp_t>(50), comm, nullptr),
+            ncclInvalidArgument);
+  EXPECT_EQ(ncclGroupEnd(), ncclInvalidArgument);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "group"));
+  NCCL_OK(ncclCommDestroy(comm));
+}
+
+TEST(Versions, VersionCodes) {
+  int v = 0;
+  NCCL_OK(ncclGetVersion(&v));
+  EXPECT_EQ(v, NCCL_VERSION(2, 25, 0));
+  EXPECT_EQ(NCCL_VERSION_CODE, 22500);
+  EXPECT_TRUE(contains(mcclGetVersionString(), "mccl"));
+  for (int r = 0; r < ncclNumResults; ++r) EXPECT_NE(ncclGetErrorString(static_cast<ncclResult_t>(r)), nullptr);
+}
