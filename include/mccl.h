@@ -25,6 +25,9 @@ const char* mcclGetVersionString(void);
 /* 1 when comm moves host memory (a host communicator), 0 when it moves device memory. */
 ncclResult_t mcclCommIsHost(const ncclComm_t comm, int* isHost);
 
+/* Every environment variable mccl reads: name, type, default and one line of help. */
+const char* mcclKnobHelp(void);
+
 /* Writes, for every live communicator of this process, the operation it is in (sequence
  * number, kind, size) and the peers it is waiting for, to the log at WARN (or to stderr
  * when logging is off). Also triggered by SIGUSR2 when MCCL_DUMP_SIGNAL=1. */

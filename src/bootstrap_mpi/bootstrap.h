@@ -51,6 +51,8 @@ class Bootstrap {
   // waits for the matching recv); recv waits for a message with this tag from peer.
   virtual ncclResult_t send(int peer, uint64_t tag, const void* data, size_t bytes) = 0;
   virtual ncclResult_t recv(int peer, uint64_t tag, void* data, size_t bytes) = 0;
+  // Non-blocking recv: *received tells whether the message was there.
+  virtual ncclResult_t tryRecv(int peer, uint64_t tag, void* data, size_t bytes, bool* received) = 0;
 
   virtual ncclResult_t barrier();
 
@@ -66,6 +68,9 @@ class Bootstrap {
   // The communicator whose errors this bootstrap reports (for ncclGetLastError).
   void setOwner(ncclComm* comm) { owner_ = comm; }
   ncclComm* owner() const { return owner_; }
+
+  // True when every rank is a thread of this process (the in-process bootstrap).
+  virtual bool allRanksInProcess() const { return false; }
 
   // True for the MPI bootstrap: only the thread MPI allows may call it.
   virtual bool usesMpi() const { return false; }

@@ -152,6 +152,25 @@ ncclResult_t InProcBootstrap::recv(int peer, uint64_t tag, void* data, size_t by
   return ncclSuccess;
 }
 
+ncclResult_t InProcBootstrap::tryRecv(int peer, uint64_t tag, void* data, size_t bytes, bool* received) {
+  *received = false;
+  if (peer < 0 || peer >= size_)
+    return MCCL_ERR(ncclInternalError, owner_, "bootstrap recv from rank %d of %d", peer, size_);
+  InProcGroup& g = *group_;
+  std::lock_guard<std::mutex> lock(g.mu);
+  auto it = g.mail.find(std::make_tuple(peer, rank_, tag));
+  if (it == g.mail.end() || it->second.empty()) return ncclSuccess;
+  std::vector<char> msg = std::move(it->second.front());
+  it->second.pop_front();
+  if (it->second.empty()) g.mail.erase(it);
+  if (msg.size() != bytes)
+    return MCCL_ERR(ncclInternalError, owner_, "bootstrap recv from rank %d: expected %zu bytes, got %zu",
+                    peer, bytes, msg.size());
+  std::memcpy(data, msg.data(), bytes);
+  *received = true;
+  return ncclSuccess;
+}
+
 ncclResult_t InProcBootstrap::newChildSeed(int, std::string* seed) {
   *seed = newGroupKey();
   return ncclSuccess;

@@ -20,9 +20,11 @@ class InProcBootstrap : public Bootstrap {
 
   ~InProcBootstrap() override;
   const char* kind() const override { return "inproc"; }
+  bool allRanksInProcess() const override { return true; }
   ncclResult_t allGather(void* data, size_t bytes) override;
   ncclResult_t send(int peer, uint64_t tag, const void* data, size_t bytes) override;
   ncclResult_t recv(int peer, uint64_t tag, void* data, size_t bytes) override;
+  ncclResult_t tryRecv(int peer, uint64_t tag, void* data, size_t bytes, bool* received) override;
   void abort() override;
 
  protected:

@@ -180,6 +180,56 @@ ncclResult_t MpiBootstrap::send(int peer, uint64_t tag, const void* data, size_t
   return ncclSuccess;
 }
 
+ncclResult_t MpiBootstrap::drain(int peer) {
+  for (;;) {
+    int flag = 0;
+    MPI_Status st;
+    int rc = MPI_Iprobe(peer, kMpiTag, comm_, &flag, &st);
+    if (rc != MPI_SUCCESS)
+      return MCCL_ERR(ncclSystemError, owner_, "MPI_Iprobe failed: %s", mpiErrorString(rc).c_str());
+    if (!flag) return ncclSuccess;
+    int count = 0;
+    MPI_Get_count(&st, MPI_BYTE, &count);
+    if (count < static_cast<int>(sizeof(uint64_t)))
+      return MCCL_ERR(ncclInternalError, owner_, "bootstrap: short message from rank %d", peer);
+    std::vector<char> buf(static_cast<size_t>(count));
+    rc = MPI_Recv(buf.data(), count, MPI_BYTE, peer, kMpiTag, comm_, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS)
+      return MCCL_ERR(ncclSystemError, owner_, "MPI_Recv failed: %s", mpiErrorString(rc).c_str());
+    uint64_t t;
+    std::memcpy(&t, buf.data(), sizeof t);
+    buf.erase(buf.begin(), buf.begin() + sizeof t);
+    mailbox_[{peer, t}].push_back(std::move(buf));
+  }
+}
+
+ncclResult_t MpiBootstrap::take(int peer, uint64_t tag, void* data, size_t bytes, bool* got) {
+  *got = false;
+  auto it = mailbox_.find({peer, tag});
+  if (it == mailbox_.end() || it->second.empty()) return ncclSuccess;
+  std::vector<char> msg = std::move(it->second.front());
+  it->second.pop_front();
+  if (it->second.empty()) mailbox_.erase(it);
+  if (msg.size() != bytes)
+    return MCCL_ERR(ncclInternalError, owner_, "bootstrap recv from rank %d: expected %zu bytes, got %zu",
+                    peer, bytes, msg.size());
+  if (bytes) std::memcpy(data, msg.data(), bytes);
+  *got = true;
+  return ncclSuccess;
+}
+
+ncclResult_t MpiBootstrap::tryRecv(int peer, uint64_t tag, void* data, size_t bytes, bool* received) {
+  bool ready;
+  MCCL_CHECK(testReady(&ready));
+  *received = false;
+  if (!ready) return ncclSuccess;
+  MCCL_CHECK(take(peer, tag, data, bytes, received));
+  if (*received) return ncclSuccess;
+  MCCL_CHECK(drain(peer));
+  reapSends();
+  return take(peer, tag, data, bytes, received);
+}
+
 ncclResult_t MpiBootstrap::recv(int peer, uint64_t tag, void* data, size_t bytes) {
   bool ready;
   MCCL_CHECK(testReady(&ready));
@@ -188,40 +238,9 @@ ncclResult_t MpiBootstrap::recv(int peer, uint64_t tag, void* data, size_t bytes
                   std::chrono::duration<double>(bootstrapTimeoutSeconds());
   int spins = 0;
   for (;;) {
-    auto it = mailbox_.find({peer, tag});
-    if (it != mailbox_.end() && !it->second.empty()) {
-      std::vector<char> msg = std::move(it->second.front());
-      it->second.pop_front();
-      if (it->second.empty()) mailbox_.erase(it);
-      if (msg.size() != bytes)
-        return MCCL_ERR(ncclInternalError, owner_,
-                        "bootstrap recv from rank %d: expected %zu bytes, got %zu", peer, bytes,
-                        msg.size());
-      if (bytes) std::memcpy(data, msg.data(), bytes);
-      return ncclSuccess;
-    }
-    // Move any message from peer into the mailbox.
-    int flag = 0;
-    MPI_Status st;
-    int rc = MPI_Iprobe(peer, kMpiTag, comm_, &flag, &st);
-    if (rc != MPI_SUCCESS)
-      return MCCL_ERR(ncclSystemError, owner_, "MPI_Iprobe failed: %s", mpiErrorString(rc).c_str());
-    if (flag) {
-      int count = 0;
-      MPI_Get_count(&st, MPI_BYTE, &count);
-      if (count < static_cast<int>(sizeof(uint64_t)))
-        return MCCL_ERR(ncclInternalError, owner_, "bootstrap: short message from rank %d", peer);
-      std::vector<char> buf(static_cast<size_t>(count));
-      rc = MPI_Recv(buf.data(), count, MPI_BYTE, peer, kMpiTag, comm_, MPI_STATUS_IGNORE);
-      if (rc != MPI_SUCCESS)
-        return MCCL_ERR(ncclSystemError, owner_, "MPI_Recv failed: %s", mpiErrorString(rc).c_str());
-      uint64_t t;
-      std::memcpy(&t, buf.data(), sizeof t);
-      buf.erase(buf.begin(), buf.begin() + sizeof t);
-      mailbox_[{peer, t}].push_back(std::move(buf));
-      continue;
-    }
-    reapSends();
+    bool got = false;
+    MCCL_CHECK(tryRecv(peer, tag, data, bytes, &got));
+    if (got) return ncclSuccess;
     if (aborted()) return MCCL_ERR(ncclRemoteError, owner_, "bootstrap recv: aborted");
     if (std::chrono::steady_clock::now() > deadline)
       return MCCL_ERR(ncclRemoteError, owner_,

@@ -30,6 +30,7 @@ class MpiBootstrap : public Bootstrap {
   ncclResult_t testAllGather(bool* done) override;
   ncclResult_t send(int peer, uint64_t tag, const void* data, size_t bytes) override;
   ncclResult_t recv(int peer, uint64_t tag, void* data, size_t bytes) override;
+  ncclResult_t tryRecv(int peer, uint64_t tag, void* data, size_t bytes, bool* received) override;
   ncclResult_t barrier() override;
   ncclResult_t split(int color, int key, std::unique_ptr<Bootstrap>* child) override;
 
@@ -44,6 +45,8 @@ class MpiBootstrap : public Bootstrap {
   MpiBootstrap(MPI_Comm comm, int rank, int size);
   ncclResult_t waitRequest(MPI_Request* req, const char* what);
   void reapSends();
+  ncclResult_t drain(int peer);  // probed messages from peer into the mailbox
+  ncclResult_t take(int peer, uint64_t tag, void* data, size_t bytes, bool* got);
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   MPI_Request dupReq_ = MPI_REQUEST_NULL;

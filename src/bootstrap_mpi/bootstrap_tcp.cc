@@ -524,25 +524,31 @@ ncclResult_t TcpBootstrap::send(int peer, uint64_t tag, const void* data, size_t
                     data);
 }
 
+ncclResult_t TcpBootstrap::take(int peer, uint64_t tag, void* data, size_t bytes, bool* got) {
+  *got = false;
+  auto it = mailbox_.find({peer, tag});
+  if (it == mailbox_.end() || it->second.empty()) return ncclSuccess;
+  std::vector<char> msg = std::move(it->second.front());
+  it->second.pop_front();
+  if (it->second.empty()) mailbox_.erase(it);
+  mailboxBytes_ -= msg.size();
+  if (msg.size() != bytes)
+    return MCCL_ERR(ncclInternalError, owner_, "bootstrap recv from rank %d: expected %zu bytes, got %zu",
+                    peer, bytes, msg.size());
+  std::memcpy(data, msg.data(), bytes);
+  *got = true;
+  return ncclSuccess;
+}
+
 ncclResult_t TcpBootstrap::recv(int peer, uint64_t tag, void* data, size_t bytes) {
   std::lock_guard<std::mutex> lock(mu_);
   if (peer < 0 || peer >= size_)
     return MCCL_ERR(ncclInternalError, owner_, "bootstrap recv: peer %d", peer);
   Deadline dl = deadline();
   for (;;) {
-    auto it = mailbox_.find({peer, tag});
-    if (it != mailbox_.end() && !it->second.empty()) {
-      std::vector<char> msg = std::move(it->second.front());
-      it->second.pop_front();
-      if (it->second.empty()) mailbox_.erase(it);
-      mailboxBytes_ -= msg.size();
-      if (msg.size() != bytes)
-        return MCCL_ERR(ncclInternalError, owner_,
-                        "bootstrap recv from rank %d: expected %zu bytes, got %zu", peer, bytes,
-                        msg.size());
-      std::memcpy(data, msg.data(), bytes);
-      return ncclSuccess;
-    }
+    bool got = false;
+    MCCL_CHECK(take(peer, tag, data, bytes, &got));
+    if (got) return ncclSuccess;
     if (aborted()) return MCCL_ERR(ncclRemoteError, owner_, "bootstrap recv: aborted");
     if (lost_[peer])
       return MCCL_ERR(ncclRemoteError, owner_,
@@ -553,6 +559,20 @@ ncclResult_t TcpBootstrap::recv(int peer, uint64_t tag, void* data, size_t bytes
                       bootstrapTimeoutSeconds(), peer);
     MCCL_CHECK(pump(100));
   }
+}
+
+ncclResult_t TcpBootstrap::tryRecv(int peer, uint64_t tag, void* data, size_t bytes, bool* received) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (peer < 0 || peer >= size_)
+    return MCCL_ERR(ncclInternalError, owner_, "bootstrap recv: peer %d", peer);
+  MCCL_CHECK(take(peer, tag, data, bytes, received));
+  if (*received) return ncclSuccess;
+  MCCL_CHECK(pump(0));
+  MCCL_CHECK(take(peer, tag, data, bytes, received));
+  if (!*received && lost_[peer])
+    return MCCL_ERR(ncclRemoteError, owner_,
+                    "bootstrap: rank %d closed its connection (its process may have died)", peer);
+  return ncclSuccess;
 }
 
 ncclResult_t TcpBootstrap::allGather(void* data, size_t bytes) {

@@ -40,6 +40,7 @@ class TcpBootstrap : public Bootstrap {
   ncclResult_t allGather(void* data, size_t bytes) override;
   ncclResult_t send(int peer, uint64_t tag, const void* data, size_t bytes) override;
   ncclResult_t recv(int peer, uint64_t tag, void* data, size_t bytes) override;
+  ncclResult_t tryRecv(int peer, uint64_t tag, void* data, size_t bytes, bool* received) override;
 
   // Ranks whose connection closed (their process likely died).
   bool peerLost(int peer);
@@ -62,6 +63,7 @@ class TcpBootstrap : public Bootstrap {
   ncclResult_t pump(int timeoutMs);           // accepts, reads, parses; mu_ held
   ncclResult_t parse(Conn& c, bool* closeIt);  // frames out of c.buf
   ncclResult_t connectPeer(int peer);          // outgoing connection + Hello
+  ncclResult_t take(int peer, uint64_t tag, void* data, size_t bytes, bool* got);  // mailbox
   ncclResult_t writeFrame(int fd, const FrameHeader& h, const void* payload);
   Deadline deadline() const { return deadlineAfter(bootstrapTimeoutSeconds()); }
 

@@ -62,6 +62,11 @@ NCCL_API const char* mcclGetVersionString(void) {
   return s;
 }
 
+NCCL_API const char* mcclKnobHelp(void) {
+  static const std::string help = knobsHelp();
+  return help.c_str();
+}
+
 NCCL_API ncclResult_t ncclGetVersion(int* version) {
   if (version == nullptr) return MCCL_ERR(ncclInvalidArgument, nullptr, "ncclGetVersion: version is NULL");
   *version = NCCL_VERSION_CODE;

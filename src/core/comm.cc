@@ -22,6 +22,17 @@ std::string ncclComm::lastError() const {
   return lastError_;
 }
 
+void ncclComm::fail(ncclResult_t r) {
+  std::lock_guard<std::mutex> lock(errMu_);
+  ncclResult_t expected = ncclSuccess;
+  if (asyncError.compare_exchange_strong(expected, r)) failure_ = lastError_;
+}
+
+std::string ncclComm::failureMessage() const {
+  std::lock_guard<std::mutex> lock(errMu_);
+  return failure_;
+}
+
 ncclResult_t ncclComm::checkUsable(const char* call) {
   if (initTask) {
     ncclResult_t r = mccl::progressInit(this);
@@ -39,8 +50,7 @@ ncclResult_t ncclComm::checkUsable(const char* call) {
                     "%s: the communicator was finalized; only ncclCommDestroy is allowed", call);
   ncclResult_t e = asyncError.load();
   if (e != ncclSuccess && e != ncclInProgress)
-    return MCCL_ERR(e, this, "%s: the communicator has a pending error (%s): %s", call,
-                    mccl::resultString(e), lastError().c_str());
+    return MCCL_ERR(e, this, "%s: the communicator failed earlier: %s", call, failureMessage().c_str());
   return ncclSuccess;
 }
 

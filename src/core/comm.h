@@ -60,6 +60,10 @@ struct ncclComm {
 
   void setLastError(const char* msg);
   std::string lastError() const;
+  // Puts the communicator into error state r (the first failure wins and keeps its
+  // message, which later calls repeat).
+  void fail(ncclResult_t r);
+  std::string failureMessage() const;
 
   // Fails with ncclInvalidUsage while the comm cannot take operations (init running,
   // aborted, finalized), or with the asynchronous error it already has.
@@ -68,6 +72,7 @@ struct ncclComm {
  private:
   mutable std::mutex errMu_;
   std::string lastError_;
+  std::string failure_;
 };
 
 namespace mccl {

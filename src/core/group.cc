@@ -87,7 +87,7 @@ ncclResult_t runWork(std::vector<CommOps>& work) {
       if (r != ncclSuccess) {
         if (first == ncclSuccess) first = r;
         done = true;
-        work[i].comm->asyncError.store(r);
+        work[i].comm->fail(r);
       }
       if (done) {
         finished[i] = true;

@@ -44,6 +44,8 @@ enum class KnobType { Int, Size, Bool, String };
   X(HostId, "MCCL_HOST_ID", String, "", "overrides the host identity (tests make fake nodes)") \
   X(Transport, "MCCL_TRANSPORT", String, "auto", "host peers: auto, ucx or loopback")          \
   X(UcxDirect, "MCCL_UCX_DIRECT", Bool, "1", "map peers' FIFOs directly when UCX allows it")   \
+  X(UcxKeepalive, "UCX_KEEPALIVE_INTERVAL", String, "",                                         \
+    "UCX's own; when unset mccl turns UCX keepalive off (idle ranks are not failures)")        \
   X(HostChannels, "MCCL_HOST_NCHANNELS", Int, "0", "channels of host plans (0: automatic)")     \
   X(FifoSlots, "MCCL_FIFO_SLOTS", Int, "8", "pipeline slots of each connection's FIFO")        \
   X(TreeThreshold, "MCCL_TREE_THRESHOLD", Size, "0",                                            \

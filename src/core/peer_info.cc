@@ -77,6 +77,10 @@ Topology Topology::build(const std::vector<PeerInfo>& peers, int myRank) {
     t.nodeRanks[node].push_back(r);
   }
   t.nNodes = static_cast<int>(t.nodeRanks.size());
+  for (const auto& ranks : t.nodeRanks)
+    for (int r : ranks) t.ring.push_back(r);
+  t.ringPos.assign(n, 0);
+  for (int pos = 0; pos < n; ++pos) t.ringPos[t.ring[pos]] = pos;
   if (myRank >= 0 && myRank < n) {
     t.node = t.nodeOf[myRank];
     t.localRank = t.localRankOf[myRank];

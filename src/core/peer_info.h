@@ -39,6 +39,9 @@ struct Topology {
   std::vector<int> nodeOf;         // node of each rank
   std::vector<int> localRankOf;    // local rank of each rank
   std::vector<std::vector<int>> nodeRanks;  // ranks of each node, increasing
+  // The ring every ring/chain schedule follows: ranks grouped by node, so a ring crosses
+  // between nodes once per node. ring[position] = rank, ringPos[rank] = position.
+  std::vector<int32_t> ring, ringPos;
 
   // Nodes numbered by first appearance in rank order.
   static Topology build(const std::vector<PeerInfo>& peers, int myRank);

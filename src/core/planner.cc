@@ -1,27 +1,125 @@
 #include "core/planner.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/comm.h"
+#include "core/debug.h"
+#include "core/knobs.h"
+#include "core/types.h"
 
 namespace mccl {
+namespace {
+
+// Latency per step (us) and bandwidth per link (GB/s) of the fabric a comm uses.
+struct Fabric {
+  double alphaUs;
+  double gbps;
+};
+
+Fabric fabricOf(const ncclComm* comm) {
+  if (comm->isHost()) return {5.0, 5.0};
+  return {2.0, 300.0};
+}
+
+double log2i(int n) { return n > 1 ? std::ceil(std::log2(static_cast<double>(n))) : 0; }
+
+double ringAllReduceUs(Fabric f, int n, double bytes) {
+  return 2 * (n - 1) * f.alphaUs + 2.0 * (n - 1) / n * bytes / (f.gbps * 1e3);
+}
+double treeAllReduceUs(Fabric f, int n, double bytes) {
+  return 2 * log2i(n) * f.alphaUs + 2.0 * bytes / (f.gbps * 1e3);
+}
+double chainUs(Fabric f, int n, double bytes) { return (n - 1) * f.alphaUs + bytes / (f.gbps * 1e3); }
+double binomialUs(Fabric f, int n, double bytes) { return log2i(n) * (f.alphaUs + bytes / (f.gbps * 1e3)); }
+
+bool allowed(const char* algo) { return knobListAllows(knobStr(Knob::Algo), algo); }
+
+}  // namespace
+
+PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes) {
+  PlanChoice c;
+  const int n = comm->nranks;
+  const size_t esize = datatypeSize(op.datatype);
+  const double bytes = static_cast<double>(op.bytes());
+  const Fabric f = fabricOf(comm);
+  switch (op.kind) {
+    case OpKind::AllReduce: {
+      bool ring = allowed("ring"), tree = allowed("tree");
+      if (!ring && !tree) ring = true;
+      int64_t thresh = knobInt(Knob::TreeThreshold);
+      bool preferTree = thresh > 0 ? bytes < static_cast<double>(thresh)
+                                   : treeAllReduceUs(f, n, bytes) < ringAllReduceUs(f, n, bytes);
+      c.algo = (tree && (!ring || (preferTree && n > 2))) ? Algo::Tree : Algo::Ring;
+      break;
+    }
+    case OpKind::Broadcast:
+    case OpKind::Reduce: {
+      bool chain = allowed("ring") || allowed("chain"), bin = allowed("tree") || allowed("binomial");
+      if (!chain && !bin) chain = true;
+      bool preferBin = binomialUs(f, n, bytes) < chainUs(f, n, bytes);
+      c.algo = (bin && (!chain || (preferBin && n > 2))) ? Algo::Binomial : Algo::Chain;
+      break;
+    }
+    case OpKind::AllGather:
+    case OpKind::ReduceScatter: c.algo = Algo::Ring; break;
+    case OpKind::Send:
+    case OpKind::Recv: c.algo = Algo::P2p; break;
+  }
+  // Channels: a host rank is one thread, so one channel unless asked; the GPU planner
+  // sets its own.
+  int nch = static_cast<int>(knobInt(Knob::HostChannels));
+  if (nch <= 0) nch = 1;
+  int64_t minc = knobInt(Knob::MinNChannels), maxc = knobInt(Knob::MaxNChannels);
+  if (minc > 0) nch = std::max<int>(nch, static_cast<int>(minc));
+  if (maxc > 0) nch = std::min<int>(nch, static_cast<int>(maxc));
+  nch = std::max(comm->config.minCTAs, std::min(nch, comm->config.maxCTAs));
+  if (op.isP2p()) nch = 1;
+  c.nchannels = std::max(1, std::min(nch, kMaxChannels));
+  c.align = std::max<int64_t>(1, 64 / static_cast<int64_t>(esize));
+  c.chunk = std::max<int64_t>(c.align, static_cast<int64_t>(slotBytes / esize) / c.align * c.align);
+  return c;
+}
+
+Schedule makeSchedule(const ncclComm* comm, const OpDesc& op, const PlanChoice& choice) {
+  Schedule s;
+  switch (op.kind) {
+    case OpKind::AllReduce: s.coll = Coll::AllReduce; break;
+    case OpKind::AllGather: s.coll = Coll::AllGather; break;
+    case OpKind::ReduceScatter: s.coll = Coll::ReduceScatter; break;
+    case OpKind::Broadcast: s.coll = Coll::Broadcast; break;
+    case OpKind::Reduce: s.coll = Coll::Reduce; break;
+    case OpKind::Send: s.coll = Coll::Send; break;
+    case OpKind::Recv: s.coll = Coll::Recv; break;
+  }
+  s.algo = choice.algo;
+  s.nranks = comm->nranks;
+  s.rank = comm->rank;
+  s.root = op.root;
+  s.nchannels = choice.nchannels;
+  s.count = static_cast<int64_t>(op.count);
+  s.chunk = choice.chunk;
+  s.align = choice.align;
+  s.ring = comm->topo.ring.empty() ? nullptr : comm->topo.ring.data();
+  s.ringPos = comm->topo.ringPos.empty() ? nullptr : comm->topo.ringPos.data();
+  return s;
+}
 
 double estimateOpTimeUs(const ncclComm* comm, const OpDesc& op) {
-  // Latency and bandwidth per link: host transports vs NVLink-class GPU links.
-  const double alphaUs = comm->isHost() ? 4.0 : 2.0;
-  const double gbps = comm->isHost() ? 5.0 : 300.0;
-  const double n = comm->nranks;
+  const Fabric f = fabricOf(comm);
+  const int n = comm->nranks;
   const double bytes = static_cast<double>(op.bytes());
-  double steps = 0, factor = 0;
+  if (n <= 1) return f.alphaUs;
   switch (op.kind) {
-    case OpKind::AllReduce: steps = 2 * (n - 1); factor = 2 * (n - 1) / n; break;
+    case OpKind::AllReduce: return std::min(ringAllReduceUs(f, n, bytes), treeAllReduceUs(f, n, bytes));
     case OpKind::AllGather:
-    case OpKind::ReduceScatter: steps = n - 1; factor = n - 1; break;  // count is per rank
+    case OpKind::ReduceScatter: return (n - 1) * f.alphaUs + (n - 1) * bytes / (f.gbps * 1e3);
     case OpKind::Broadcast:
-    case OpKind::Reduce: steps = n - 1; factor = 1; break;
+    case OpKind::Reduce: return std::min(chainUs(f, n, bytes), binomialUs(f, n, bytes));
     case OpKind::Send:
-    case OpKind::Recv: steps = 1; factor = 1; break;
+    case OpKind::Recv: return f.alphaUs + bytes / (f.gbps * 1e3);
   }
-  if (n <= 1) return alphaUs;
-  return steps * alphaUs + factor * bytes / (gbps * 1e3);
+  return f.alphaUs;
 }
 
 }  // namespace mccl

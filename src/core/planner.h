@@ -1,14 +1,30 @@
-// The planner: which algorithm, protocol and how many channels an operation uses, and a
-// cost model (also behind ncclGroupSimulateEnd).
+// The planner: which algorithm an operation uses, on how many channels, in which chunks,
+// and the cost model behind the choice (also behind ncclGroupSimulateEnd).
 #pragma once
 
+#include <cstddef>
+
+#include "algorithms/schedule.h"
 #include "core/op.h"
 
 struct ncclComm;
 
 namespace mccl {
 
-// Estimated microseconds of op on comm (alpha-beta model of the chosen algorithm).
+struct PlanChoice {
+  Algo algo = Algo::Ring;
+  int nchannels = 1;
+  int64_t chunk = 0;  // elements per step
+  int64_t align = 1;  // elements
+};
+
+// Chooses for op on comm, given the bytes one FIFO slot holds.
+PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes);
+
+// The schedule of op at this rank for choice.
+Schedule makeSchedule(const ncclComm* comm, const OpDesc& op, const PlanChoice& choice);
+
+// Estimated microseconds of op on comm.
 double estimateOpTimeUs(const ncclComm* comm, const OpDesc& op);
 
 }  // namespace mccl

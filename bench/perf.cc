@@ -1,0 +1,462 @@
+// mccl-perf: time, algorithm bandwidth and bus bandwidth of every collective, with the
+// definitions of nccl-tests, under mpirun. The same source builds against mccl
+// (mccl-perf) and against NVIDIA's NCCL (nccl-perf, MCCL_PERF_NCCL), so the two libraries
+// are measured by one harness and never loaded into one process.
+//
+// Host communicators (no GPU, or MCCL_DEVICE=host) are compared in the same run with the
+// MPI collective that does the same thing (MPI_Allreduce, MPI_Bcast, MPI_Reduce,
+// MPI_Allgather, MPI_Reduce_scatter_block) on the same buffers.
+//
+//   mpirun -np 2 mccl-perf [-b 8] [-e 256M] [-f 2] [-n iters] [-w warmup] [-o allreduce,...]
+//                          [-d float] [-G graph-iters] [-c check] [--csv FILE] [--knobs]
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "nccl.h"
+#ifndef MCCL_PERF_NCCL
+#include "mccl.h"
+#endif
+#ifdef MCCL_PERF_CUDA
+#include <cuda_runtime.h>
+#endif
+
+namespace {
+
+#define CHECK_NCCL(call)                                                                        \
+  do {                                                                                          \
+    ncclResult_t r_ = (call);                                                                   \
+    if (r_ != ncclSuccess) {                                                                    \
+      std::fprintf(stderr, "%s:%d %s: %s (%s)\n", __FILE__, __LINE__, #call, ncclGetErrorString(r_), \
+                   ncclGetLastError(nullptr));                                                  \
+      MPI_Abort(MPI_COMM_WORLD, 1);                                                             \
+    }                                                                                           \
+  } while (0)
+
+#ifdef MCCL_PERF_CUDA
+#define CHECK_CUDA(call)                                                                        \
+  do {                                                                                          \
+    cudaError_t e_ = (call);                                                                    \
+    if (e_ != cudaSuccess) {                                                                    \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));  \
+      MPI_Abort(MPI_COMM_WORLD, 1);                                                             \
+    }                                                                                           \
+  } while (0)
+#endif
+
+enum class Op { AllReduce, Broadcast, Reduce, AllGather, ReduceScatter, SendRecv, AlltoAll };
+const char* kOpNames[] = {"allreduce", "broadcast", "reduce", "allgather", "reducescatter", "sendrecv", "alltoall"};
+
+struct Options {
+  size_t minBytes = 8, maxBytes = 256u << 20;
+  double factor = 2;
+  int iters = 0, warmup = 0;  // 0: automatic
+  int graphIters = 0;         // >0: capture this many calls in a CUDA graph
+  bool check = true;
+  std::vector<Op> ops = {Op::AllReduce, Op::Broadcast, Op::Reduce, Op::AllGather, Op::ReduceScatter};
+  ncclDataType_t type = ncclFloat;
+  std::string csv;
+  bool mpiCompare = true;
+};
+
+size_t parseSize(const char* s) {
+  char* end;
+  double v = std::strtod(s, &end);
+  switch (*end) {
+    case 'K': case 'k': v *= 1024; break;
+    case 'M': case 'm': v *= 1024 * 1024; break;
+    case 'G': case 'g': v *= 1024.0 * 1024 * 1024; break;
+    default: break;
+  }
+  return static_cast<size_t>(v);
+}
+
+size_t typeSize(ncclDataType_t t) {
+  switch (t) {
+    case ncclInt8: case ncclUint8: return 1;
+    case ncclFloat16: case ncclBfloat16: return 2;
+    case ncclFloat64: case ncclInt64: case ncclUint64: return 8;
+    default: return 4;
+  }
+}
+
+MPI_Datatype mpiType(ncclDataType_t t) {
+  switch (t) {
+    case ncclFloat64: return MPI_DOUBLE;
+    case ncclInt32: return MPI_INT;
+    case ncclInt8: return MPI_SIGNED_CHAR;
+    case ncclUint8: return MPI_UNSIGNED_CHAR;
+    case ncclInt64: return MPI_INT64_T;
+    default: return MPI_FLOAT;
+  }
+}
+
+// nccl-tests: bus bandwidth factor and the bytes counted for algbw.
+double busFactor(Op op, int n) {
+  switch (op) {
+    case Op::AllReduce: return 2.0 * (n - 1) / n;
+    case Op::AllGather: case Op::ReduceScatter: case Op::AlltoAll: return static_cast<double>(n - 1) / n;
+    default: return 1.0;
+  }
+}
+
+struct Result {
+  double us = 0;
+  double algbw = 0, busbw = 0;
+};
+
+class Bench {
+ public:
+  Bench(const Options& o, int rank, int n, int localRank) : o_(o), rank_(rank), n_(n), localRank_(localRank) {}
+
+  void init() {
+    ncclUniqueId id;
+    if (rank_ == 0) CHECK_NCCL(ncclGetUniqueId(&id));
+    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+#ifdef MCCL_PERF_CUDA
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess) ndev = 0;
+    if (ndev > 0) CHECK_CUDA(cudaSetDevice(localRank_ % ndev));
+#endif
+    CHECK_NCCL(ncclCommInitRank(&comm_, n_, id, rank_));
+#ifdef MCCL_PERF_NCCL
+    host_ = false;
+#else
+    int isHost = 1;
+    CHECK_NCCL(mcclCommIsHost(comm_, &isHost));
+    host_ = isHost != 0;
+#endif
+#ifdef MCCL_PERF_CUDA
+    if (!host_) CHECK_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+#endif
+    // Buffers for the largest size (AllGather/AlltoAll move n times the per-rank bytes).
+    bytes_ = o_.maxBytes;
+    alloc(&send_, bytes_);
+    alloc(&recv_, bytes_);
+    fill(send_, bytes_, rank_ + 1);
+  }
+
+  void finish() {
+    free(send_);
+    free(recv_);
+    CHECK_NCCL(ncclCommDestroy(comm_));
+  }
+
+  bool host() const { return host_; }
+
+  // Times op at `bytes` (the total size, as nccl-tests prints it).
+  Result run(Op op, size_t bytes, bool useMpi) {
+    const size_t es = typeSize(o_.type);
+    size_t count = bytes / es;
+    int iters = o_.iters, warm = o_.warmup;
+    if (iters == 0) iters = bytes <= (1 << 20) ? 50 : bytes <= (64 << 20) ? 20 : 5;
+    if (warm == 0) warm = std::max(2, iters / 5);
+    auto issue = [&]() { launch(op, count, useMpi); };
+    for (int i = 0; i < warm; ++i) issue();
+    sync();
+    MPI_Barrier(MPI_COMM_WORLD);
+    double us = 0;
+#ifdef MCCL_PERF_CUDA
+    if (!host_ && !useMpi) {
+      cudaEvent_t a, b;
+      CHECK_CUDA(cudaEventCreate(&a));
+      CHECK_CUDA(cudaEventCreate(&b));
+      if (o_.graphIters > 0) {
+        cudaGraph_t g;
+        cudaGraphExec_t ge;
+        CHECK_CUDA(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+        for (int i = 0; i < o_.graphIters; ++i) issue();
+        CHECK_CUDA(cudaStreamEndCapture(stream_, &g));
+        CHECK_CUDA(cudaGraphInstantiate(&ge, g, 0));
+        CHECK_CUDA(cudaGraphLaunch(ge, stream_));
+        CHECK_CUDA(cudaStreamSynchronize(stream_));
+        MPI_Barrier(MPI_COMM_WORLD);
+        CHECK_CUDA(cudaEventRecord(a, stream_));
+        for (int i = 0; i < iters; ++i) CHECK_CUDA(cudaGraphLaunch(ge, stream_));
+        CHECK_CUDA(cudaEventRecord(b, stream_));
+        CHECK_CUDA(cudaEventSynchronize(b));
+        float ms;
+        CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
+        us = ms * 1e3 / (static_cast<double>(iters) * o_.graphIters);
+        CHECK_CUDA(cudaGraphExecDestroy(ge));
+        CHECK_CUDA(cudaGraphDestroy(g));
+      } else {
+        CHECK_CUDA(cudaEventRecord(a, stream_));
+        for (int i = 0; i < iters; ++i) issue();
+        CHECK_CUDA(cudaEventRecord(b, stream_));
+        CHECK_CUDA(cudaEventSynchronize(b));
+        float ms;
+        CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
+        us = ms * 1e3 / iters;
+      }
+      cudaEventDestroy(a);
+      cudaEventDestroy(b);
+    } else
+#endif
+    {
+      auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < iters; ++i) issue();
+      sync();
+      us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / iters;
+    }
+    // The slowest rank's time is the collective's time.
+    double maxUs = 0;
+    MPI_Allreduce(&us, &maxUs, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    Result r;
+    r.us = maxUs;
+    r.algbw = static_cast<double>(bytes) / (maxUs * 1e3);
+    r.busbw = r.algbw * busFactor(op, n_);
+    return r;
+  }
+
+  // Correctness of one AllReduce at bytes (sum of rank+1 over ranks, exact in float).
+  bool checkAllReduce(size_t bytes) {
+    if (o_.type != ncclFloat) return true;
+    size_t count = bytes / sizeof(float);
+    fill(send_, count * sizeof(float), rank_ + 1);
+    launch(Op::AllReduce, count, false);
+    sync();
+    std::vector<float> out(count);
+    copyOut(out.data(), recv_, count * sizeof(float));
+    float want = n_ * (n_ + 1) / 2.0f;
+    for (size_t i = 0; i < count; ++i)
+      if (out[i] != want) {
+        std::fprintf(stderr, "rank %d: allreduce of %zu bytes: element %zu is %g, expected %g\n", rank_, bytes, i,
+                     out[i], want);
+        return false;
+      }
+    return true;
+  }
+
+ private:
+  void alloc(void** p, size_t bytes) {
+#ifdef MCCL_PERF_CUDA
+    if (!host_) {
+      CHECK_CUDA(cudaMalloc(p, bytes));
+      return;
+    }
+#endif
+    if (posix_memalign(p, 4096, bytes) != 0) MPI_Abort(MPI_COMM_WORLD, 1);
+    std::memset(*p, 0, bytes);
+  }
+  void free(void* p) {
+#ifdef MCCL_PERF_CUDA
+    if (!host_) {
+      cudaFree(p);
+      return;
+    }
+#endif
+    std::free(p);
+  }
+  void fill(void* p, size_t bytes, float v) {
+    std::vector<float> h(bytes / sizeof(float), v);
+#ifdef MCCL_PERF_CUDA
+    if (!host_) {
+      CHECK_CUDA(cudaMemcpy(p, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice));
+      return;
+    }
+#endif
+    std::memcpy(p, h.data(), h.size() * sizeof(float));
+  }
+  void copyOut(void* dst, const void* src, size_t bytes) {
+#ifdef MCCL_PERF_CUDA
+    if (!host_) {
+      CHECK_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+      return;
+    }
+#endif
+    std::memcpy(dst, src, bytes);
+  }
+  void sync() {
+#ifdef MCCL_PERF_CUDA
+    if (!host_) CHECK_CUDA(cudaStreamSynchronize(stream_));
+#endif
+  }
+
+  void launch(Op op, size_t count, bool useMpi) {
+    ncclDataType_t t = o_.type;
+    size_t es = typeSize(t);
+    char* s = static_cast<char*>(send_);
+    char* r = static_cast<char*>(recv_);
+    size_t per = count / n_;  // AllGather/ReduceScatter/AlltoAll: per-rank share
+    if (useMpi) {
+      MPI_Datatype mt = mpiType(t);
+      int c = static_cast<int>(count), pc = static_cast<int>(per);
+      switch (op) {
+        case Op::AllReduce: MPI_Allreduce(s, r, c, mt, MPI_SUM, MPI_COMM_WORLD); break;
+        case Op::Broadcast: MPI_Bcast(s, c, mt, 0, MPI_COMM_WORLD); break;
+        case Op::Reduce: MPI_Reduce(s, r, c, mt, MPI_SUM, 0, MPI_COMM_WORLD); break;
+        case Op::AllGather: MPI_Allgather(s, pc, mt, r, pc, mt, MPI_COMM_WORLD); break;
+        case Op::ReduceScatter: MPI_Reduce_scatter_block(s, r, pc, mt, MPI_SUM, MPI_COMM_WORLD); break;
+        case Op::SendRecv: {
+          int next = (rank_ + 1) % n_, prev = (rank_ + n_ - 1) % n_;
+          MPI_Sendrecv(s, c, mt, next, 0, r, c, mt, prev, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+          break;
+        }
+        case Op::AlltoAll: MPI_Alltoall(s, pc, mt, r, pc, mt, MPI_COMM_WORLD); break;
+      }
+      return;
+    }
+    switch (op) {
+      case Op::AllReduce: CHECK_NCCL(ncclAllReduce(s, r, count, t, ncclSum, comm_, stream_)); break;
+      case Op::Broadcast: CHECK_NCCL(ncclBroadcast(s, r, count, t, 0, comm_, stream_)); break;
+      case Op::Reduce: CHECK_NCCL(ncclReduce(s, r, count, t, ncclSum, 0, comm_, stream_)); break;
+      case Op::AllGather: CHECK_NCCL(ncclAllGather(s, r, per, t, comm_, stream_)); break;
+      case Op::ReduceScatter: CHECK_NCCL(ncclReduceScatter(s, r, per, t, ncclSum, comm_, stream_)); break;
+      case Op::SendRecv: {
+        int next = (rank_ + 1) % n_, prev = (rank_ + n_ - 1) % n_;
+        CHECK_NCCL(ncclGroupStart());
+        CHECK_NCCL(ncclSend(s, count, t, next, comm_, stream_));
+        CHECK_NCCL(ncclRecv(r, count, t, prev, comm_, stream_));
+        CHECK_NCCL(ncclGroupEnd());
+        break;
+      }
+      case Op::AlltoAll: {
+        CHECK_NCCL(ncclGroupStart());
+        for (int q = 0; q < n_; ++q) {
+          CHECK_NCCL(ncclSend(s + q * per * es, per, t, q, comm_, stream_));
+          CHECK_NCCL(ncclRecv(r + q * per * es, per, t, q, comm_, stream_));
+        }
+        CHECK_NCCL(ncclGroupEnd());
+        break;
+      }
+    }
+  }
+
+  Options o_;
+  int rank_, n_, localRank_;
+  ncclComm_t comm_ = nullptr;
+  bool host_ = true;
+  cudaStream_t stream_ = nullptr;
+  void* send_ = nullptr;
+  void* recv_ = nullptr;
+  size_t bytes_ = 0;
+};
+
+int localRankOf(int rank, int n) {
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  std::vector<char> all(static_cast<size_t>(n) * 256);
+  MPI_Allgather(host, 256, MPI_CHAR, all.data(), 256, MPI_CHAR, MPI_COMM_WORLD);
+  int local = 0;
+  for (int r = 0; r < rank; ++r) local += std::strcmp(&all[static_cast<size_t>(r) * 256], host) == 0;
+  return local;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, n;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() { return i + 1 < argc ? argv[++i] : ""; };
+    if (a == "-b") o.minBytes = parseSize(next());
+    else if (a == "-e") o.maxBytes = parseSize(next());
+    else if (a == "-f") o.factor = std::atof(next());
+    else if (a == "-n") o.iters = std::atoi(next());
+    else if (a == "-w") o.warmup = std::atoi(next());
+    else if (a == "-G") o.graphIters = std::atoi(next());
+    else if (a == "-c") o.check = std::atoi(next()) != 0;
+    else if (a == "--csv") o.csv = next();
+    else if (a == "--no-mpi") o.mpiCompare = false;
+    else if (a == "-d") {
+      std::string d = next();
+      o.type = d == "double" ? ncclDouble : d == "int32" ? ncclInt32 : d == "half" ? ncclHalf : ncclFloat;
+    } else if (a == "-o") {
+      o.ops.clear();
+      std::string list = std::string(next()) + ",";
+      for (int k = 0; k < 7; ++k)
+        if (list.find(std::string(kOpNames[k]) + ",") == 0 || list.find("," + std::string(kOpNames[k]) + ",") != std::string::npos ||
+            list == "all,")
+          o.ops.push_back(static_cast<Op>(k));
+    } else if (a == "--knobs") {
+#ifndef MCCL_PERF_NCCL
+      if (rank == 0) std::fputs(mcclKnobHelp(), stdout);
+#endif
+      MPI_Finalize();
+      return 0;
+    } else {
+      if (rank == 0)
+        std::fprintf(stderr,
+                     "usage: mccl-perf [-b min] [-e max] [-f factor] [-n iters] [-w warmup] [-o ops|all]\n"
+                     "                 [-d float|double|int32|half] [-G graph-iters] [-c 0|1] [--csv file]\n"
+                     "                 [--no-mpi] [--knobs]\n");
+      MPI_Finalize();
+      return 2;
+    }
+  }
+  Bench b(o, rank, n, localRankOf(rank, n));
+  b.init();
+#ifdef MCCL_PERF_NCCL
+  const char* lib = "nccl";
+#else
+  const char* lib = "mccl";
+#endif
+  bool mpi = o.mpiCompare && b.host();
+  FILE* csv = nullptr;
+  if (rank == 0 && !o.csv.empty()) {
+    csv = std::fopen(o.csv.c_str(), "w");
+    if (csv) std::fprintf(csv, "lib,op,bytes,time_us,algbw,busbw%s\n", mpi ? ",mpi_time_us,mpi_busbw,ratio" : "");
+  }
+  if (rank == 0) {
+    int v = 0;
+    ncclGetVersion(&v);
+    std::printf("# %s-perf: %d ranks, %s memory, version code %d, type size %zu\n", lib, n,
+                b.host() ? "host" : "GPU", v, typeSize(o.type));
+  }
+  bool allOk = true;
+  for (Op op : o.ops) {
+    if (rank == 0) {
+      std::printf("## %s\n#%13s %10s %11s %11s", kOpNames[static_cast<int>(op)], "size(B)", "time(us)", "algbw(GB/s)",
+                  "busbw(GB/s)");
+      if (mpi) std::printf(" %12s %11s %7s", "mpi time(us)", "mpi busbw", "ratio");
+      std::printf("\n");
+    }
+    for (double sz = static_cast<double>(o.minBytes); sz <= static_cast<double>(o.maxBytes) * 1.0001; sz *= o.factor) {
+      size_t bytes = static_cast<size_t>(sz) / typeSize(o.type) * typeSize(o.type);
+      bool perRank = op == Op::AllGather || op == Op::ReduceScatter || op == Op::AlltoAll;
+      if (perRank) bytes = bytes / (n * typeSize(o.type)) * n * typeSize(o.type);
+      if (bytes == 0) continue;
+      if (rank == 0) std::fprintf(stderr, "\r[%s %zu B]            ", kOpNames[static_cast<int>(op)], bytes);
+      Result r = b.run(op, bytes, false);
+      Result m;
+      if (mpi) m = b.run(op, bytes, true);
+      if (rank == 0) {
+        std::printf("%14zu %10.2f %11.2f %11.2f", bytes, r.us, r.algbw, r.busbw);
+        if (mpi) std::printf(" %12.2f %11.2f %7.2f", m.us, m.busbw, m.us / r.us);
+        std::printf("\n");
+        std::fflush(stdout);
+        if (csv) {
+          std::fprintf(csv, "%s,%s,%zu,%.3f,%.3f,%.3f", lib, kOpNames[static_cast<int>(op)], bytes, r.us, r.algbw, r.busbw);
+          if (mpi) std::fprintf(csv, ",%.3f,%.3f,%.3f", m.us, m.busbw, m.us / r.us);
+          std::fprintf(csv, "\n");
+        }
+      }
+    }
+    if (rank == 0) std::fprintf(stderr, "\r                                  \r");
+  }
+  if (o.check && std::find(o.ops.begin(), o.ops.end(), Op::AllReduce) != o.ops.end()) {
+    bool ok = b.checkAllReduce(std::min<size_t>(o.maxBytes, 64u << 20) / 4 * 4);
+    int all = ok, both = 0;
+    MPI_Allreduce(&all, &both, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    allOk = both != 0;
+    if (rank == 0) std::printf("# check: AllReduce result %s\n", allOk ? "correct" : "WRONG");
+  }
+  if (csv) std::fclose(csv);
+  b.finish();
+  MPI_Finalize();
+  return allOk ? 0 : 1;
+}

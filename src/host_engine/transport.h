@@ -1,0 +1,92 @@
+// Connections of a host communicator, made on first use. One ordered transport table:
+// the first transport whose canConnect accepts a peer connects it.
+//   loopback  the peer is a thread of this process: FIFOs in ordinary memory
+//   ucx       any other peer: UCX registered memory (mapped directly when UCX can,
+//             RMA puts otherwise)
+// Setting up a connection exchanges one small message each way through the bootstrap,
+// without blocking, so many communicators driven by one thread can connect together.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "algorithms/schedule.h"
+#include "core/peer_info.h"
+#include "host_engine/fifo.h"
+
+struct ncclComm;
+
+namespace mccl {
+
+struct ConnKey {
+  int peer;
+  int channel;
+  ConnClass cls;
+  bool send;  // this rank sends on it
+  bool operator<(const ConnKey& o) const {
+    if (peer != o.peer) return peer < o.peer;
+    if (channel != o.channel) return channel < o.channel;
+    if (cls != o.cls) return cls < o.cls;
+    return send < o.send;
+  }
+};
+
+// Fixed-size message a side sends its peer when connecting.
+struct ConnInfo {
+  static constexpr uint32_t kMagic = 0x636f6e6e;  // "conn"
+  uint32_t magic = kMagic;
+  uint32_t transport = 0;  // index in the table
+  uint32_t slots = 0;
+  uint32_t rkeyLen = 0;
+  uint64_t slotBytes = 0;
+  uint64_t addr = 0;       // FIFO region (receiver) or head word (sender)
+  uint64_t token = 0;      // loopback: handle of the shared region
+  uint8_t rkey[448] = {0};
+};
+
+class HostTransport {
+ public:
+  explicit HostTransport(ncclComm* comm);
+  ~HostTransport();
+
+  // Before the init exchange: a UCX worker unless every peer is in this process.
+  ncclResult_t prepare(PeerInfo* mine, bool peersMayBeRemote);
+
+  // Starts connecting key (no-op when connected or connecting).
+  ncclResult_t need(const ConnKey& key);
+  const FifoLayout& layout() const { return layout_; }
+  // Connected ends, or null while connecting.
+  FifoSend* sendConn(const ConnKey& key);
+  FifoRecv* recvConn(const ConnKey& key);
+
+  // Drives UCX and pending connections.
+  ncclResult_t progress();
+  // True when every RMA operation issued so far has completed locally.
+  ncclResult_t quiescent(bool* done);
+  void abort();
+  // "ucx (direct)" / "ucx (put)" / "loopback" for the connection to peer, for logs.
+  std::string describe(const ConnKey& key) const;
+
+ private:
+  struct Conn;
+  ncclResult_t start(const ConnKey& key, Conn& c);
+  ncclResult_t finish(const ConnKey& key, Conn& c, const ConnInfo& peer);
+  uint64_t tagOf(const ConnKey& key, bool fromSender) const;
+
+  ncclComm* comm_;
+  std::shared_ptr<UcxContext> ucxCtx_;
+  std::unique_ptr<UcxWorker> ucx_;
+  std::map<ConnKey, std::unique_ptr<Conn>> conns_;
+  std::vector<ConnKey> pending_;
+  FifoLayout layout_;
+  bool allowDirect_ = true;
+};
+
+// Index of the transport that connects me to peer (the first of the table that can),
+// or -1. Exposed for tests.
+int chooseTransport(const PeerInfo& me, const PeerInfo& peer, bool haveUcx);
+const char* transportName(int index);
+
+}  // namespace mccl

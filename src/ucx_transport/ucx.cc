@@ -1,0 +1,269 @@
+#include "ucx_transport/ucx.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "core/comm.h"
+#include "core/error.h"
+#include "core/knobs.h"
+
+namespace mccl {
+namespace {
+std::mutex gCtxMu;
+std::weak_ptr<UcxContext> gCtx;
+}  // namespace
+
+ncclResult_t UcxContext::get(std::shared_ptr<UcxContext>* out) {
+  std::lock_guard<std::mutex> lock(gCtxMu);
+  std::shared_ptr<UcxContext> c = gCtx.lock();
+  if (!c) {
+    c.reset(new UcxContext());
+    ucp_config_t* config = nullptr;
+    ucs_status_t st = ucp_config_read(nullptr, nullptr, &config);  // the usual UCX_* variables
+    if (st != UCS_OK)
+      return MCCL_ERR(ncclSystemError, nullptr, "UCX: ucp_config_read failed: %s", ucs_status_string(st));
+    // UCX's keepalive declares a peer dead when it has not progressed for a while; ranks
+    // of an HPC code compute for long stretches outside mccl, so only real failures
+    // (closed connections, unreachable peers) should count. The user can still set
+    // UCX_KEEPALIVE_INTERVAL.
+    if (!knobIsSet(Knob::UcxKeepalive)) ucp_config_modify(config, "KEEPALIVE_INTERVAL", "inf");
+    ucp_params_t params;
+    std::memset(&params, 0, sizeof params);
+    params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
+    params.features = UCP_FEATURE_RMA;
+    params.mt_workers_shared = 1;  // workers of several communicators on several threads
+    st = ucp_init(&params, config, &c->ctx_);
+    ucp_config_release(config);
+    if (st != UCS_OK)
+      return MCCL_ERR(ncclSystemError, nullptr, "UCX: ucp_init failed: %s", ucs_status_string(st));
+    ucp_context_attr_t attr;
+    attr.field_mask = UCP_ATTR_FIELD_MEMORY_TYPES;
+    if (ucp_context_query(c->ctx_, &attr) == UCS_OK)
+      c->cudaMem_ = (attr.memory_types & UCS_BIT(UCS_MEMORY_TYPE_CUDA)) != 0;
+    INFO(kLogNet, "UCX %s context created (CUDA memory %s)", ucp_get_version_string(),
+         c->cudaMem_ ? "supported" : "not supported");
+    gCtx = c;
+  }
+  *out = c;
+  return ncclSuccess;
+}
+
+UcxContext::~UcxContext() {
+  if (ctx_) ucp_cleanup(ctx_);
+}
+
+UcxWorker::UcxWorker(ncclComm* comm, std::shared_ptr<UcxContext> ctx)
+    : comm_(comm), ctx_(std::move(ctx)) {}
+
+UcxWorker::~UcxWorker() {
+  if (!worker_) return;
+  // Requests still in flight are cancelled with their endpoints.
+  for (Pending& p : pending_) ucp_request_free(p.req);
+  pending_.clear();
+  for (auto& e : eps_) {
+    if (!e || !e->ep) continue;
+    ucp_request_param_t prm;
+    std::memset(&prm, 0, sizeof prm);
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    prm.flags = UCP_EP_CLOSE_FLAG_FORCE;
+    ucs_status_ptr_t r = ucp_ep_close_nbx(e->ep, &prm);
+    if (UCS_PTR_IS_PTR(r)) {
+      // A forced close completes after a few progress calls; bounded.
+      for (int i = 0; i < 1000 && ucp_request_check_status(r) == UCS_INPROGRESS; ++i)
+        ucp_worker_progress(worker_);
+      ucp_request_free(r);
+    }
+  }
+  eps_.clear();
+  ucp_worker_destroy(worker_);
+}
+
+ncclResult_t UcxWorker::create() {
+  ucp_worker_params_t wp;
+  std::memset(&wp, 0, sizeof wp);
+  wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+  wp.thread_mode = UCS_THREAD_MODE_SERIALIZED;
+  ucs_status_t st = ucp_worker_create(ctx_->handle(), &wp, &worker_);
+  if (st != UCS_OK)
+    return MCCL_ERR(ncclSystemError, comm_, "UCX: ucp_worker_create failed: %s", ucs_status_string(st));
+  ucp_address_t* addr = nullptr;
+  size_t len = 0;
+  st = ucp_worker_get_address(worker_, &addr, &len);
+  if (st != UCS_OK)
+    return MCCL_ERR(ncclSystemError, comm_, "UCX: ucp_worker_get_address failed: %s", ucs_status_string(st));
+  address_.assign(reinterpret_cast<uint8_t*>(addr), reinterpret_cast<uint8_t*>(addr) + len);
+  ucp_worker_release_address(worker_, addr);
+  return ncclSuccess;
+}
+
+void UcxWorker::errorCallback(void* arg, ucp_ep_h, ucs_status_t status) {
+  auto* e = static_cast<Ep*>(arg);
+  UcxWorker* w = e->owner;
+  std::lock_guard<std::mutex> lock(w->failMu_);
+  if (w->failedRank_ < 0) {
+    w->failedRank_ = e->rank;
+    w->failReason_ = ucs_status_string(status);
+  }
+}
+
+ncclResult_t UcxWorker::endpoint(int rank, const void* addr, size_t addrLen, ucp_ep_h* ep) {
+  if (eps_.size() <= static_cast<size_t>(rank)) eps_.resize(static_cast<size_t>(rank) + 1);
+  auto& slot = eps_[rank];
+  if (slot && slot->ep) {
+    *ep = slot->ep;
+    return ncclSuccess;
+  }
+  if (addrLen == 0)
+    return MCCL_ERR(ncclInternalError, comm_, "UCX: rank %d published no worker address", rank);
+  slot.reset(new Ep());
+  slot->rank = rank;
+  slot->owner = this;
+  ucp_ep_params_t ep_params;
+  std::memset(&ep_params, 0, sizeof ep_params);
+  ep_params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLER |
+                         UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+  ep_params.address = static_cast<const ucp_address_t*>(addr);
+  // Peer-failure mode would restrict UCX to transports that can report a dead peer (TCP,
+  // IB), dropping shared memory, and reports healthy peers that are merely busy. Dead peers
+  // are detected by mccl itself (timeouts and the bootstrap's connections).
+  ep_params.err_mode = UCP_ERR_HANDLING_MODE_NONE;
+  ep_params.err_handler.cb = errorCallback;
+  ep_params.err_handler.arg = slot.get();
+  ucs_status_t st = ucp_ep_create(worker_, &ep_params, &slot->ep);
+  if (st != UCS_OK) {
+    slot.reset();
+    return MCCL_ERR(ncclRemoteError, comm_, "UCX: cannot reach rank %d: %s", rank, ucs_status_string(st));
+  }
+  *ep = slot->ep;
+  return ncclSuccess;
+}
+
+ncclResult_t UcxWorker::mapRegion(size_t size, bool allocate, UcxRegion* out) {
+  UcxRegion r;
+  r.size = size;
+  ucp_mem_map_params_t mp;
+  std::memset(&mp, 0, sizeof mp);
+  mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
+                  UCP_MEM_MAP_PARAM_FIELD_FLAGS;
+  mp.length = size;
+  void* own = nullptr;
+  if (allocate) {
+    mp.address = nullptr;
+    mp.flags = UCP_MEM_MAP_ALLOCATE;
+  } else {
+    if (posix_memalign(&own, 4096, size) != 0)
+      return MCCL_ERR(ncclSystemError, comm_, "cannot allocate %zu bytes", size);
+    mp.address = own;
+  }
+  ucs_status_t st = ucp_mem_map(ctx_->handle(), &mp, &r.memh);
+  if (st != UCS_OK) {
+    free(own);
+    return MCCL_ERR(ncclSystemError, comm_, "UCX: ucp_mem_map of %zu bytes failed: %s", size,
+                    ucs_status_string(st));
+  }
+  ucp_mem_attr_t attr;
+  attr.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS;
+  ucp_mem_query(r.memh, &attr);
+  r.ptr = attr.address;
+  void* packed = nullptr;
+  size_t len = 0;
+  st = ucp_rkey_pack(ctx_->handle(), r.memh, &packed, &len);
+  if (st != UCS_OK) {
+    ucp_mem_unmap(ctx_->handle(), r.memh);
+    free(own);
+    return MCCL_ERR(ncclSystemError, comm_, "UCX: ucp_rkey_pack failed: %s", ucs_status_string(st));
+  }
+  r.rkey.assign(static_cast<uint8_t*>(packed), static_cast<uint8_t*>(packed) + len);
+  ucp_rkey_buffer_release(packed);
+  std::memset(r.ptr, 0, size);
+  *out = std::move(r);
+  return ncclSuccess;
+}
+
+void UcxWorker::unmapRegion(UcxRegion* r) {
+  if (!r->memh) return;
+  ucp_mem_unmap(ctx_->handle(), r->memh);
+  r->memh = nullptr;
+  r->ptr = nullptr;
+}
+
+ncclResult_t UcxWorker::unpack(int rank, ucp_ep_h ep, const uint8_t* rkey, size_t len, uint64_t addr,
+                               bool allowDirect, UcxRemote* out) {
+  (void)len;
+  UcxRemote r;
+  r.addr = addr;
+  ucs_status_t st = ucp_ep_rkey_unpack(ep, rkey, &r.rkey);
+  if (st != UCS_OK)
+    return MCCL_ERR(ncclSystemError, comm_, "UCX: cannot unpack the rkey of rank %d: %s", rank,
+                    ucs_status_string(st));
+  if (allowDirect) {
+    void* p = nullptr;
+    if (ucp_rkey_ptr(r.rkey, addr, &p) == UCS_OK) r.direct = p;
+  }
+  *out = r;
+  return ncclSuccess;
+}
+
+void UcxWorker::release(UcxRemote* r) {
+  if (r->rkey) ucp_rkey_destroy(r->rkey);
+  r->rkey = nullptr;
+  r->direct = nullptr;
+}
+
+void UcxWorker::sendCallback(void*, ucs_status_t status, void* user) {
+  if (status != UCS_OK && status != UCS_ERR_CANCELED) static_cast<UcxWorker*>(user)->opErrors_.fetch_add(1);
+}
+
+ncclResult_t UcxWorker::put(int rank, ucp_ep_h ep, const void* src, size_t n, const UcxRemote& dst,
+                            uint64_t offset) {
+  ucp_request_param_t prm;
+  std::memset(&prm, 0, sizeof prm);
+  prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  prm.cb.send = sendCallback;
+  prm.user_data = this;
+  ucs_status_ptr_t r = ucp_put_nbx(ep, src, n, dst.addr + offset, dst.rkey, &prm);
+  if (UCS_PTR_IS_ERR(r))
+    return MCCL_ERR(ncclRemoteError, comm_, "UCX: put of %zu bytes to rank %d failed: %s", n, rank,
+                    ucs_status_string(UCS_PTR_STATUS(r)));
+  if (UCS_PTR_IS_PTR(r)) pending_.push_back(Pending{r, rank});
+  return ncclSuccess;
+}
+
+void UcxWorker::fence() { ucp_worker_fence(worker_); }
+
+int UcxWorker::failedPeer(std::string* why) const {
+  std::lock_guard<std::mutex> lock(failMu_);
+  if (why) *why = failReason_;
+  return failedRank_;
+}
+
+ncclResult_t UcxWorker::progress() {
+  while (ucp_worker_progress(worker_) != 0) {
+  }
+  std::string why;
+  int failed = failedPeer(&why);
+  if (failed >= 0)
+    return MCCL_ERR(ncclRemoteError, comm_, "UCX: the connection to rank %d (%s) failed: %s", failed,
+                    comm_ && failed < static_cast<int>(comm_->peers.size()) ? comm_->peers[failed].hostName : "?",
+                    why.c_str());
+  if (opErrors_.load() != 0)
+    return MCCL_ERR(ncclRemoteError, comm_, "UCX: %d RMA operations failed", opErrors_.load());
+  return ncclSuccess;
+}
+
+ncclResult_t UcxWorker::quiescent(bool* done) {
+  MCCL_CHECK(progress());
+  size_t keep = 0;
+  for (size_t i = 0; i < pending_.size(); ++i) {
+    if (ucp_request_check_status(pending_[i].req) == UCS_INPROGRESS) {
+      pending_[keep++] = pending_[i];
+    } else {
+      ucp_request_free(pending_[i].req);
+    }
+  }
+  pending_.resize(keep);
+  *done = pending_.empty();
+  return ncclSuccess;
+}
+
+}  // namespace mccl

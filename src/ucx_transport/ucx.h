@@ -1,0 +1,110 @@
+// UCX for mccl: one UCP context per process, one worker per communicator, endpoints to
+// the peers a schedule needs, registered memory with packed rkeys, RMA put, and the
+// requests still in flight. Errors become ncclSystemError, or ncclRemoteError naming the
+// peer rank when a peer is unreachable or fails.
+//
+// Layering (UCX's habit): ucx.h knows nothing of FIFOs or schedules; host_engine/fifo.h
+// builds the connection protocol on top of it.
+#pragma once
+
+#include <ucp/api/ucp.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "nccl.h"
+
+struct ncclComm;
+
+namespace mccl {
+
+class UcxContext {
+ public:
+  // The process's context, created on first use.
+  static ncclResult_t get(std::shared_ptr<UcxContext>* out);
+  ~UcxContext();
+  ucp_context_h handle() const { return ctx_; }
+  bool cudaMemorySupported() const { return cudaMem_; }
+
+ private:
+  UcxContext() = default;
+  ucp_context_h ctx_ = nullptr;
+  bool cudaMem_ = false;
+};
+
+// A region of memory registered with UCX (allocated by UCX when `allocate`, so peers on
+// the same host can map it directly).
+struct UcxRegion {
+  void* ptr = nullptr;
+  size_t size = 0;
+  ucp_mem_h memh = nullptr;
+  std::vector<uint8_t> rkey;  // packed
+};
+
+// What a peer needs to reach a region: its address and packed rkey.
+struct UcxRemote {
+  uint64_t addr = 0;
+  ucp_rkey_h rkey = nullptr;
+  void* direct = nullptr;  // locally mapped pointer (ucp_rkey_ptr), or null
+};
+
+class UcxWorker {
+ public:
+  UcxWorker(ncclComm* comm, std::shared_ptr<UcxContext> ctx);
+  ~UcxWorker();
+
+  ncclResult_t create();
+  const std::vector<uint8_t>& address() const { return address_; }
+
+  // Endpoint to rank (created on first use from its worker address).
+  ncclResult_t endpoint(int rank, const void* addr, size_t addrLen, ucp_ep_h* ep);
+
+  ncclResult_t mapRegion(size_t size, bool allocate, UcxRegion* out);
+  void unmapRegion(UcxRegion* r);
+  // Unpacks a peer's rkey; when allowDirect, also tries to map the memory locally.
+  ncclResult_t unpack(int rank, ucp_ep_h ep, const uint8_t* rkey, size_t len, uint64_t addr,
+                      bool allowDirect, UcxRemote* out);
+  void release(UcxRemote* r);
+
+  // RMA put of n bytes to remote addr; the request (if any) is tracked until complete.
+  ncclResult_t put(int rank, ucp_ep_h ep, const void* src, size_t n, const UcxRemote& dst,
+                   uint64_t offset);
+  void fence();
+  // Drives UCX; reports a failed peer or operation.
+  ncclResult_t progress();
+  // True when every tracked request has completed.
+  ncclResult_t quiescent(bool* done);
+  // First peer found failed (-1 if none), with UCX's reason.
+  int failedPeer(std::string* why) const;
+
+ private:
+  static void errorCallback(void* arg, ucp_ep_h ep, ucs_status_t status);
+  static void sendCallback(void* request, ucs_status_t status, void* user);
+
+  ncclComm* comm_;
+  std::shared_ptr<UcxContext> ctx_;
+  ucp_worker_h worker_ = nullptr;
+  std::vector<uint8_t> address_;
+  struct Ep {
+    ucp_ep_h ep = nullptr;
+    int rank = -1;
+    UcxWorker* owner = nullptr;
+  };
+  std::vector<std::unique_ptr<Ep>> eps_;
+  struct Pending {
+    void* req;
+    int rank;
+  };
+  std::vector<Pending> pending_;
+  mutable std::mutex failMu_;
+  int failedRank_ = -1;
+  std::string failReason_;
+  std::atomic<int> opErrors_{0};
+};
+
+}  // namespace mccl

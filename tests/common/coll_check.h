@@ -1,0 +1,49 @@
+// Runs one collective on host buffers and checks every output element against a
+// reference computed independently, in double precision, from the same inputs.
+//
+// Inputs are a deterministic function of (seed, rank, index), chosen per operator so the
+// exact result is representable: small integers for integer sums and products, values in
+// [-1, 1] for float sums, [0.5, 1.5] for products. Integer results must match exactly;
+// float results within tolerance(type) * (sum of |terms| + 1) * (nranks + 1), where
+// tolerance is the type's unit roundoff (2^-24 float, 2^-53 double, 2^-11 half,
+// 2^-8 bfloat16, 2^-4 e4m3, 2^-3 e5m2): every rank's partial sum is rounded once.
+// Output elements must all be written; elements outside the output must stay untouched.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "nccl.h"
+
+namespace mccl_test {
+
+enum class CollKind { AllReduce, Broadcast, Reduce, AllGather, ReduceScatter };
+const char* collKindName(CollKind k);
+
+struct CollCase {
+  CollKind kind = CollKind::AllReduce;
+  ncclDataType_t type = ncclFloat32;
+  ncclRedOp_t op = ncclSum;   // ignored for Broadcast/AllGather
+  bool preMulSum = false;     // use a PreMulSum operator instead of op
+  bool scalarOnDevice = false;  // PreMulSum with ncclScalarDevice residence
+  size_t count = 0;           // API count (AllGather: per rank send; ReduceScatter: per rank recv)
+  int root = 0;
+  bool inPlace = false;
+  uint64_t seed = 1;
+  std::string describe() const;
+};
+
+// Runs c on comm (this rank of nranks) and returns "" when every check passed, otherwise
+// the first mismatches. The call's own error (if any) is reported too.
+std::string runCollCase(ncclComm_t comm, int rank, int nranks, const CollCase& c);
+
+// Point-to-point patterns of the guide, each in one group: "ring", "alltoall",
+// "scatter", "gather", "neighbor". Returns "" on success.
+std::string runP2pPattern(ncclComm_t comm, int rank, int nranks, const std::string& pattern,
+                          size_t count, ncclDataType_t type, int root, uint64_t seed);
+
+extern const ncclDataType_t kAllTypes[12];
+extern const ncclRedOp_t kBuiltinOps[5];
+
+}  // namespace mccl_test

@@ -1,0 +1,111 @@
+// Every collective, datatype and operator with ranks as threads of one process
+// (ncclCommInitAll: in-process bootstrap, loopback transport), checked against the
+// double-precision reference of coll_check.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "coll_check.h"
+#include "mccl.h"
+#include "test_util.h"
+
+using namespace mccl_test;
+
+namespace {
+
+// Runs cases on every rank (thread) and reports the first failures.
+void runOnThreads(std::vector<ncclComm_t>& comms, const std::vector<CollCase>& cases) {
+  int n = static_cast<int>(comms.size());
+  std::vector<std::string> errs(static_cast<size_t>(n));
+  runThreads(n, [&](int r) {
+    for (const CollCase& c : cases) {
+      std::string e = runCollCase(comms[r], r, n, c);
+      if (!e.empty() && errs[r].size() < 4000) errs[r] += e;
+    }
+  });
+  for (int r = 0; r < n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ":\n" << errs[r];
+}
+
+std::vector<CollCase> everyCase(int n, std::vector<size_t> counts) {
+  std::vector<CollCase> cases;
+  uint64_t seed = 100;
+  for (size_t count : counts)
+    for (ncclDataType_t t : kAllTypes)
+      for (bool inPlace : {false, true}) {
+        for (ncclRedOp_t op : kBuiltinOps) {
+          for (CollKind k : {CollKind::AllReduce, CollKind::ReduceScatter})
+            cases.push_back(CollCase{k, t, op, false, false, count, 0, inPlace, seed++});
+          cases.push_back(CollCase{CollKind::Reduce, t, op, false, false, count, n - 1, inPlace, seed++});
+        }
+        cases.push_back(CollCase{CollKind::AllReduce, t, ncclSum, true, false, count, 0, inPlace, seed++});
+        cases.push_back(CollCase{CollKind::AllReduce, t, ncclSum, true, true, count, 0, inPlace, seed++});
+        cases.push_back(CollCase{CollKind::ReduceScatter, t, ncclSum, true, false, count, 0, inPlace, seed++});
+        for (int root = 0; root < n; ++root) {
+          cases.push_back(CollCase{CollKind::Broadcast, t, ncclSum, false, false, count, root, inPlace, seed++});
+          cases.push_back(CollCase{CollKind::Reduce, t, ncclSum, root % 2 == 1, false, count, root, inPlace, seed++});
+        }
+        cases.push_back(CollCase{CollKind::AllGather, t, ncclSum, false, false, count, 0, inPlace, seed++});
+      }
+  return cases;
+}
+
+}  // namespace
+
+class ThreadCollectives : public testing::TestWithParam<int> {};
+
+TEST_P(ThreadCollectives, EveryTypeOpAndForm) {
+  int n = GetParam();
+  std::vector<ncclComm_t> comms = makeHostComms(n);
+  runOnThreads(comms, everyCase(n, {0, 1, 7, 1023}));
+  destroyComms(comms);
+}
+
+TEST_P(ThreadCollectives, LargeCounts) {
+  int n = GetParam();
+  std::vector<ncclComm_t> comms = makeHostComms(n);
+  std::vector<CollCase> cases;
+  const size_t big = (1 << 20) + 3;
+  for (ncclDataType_t t : {ncclFloat32, ncclInt64, ncclFloat16, ncclFloat8e4m3}) {
+    cases.push_back(CollCase{CollKind::AllReduce, t, ncclSum, false, false, big, 0, false, 7});
+    cases.push_back(CollCase{CollKind::AllReduce, t, ncclMax, false, false, big, 0, true, 8});
+    cases.push_back(CollCase{CollKind::Broadcast, t, ncclSum, false, false, big, n - 1, false, 9});
+    cases.push_back(CollCase{CollKind::Reduce, t, ncclSum, false, false, big, 0, true, 10});
+    cases.push_back(CollCase{CollKind::AllGather, t, ncclSum, false, false, big / n, 0, false, 11});
+    cases.push_back(CollCase{CollKind::ReduceScatter, t, ncclSum, false, false, big / n, 0, true, 12});
+  }
+  runOnThreads(comms, cases);
+  destroyComms(comms);
+}
+
+TEST_P(ThreadCollectives, PointToPointPatterns) {
+  int n = GetParam();
+  std::vector<ncclComm_t> comms = makeHostComms(n);
+  std::vector<std::string> errs(static_cast<size_t>(n));
+  runThreads(n, [&](int r) {
+    for (const char* p : {"ring", "neighbor", "alltoall", "scatter", "gather"})
+      for (size_t count : {size_t{0}, size_t{1}, size_t{1000}, size_t{300000}})
+        errs[r] += runP2pPattern(comms[r], r, n, p, count, ncclInt32, n / 2, count + 1);
+  });
+  for (int r = 0; r < n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ":\n" << errs[r];
+  destroyComms(comms);
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, ThreadCollectives, testing::Values(1, 2, 3, 4, 8));
+
+TEST(ThreadCollectives, OneThreadDrivesAllRanksInAGroup) {
+  // The guide's single-process pattern: one thread, every communicator, one group.
+  const int n = 4;
+  std::vector<ncclComm_t> comms = makeHostComms(n);
+  const size_t count = 10000;
+  std::vector<std::vector<float>> in(n, std::vector<float>(count)), out(n, std::vector<float>(count, -1));
+  for (int r = 0; r < n; ++r)
+    for (size_t i = 0; i < count; ++i) in[r][i] = static_cast<float>(r + i % 13);
+  NCCL_OK(ncclGroupStart());
+  for (int r = 0; r < n; ++r)
+    NCCL_OK(ncclAllReduce(in[r].data(), out[r].data(), count, ncclFloat, ncclSum, comms[r], nullptr));
+  NCCL_OK(ncclGroupEnd());
+  for (int r = 0; r < n; ++r)
+    for (size_t i = 0; i < count; ++i) ASSERT_EQ(out[r][i], 6.0f + 4 * (i % 13)) << r << " " << i;
+  destroyComms(comms);
+}
