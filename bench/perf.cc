@@ -66,6 +66,7 @@ struct Options {
   ncclDataType_t type = ncclFloat;
   std::string csv;
   bool mpiCompare = true;
+  int trials = 3;  // each size is timed this many times, mccl and MPI interleaved; medians
 };
 
 size_t parseSize(const char* s) {
@@ -372,6 +373,7 @@ int main(int argc, char** argv) {
     else if (a == "-c") o.check = std::atoi(next()) != 0;
     else if (a == "--csv") o.csv = next();
     else if (a == "--no-mpi") o.mpiCompare = false;
+    else if (a == "-t") o.trials = std::max(1, std::atoi(next()));
     else if (a == "-d") {
       std::string d = next();
       o.type = d == "double" ? ncclDouble : d == "int32" ? ncclInt32 : d == "half" ? ncclHalf : ncclFloat;
@@ -393,7 +395,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr,
                      "usage: mccl-perf [-b min] [-e max] [-f factor] [-n iters] [-w warmup] [-o ops|all]\n"
                      "                 [-d float|double|int32|half] [-G graph-iters] [-c 0|1] [--csv file]\n"
-                     "                 [--no-mpi] [--knobs]\n");
+                     "                 [-t trials] [--no-mpi] [--knobs]\n");
       MPI_Finalize();
       return 2;
     }
@@ -431,9 +433,18 @@ int main(int argc, char** argv) {
       if (perRank) bytes = bytes / (n * typeSize(o.type)) * n * typeSize(o.type);
       if (bytes == 0) continue;
       if (rank == 0) std::fprintf(stderr, "\r[%s %zu B]            ", kOpNames[static_cast<int>(op)], bytes);
-      Result r = b.run(op, bytes, false);
-      Result m;
-      if (mpi) m = b.run(op, bytes, true);
+      // Interleave the libraries so a slow phase of the machine hits both; keep medians.
+      std::vector<Result> rs, ms;
+      for (int t = 0; t < o.trials; ++t) {
+        rs.push_back(b.run(op, bytes, false));
+        if (mpi) ms.push_back(b.run(op, bytes, true));
+      }
+      auto median = [](std::vector<Result> v) {
+        std::sort(v.begin(), v.end(), [](const Result& x, const Result& y) { return x.us < y.us; });
+        return v.empty() ? Result{} : v[v.size() / 2];
+      };
+      Result r = median(rs);
+      Result m = median(ms);
       if (rank == 0) {
         std::printf("%14zu %10.2f %11.2f %11.2f", bytes, r.us, r.algbw, r.busbw);
         if (mpi) std::printf(" %12.2f %11.2f %7.2f", m.us, m.busbw, m.us / r.us);

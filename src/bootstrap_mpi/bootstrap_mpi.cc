@@ -34,6 +34,15 @@ bool MpiBootstrap::threadMultiple() {
   return level == MPI_THREAD_MULTIPLE;
 }
 
+bool MpiBootstrap::callerMayUseMpi() {
+  if (!mpiUsable()) return false;
+  int level = MPI_THREAD_SINGLE, isMain = 0;
+  MPI_Query_thread(&level);
+  if (level == MPI_THREAD_MULTIPLE) return true;
+  MPI_Is_thread_main(&isMain);
+  return isMain != 0;
+}
+
 void MpiBootstrap::progress(MPI_Comm comm) {
   if (comm == MPI_COMM_NULL || !mpiUsable()) return;
   int flag = 0;

@@ -40,6 +40,8 @@ class MpiBootstrap : public Bootstrap {
   static bool threadMultiple();
   // Lets MPI progress (one MPI_Iprobe on comm).
   static void progress(MPI_Comm comm);
+  // True when the calling thread may call MPI: MPI_THREAD_MULTIPLE, or the main thread.
+  static bool callerMayUseMpi();
 
  private:
   MpiBootstrap(MPI_Comm comm, int rank, int size);

@@ -48,6 +48,7 @@ ncclResult_t ncclComm::checkUsable(const char* call) {
   if (finalized.load())
     return MCCL_ERR(ncclInvalidUsage, this,
                     "%s: the communicator was finalized; only ncclCommDestroy is allowed", call);
+  if (dataPath) dataPath->asyncStatus();
   ncclResult_t e = asyncError.load();
   if (e != ncclSuccess && e != ncclInProgress)
     return MCCL_ERR(e, this, "%s: the communicator failed earlier: %s", call, failureMessage().c_str());

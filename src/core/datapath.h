@@ -51,6 +51,8 @@ class DataPath {
     return ncclSuccess;
   }
   virtual void deregisterBuffer(void* transportHandle) { (void)transportHandle; }
+  // An error found after the fact (a GPU kernel that timed out), else ncclSuccess.
+  virtual ncclResult_t asyncStatus() { return ncclSuccess; }
   // Completes everything issued so far (ncclCommFinalize).
   virtual ncclResult_t flush() { return ncclSuccess; }
   // Stops waits promptly; later calls fail.

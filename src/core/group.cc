@@ -78,6 +78,7 @@ ncclResult_t runWork(std::vector<CommOps>& work) {
     auto* mb = dynamic_cast<MpiBootstrap*>(w.comm->bootstrap.get());
     if (mb) mpiComms.push_back(mb->comm());
   }
+  if (!mpiComms.empty() && !MpiBootstrap::callerMayUseMpi()) mpiComms.clear();
   uint64_t pass = 0;
   while (left > 0) {
     for (size_t i = 0; i < works.size(); ++i) {

@@ -66,10 +66,16 @@ PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes) 
     case OpKind::Send:
     case OpKind::Recv: c.algo = Algo::P2p; break;
   }
-  // Channels: a host rank is one thread, so one channel unless asked; the GPU planner
-  // sets its own.
-  int nch = static_cast<int>(knobInt(Knob::HostChannels));
-  if (nch <= 0) nch = 1;
+  // Channels: a host rank is one thread, so one channel unless asked. A GPU uses one block
+  // per channel: enough of them to fill NVLink for large messages, one for small ones.
+  int nch;
+  if (comm->isHost()) {
+    nch = static_cast<int>(knobInt(Knob::HostChannels));
+    if (nch <= 0) nch = 1;
+  } else {
+    const double perChannel = 256.0 * 1024;
+    nch = static_cast<int>(std::min(16.0, std::max(1.0, std::ceil(bytes * (op.kind == OpKind::AllGather || op.kind == OpKind::ReduceScatter ? n : 1) / perChannel))));
+  }
   int64_t minc = knobInt(Knob::MinNChannels), maxc = knobInt(Knob::MaxNChannels);
   if (minc > 0) nch = std::max<int>(nch, static_cast<int>(minc));
   if (maxc > 0) nch = std::min<int>(nch, static_cast<int>(maxc));

@@ -1,5 +1,7 @@
 #include "host_engine/host_work.h"
 
+#include <sched.h>
+
 #include <cstdio>
 #include <cstring>
 
@@ -199,6 +201,11 @@ ncclResult_t HostWork::progress(bool* done) {
   if (progressed) {
     lastProgress_ = now;
     warned_ = false;
+    idlePasses_ = 0;
+  } else if (++idlePasses_ > 16) {
+    // Nothing moved: let a peer that shares this core run (ranks are often
+    // oversubscribed on the cores of one node).
+    sched_yield();
   }
   if (allDone) {
     // Every step ran; wait until the last puts have left this process.

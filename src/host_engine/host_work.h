@@ -60,6 +60,7 @@ class HostWork : public Work {
   std::vector<Queue> queues_;
   std::chrono::steady_clock::time_point lastProgress_;
   bool warned_ = false;
+  int idlePasses_ = 0;
   std::string blocked_;  // what the last blocked step waited for
 };
 

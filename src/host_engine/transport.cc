@@ -73,7 +73,7 @@ struct HostTransport::Conn {
   std::unique_ptr<FifoRecv> recv;
 };
 
-HostTransport::HostTransport(ncclComm* comm) : comm_(comm) {
+HostTransport::HostTransport(ncclComm* comm) : comm_(comm), exchange_(comm, sizeof(ConnInfo)) {
   int64_t slots = knobInt(Knob::FifoSlots);
   if (slots < 2) slots = 2;
   if (slots > 64) slots = 64;
@@ -116,19 +116,14 @@ ncclResult_t HostTransport::prepare(PeerInfo* mine, bool peersMayBeRemote) {
   return ncclSuccess;
 }
 
-uint64_t HostTransport::tagOf(const ConnKey& key, bool fromSender) const {
-  return kTagConnect | (static_cast<uint64_t>(key.cls) << 24) | (static_cast<uint64_t>(key.channel) << 1) |
-         (fromSender ? 1 : 0);
-}
-
 ncclResult_t HostTransport::need(const ConnKey& key) {
   auto it = conns_.find(key);
   if (it != conns_.end()) return ncclSuccess;
   auto c = std::make_unique<Conn>();
   MCCL_CHECK(start(key, *c));
+  ConnInfo mine = c->mine;
   conns_.emplace(key, std::move(c));
-  pending_.push_back(key);
-  return ncclSuccess;
+  return exchange_.post(key, &mine);
 }
 
 ncclResult_t HostTransport::start(const ConnKey& key, Conn& c) {
@@ -160,7 +155,7 @@ ncclResult_t HostTransport::start(const ConnKey& key, Conn& c) {
     c.mine.rkeyLen = static_cast<uint32_t>(c.region.rkey.size());
     c.mine.addr = reinterpret_cast<uint64_t>(c.region.ptr);
   }
-  return comm_->bootstrap->send(key.peer, tagOf(key, key.send), &c.mine, sizeof c.mine);
+  return ncclSuccess;
 }
 
 ncclResult_t HostTransport::finish(const ConnKey& key, Conn& c, const ConnInfo& info) {
@@ -204,18 +199,12 @@ ncclResult_t HostTransport::finish(const ConnKey& key, Conn& c, const ConnInfo& 
 
 ncclResult_t HostTransport::progress() {
   if (ucx_) MCCL_CHECK(ucx_->progress());
-  size_t keep = 0;
-  for (size_t i = 0; i < pending_.size(); ++i) {
-    const ConnKey& key = pending_[i];
-    Conn& c = *conns_[key];
+  if (exchange_.idle()) return ncclSuccess;
+  return exchange_.poll([this](const ConnKey& key, const void* rec) {
     ConnInfo info;
-    bool got = false;
-    MCCL_CHECK(comm_->bootstrap->tryRecv(key.peer, tagOf(key, !key.send), &info, sizeof info, &got));
-    if (got) MCCL_CHECK(finish(key, c, info));
-    else pending_[keep++] = key;
-  }
-  pending_.resize(keep);
-  return ncclSuccess;
+    std::memcpy(&info, rec, sizeof info);
+    return finish(key, *conns_[key], info);
+  });
 }
 
 FifoSend* HostTransport::sendConn(const ConnKey& key) {

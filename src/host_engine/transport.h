@@ -13,25 +13,13 @@
 #include <vector>
 
 #include "algorithms/schedule.h"
+#include "core/connect.h"
 #include "core/peer_info.h"
 #include "host_engine/fifo.h"
 
 struct ncclComm;
 
 namespace mccl {
-
-struct ConnKey {
-  int peer;
-  int channel;
-  ConnClass cls;
-  bool send;  // this rank sends on it
-  bool operator<(const ConnKey& o) const {
-    if (peer != o.peer) return peer < o.peer;
-    if (channel != o.channel) return channel < o.channel;
-    if (cls != o.cls) return cls < o.cls;
-    return send < o.send;
-  }
-};
 
 // Fixed-size message a side sends its peer when connecting.
 struct ConnInfo {
@@ -73,13 +61,12 @@ class HostTransport {
   struct Conn;
   ncclResult_t start(const ConnKey& key, Conn& c);
   ncclResult_t finish(const ConnKey& key, Conn& c, const ConnInfo& peer);
-  uint64_t tagOf(const ConnKey& key, bool fromSender) const;
 
   ncclComm* comm_;
   std::shared_ptr<UcxContext> ucxCtx_;
   std::unique_ptr<UcxWorker> ucx_;
   std::map<ConnKey, std::unique_ptr<Conn>> conns_;
-  std::vector<ConnKey> pending_;
+  ConnectExchange exchange_;
   FifoLayout layout_;
   bool allowDirect_ = true;
 };

@@ -1,18 +1,367 @@
+// The data path of GPU communicators: plans a group's operations, connects the peers they
+// need over CUDA IPC, and launches one kernel for the whole group on the user's stream.
 #include "kernels/gpu_datapath.h"
 
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <thread>
+#include <vector>
+
+#include "algorithms/schedule_dump.h"
 #include "core/comm.h"
+#include "core/cuda_guard.h"
 #include "core/error.h"
+#include "core/knobs.h"
+#include "core/planner.h"
+#include "core/types.h"
+#include "ipc_transport/ipc.h"
+#include "kernels/launch.h"
 
 namespace mccl {
 namespace {
+
+#define CUDA_TRY(call, what)                                                                  \
+  do {                                                                                        \
+    cudaError_t e_ = (call);                                                                  \
+    if (e_ != cudaSuccess)                                                                    \
+      return MCCL_ERR(ncclUnhandledCudaError, comm_, "%s: %s", what, cudaGetErrorString(e_)); \
+  } while (0)
+
+constexpr int kGpuMaxChannels = 32;
+
+DevRed devRed(RedKind k) {
+  switch (k) {
+    case RedKind::Prod: return kRedProd;
+    case RedKind::Max: return kRedMax;
+    case RedKind::Min: return kRedMin;
+    default: return kRedSum;
+  }
+}
+
+int launchThreads() {
+  int64_t t = knobInt(Knob::NThreads);
+  if (t <= 0) return 512;
+  t = std::max<int64_t>(64, std::min<int64_t>(kMaxThreads, t));
+  return static_cast<int>(t / 64 * 64);
+}
+
+class GpuDataPath;
+
+class GpuWork : public Work {
+ public:
+  GpuWork(ncclComm* comm, GpuDataPath* dp) : comm_(comm), dp_(dp) {}
+  ncclResult_t init(std::vector<OpDesc>& ops);
+  ncclResult_t progress(bool* done) override;
+  std::string describe() const override { return "connecting GPU peers"; }
+
+ private:
+  ncclResult_t launch();
+  ncclComm* comm_;
+  GpuDataPath* dp_;
+  std::vector<OpDesc> ops_;
+  std::vector<DevWork> works_;
+  std::vector<DevQueue> queues_;
+  std::chrono::steady_clock::time_point start_;
+};
+
 class GpuDataPath : public DataPath {
  public:
-  explicit GpuDataPath(ncclComm* comm) : DataPath(comm) {}
-  ncclResult_t submit(std::vector<OpDesc>& ops, std::unique_ptr<Work>*) override {
-    return MCCL_ERR(ncclInvalidUsage, comm_, "nccl%s on a GPU communicator: not implemented yet",
-                    ops.empty() ? "?" : opKindName(ops[0].kind));
+  explicit GpuDataPath(ncclComm* comm) : DataPath(comm), ipc_(comm) {}
+  ~GpuDataPath() override {
+    CudaDeviceGuard guard(comm_->cudaDev);
+    if (lastEvent_) {
+      // Kernels still running use what is freed below: they end (or were aborted) first.
+      waitLast(static_cast<double>(knobInt(Knob::Timeout)));
+      cudaEventDestroy(lastEvent_);
+    }
+    if (dComm_) cudaFree(dComm_);
+    if (dRing_) cudaFree(dRing_);
+    if (scratch_) cudaFree(scratch_);
+    if (hostFlags_) cudaFreeHost(hostFlags_);
   }
+
+  ncclResult_t setup() override {
+    CudaDeviceGuard guard(comm_->cudaDev);
+    MCCL_CHECK(ipc_.setup(kGpuMaxChannels));
+    CUDA_TRY(cudaHostAlloc(&hostFlags_, 64, cudaHostAllocMapped), "cudaHostAlloc(flags)");
+    std::memset(hostFlags_, 0, 64);
+    int32_t* dFlags = nullptr;
+    CUDA_TRY(cudaHostGetDevicePointer(&dFlags, hostFlags_, 0), "cudaHostGetDevicePointer");
+    const int n = comm_->nranks;
+    CUDA_TRY(cudaMalloc(&dRing_, sizeof(int32_t) * 2 * static_cast<size_t>(n)), "cudaMalloc(ring)");
+    CUDA_TRY(cudaMemcpy(dRing_, comm_->topo.ring.data(), sizeof(int32_t) * n, cudaMemcpyHostToDevice), "cudaMemcpy");
+    CUDA_TRY(cudaMemcpy(dRing_ + n, comm_->topo.ringPos.data(), sizeof(int32_t) * n, cudaMemcpyHostToDevice),
+             "cudaMemcpy");
+    DevComm h;
+    std::memset(&h, 0, sizeof h);
+    h.rank = comm_->rank;
+    h.nranks = n;
+    h.maxChannels = kGpuMaxChannels;
+    h.abortFlag = dFlags;
+    h.error = dFlags + 1;
+    h.errorPeer = dFlags + 2;
+    int64_t timeout = knobInt(Knob::Timeout);
+    h.timeoutNs = timeout > 0 ? static_cast<uint64_t>(timeout) * 1000000000ull : 0;
+    h.ring = dRing_;
+    h.ringPos = dRing_ + n;
+    h.conns = ipc_.devConns();
+    h.connIndex = ipc_.devIndex();
+    CUDA_TRY(cudaMalloc(&dComm_, sizeof(DevComm)), "cudaMalloc(comm)");
+    CUDA_TRY(cudaMemcpy(dComm_, &h, sizeof h, cudaMemcpyHostToDevice), "cudaMemcpy(comm)");
+    CUDA_TRY(cudaEventCreateWithFlags(&lastEvent_, cudaEventDisableTiming), "cudaEventCreate");
+    return ncclSuccess;
+  }
+
+  ncclResult_t submit(std::vector<OpDesc>& ops, std::unique_ptr<Work>* work) override {
+    MCCL_CHECK(asyncStatus());
+    std::unique_ptr<GpuWork> w(new GpuWork(comm_, this));
+    MCCL_CHECK(w->init(ops));
+    *work = std::move(w);
+    return ncclSuccess;
+  }
+
+  ncclResult_t flush() override {
+    CudaDeviceGuard guard(comm_->cudaDev);
+    MCCL_CHECK(waitLast(static_cast<double>(knobInt(Knob::Timeout))));
+    return asyncStatus();
+  }
+
+  void abort() override {
+    if (hostFlags_) reinterpret_cast<volatile int32_t*>(hostFlags_)[0] = 1;
+  }
+
+  ncclResult_t asyncStatus() override {
+    int32_t e = hostFlags_ ? reinterpret_cast<volatile int32_t*>(hostFlags_)[1] : 0;
+    if (e == kDevOk) return ncclSuccess;
+    int32_t peer = reinterpret_cast<volatile int32_t*>(hostFlags_)[2];
+    ncclResult_t r = e == kDevTimeout
+                         ? MCCL_ERR(ncclRemoteError, comm_,
+                                    "a kernel of rank %d waited longer than MCCL_TIMEOUT for rank %d (%s)",
+                                    comm_->rank, peer, peer >= 0 && peer < comm_->nranks ? comm_->peers[peer].hostName : "?")
+                         : MCCL_ERR(ncclRemoteError, comm_, "the communicator was aborted while a kernel ran");
+    comm_->fail(r);
+    return r;
+  }
+
+  IpcTransport& ipc() { return ipc_; }
+  DevComm* devComm() const { return dComm_; }
+  const int32_t* devRing() const { return dRing_; }
+
+  // Scratch for binomial Reduce: one chunk per channel and lane, allocated once.
+  ncclResult_t scratch(void** p) {
+    if (!scratch_) {
+      CudaDeviceGuard guard(comm_->cudaDev);
+      CaptureModeRelaxed relaxed;
+      CUDA_TRY(cudaMalloc(&scratch_, static_cast<size_t>(kGpuMaxChannels) * 2 * ipc_.slotBytes()), "cudaMalloc(scratch)");
+    }
+    *p = scratch_;
+    return ncclSuccess;
+  }
+
+  // Orders launches of this communicator across the user's streams (eager mode only).
+  ncclResult_t beforeLaunch(cudaStream_t stream, bool capturing) {
+    if (!capturing && launched_ && stream != lastStream_)
+      CUDA_TRY(cudaStreamWaitEvent(stream, lastEvent_, 0), "cudaStreamWaitEvent");
+    return ncclSuccess;
+  }
+  ncclResult_t afterLaunch(cudaStream_t stream, bool capturing) {
+    if (capturing) return ncclSuccess;
+    CUDA_TRY(cudaEventRecord(lastEvent_, stream), "cudaEventRecord");
+    lastStream_ = stream;
+    launched_ = true;
+    return ncclSuccess;
+  }
+
+ private:
+  ncclResult_t waitLast(double seconds) {
+    if (!launched_) return ncclSuccess;
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds > 0 ? seconds : 30);
+    for (;;) {
+      cudaError_t e = cudaEventQuery(lastEvent_);
+      if (e == cudaSuccess) return ncclSuccess;
+      if (e != cudaErrorNotReady)
+        return MCCL_ERR(ncclUnhandledCudaError, comm_, "a kernel of this communicator failed: %s",
+                        cudaGetErrorString(e));
+      if (std::chrono::steady_clock::now() > deadline) {
+        abort();  // the kernels see the flag and leave
+        return MCCL_ERR(ncclRemoteError, comm_, "operations did not complete within MCCL_TIMEOUT; aborted them");
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  }
+
+  IpcTransport ipc_;
+  DevComm* dComm_ = nullptr;
+  int32_t* dRing_ = nullptr;
+  void* scratch_ = nullptr;
+  int32_t* hostFlags_ = nullptr;
+  cudaEvent_t lastEvent_ = nullptr;
+  cudaStream_t lastStream_ = nullptr;
+  bool launched_ = false;
 };
+
+ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
+  ops_ = ops;
+  IpcTransport& ipc = dp_->ipc();
+  const bool dump = knobBool(Knob::DumpSchedule);
+  std::map<std::pair<int, int>, int> p2pQueue;
+  int maxCh = 0;
+  for (const OpDesc& op : ops_) {
+    PlanChoice choice = choosePlan(comm_, op, ipc.slotBytes());
+    choice.nchannels = std::min(choice.nchannels, ipc.maxChannels());
+    DevWork w;
+    std::memset(&w, 0, sizeof w);
+    w.s = makeSchedule(comm_, op, choice);
+    w.s.ring = dp_->devRing();
+    w.s.ringPos = dp_->devRing() + comm_->nranks;
+    w.in = op.sendbuff;
+    w.out = op.recvbuff;
+    w.type = static_cast<uint8_t>(op.datatype);
+    w.red = devRed(op.red.kind);
+    w.premul = op.hasReduction() && op.red.kind == RedKind::PreMulSum;
+    w.scalarBits = op.red.scalarBits;
+    w.scalarPtr = op.red.scalarPtr;
+    w.postDiv = op.red.kind == RedKind::SumPostDiv ? op.red.postDivisor : 0;
+    Schedule hostView = makeSchedule(comm_, op, choice);
+    if (scratchElems(hostView) > 0) MCCL_CHECK(dp_->scratch(&w.scratch));
+    if (dump) std::printf("[mccl rank %d] seq %llu %s", comm_->rank, static_cast<unsigned long long>(op.seq),
+                          dumpSchedule(hostView).c_str());
+    const ConnClass cls = connClassOf(hostView.algo);
+    if (op.isP2p()) {
+      bool send = op.kind == OpKind::Send;
+      if (op.count > 0) MCCL_CHECK(ipc.need(ConnKey{op.root, 0, ConnClass::P2p, send}));
+      if (!p2pQueue.count({op.root, send})) {
+        p2pQueue[{op.root, send}] = 1;
+        DevQueue q{};
+        q.channel = -1;
+        q.peer = static_cast<int16_t>(op.root);
+        q.send = send ? 1 : 0;
+        queues_.push_back(q);
+      }
+    } else {
+      maxCh = std::max(maxCh, hostView.nchannels);
+      if (op.count > 0 && hostView.nranks > 1) {
+        for (int c = 0; c < hostView.nchannels; ++c)
+          for (int lane = 0; lane < numLanes(hostView); ++lane) {
+            int64_t steps = numSteps(hostView, c, lane);
+            int64_t probe = hostView.algo == Algo::Ring && hostView.coll == Coll::AllReduce ? 2 * hostView.nranks - 1
+                            : hostView.algo == Algo::Ring                                   ? hostView.nranks
+                            : hostView.algo == Algo::Binomial ? binomialStepsPerChunk(hostView)
+                                                              : 1;
+            for (int64_t i = 0; i < steps && i < probe; ++i) {
+              Step st = stepAt(hostView, c, lane, i);
+              for (int k = 0; k < st.nrecv; ++k) MCCL_CHECK(ipc.need(ConnKey{st.recvPeer[k], c, cls, false}));
+              for (int k = 0; k < st.nsend; ++k) MCCL_CHECK(ipc.need(ConnKey{st.sendPeer[k], c, cls, true}));
+            }
+          }
+      }
+    }
+    works_.push_back(w);
+  }
+  for (int c = 0; c < maxCh; ++c) {
+    DevQueue q{};
+    q.channel = static_cast<int16_t>(c);
+    q.peer = -1;
+    queues_.push_back(q);
+  }
+  if (works_.size() > static_cast<size_t>(kLargeLaunch))
+    return MCCL_ERR(ncclInvalidUsage, comm_,
+                    "a group holds %zu operations on one GPU communicator; at most %d are supported",
+                    works_.size(), kLargeLaunch);
+  if (queues_.size() > static_cast<size_t>(kMaxQueues))
+    return MCCL_ERR(ncclInvalidUsage, comm_, "a group needs %zu GPU queues; at most %d are supported",
+                    queues_.size(), kMaxQueues);
+  // Every operation of one launch runs in one stream order; mixing a captured stream with
+  // an uncaptured one (or two captures) cannot be ordered.
+  cudaStreamCaptureStatus first = cudaStreamCaptureStatusNone;
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    cudaStreamCaptureStatus st;
+    if (cudaStreamIsCapturing(ops_[i].stream, &st) != cudaSuccess)
+      return MCCL_ERR(ncclInvalidArgument, comm_, "stream %p of operation %zu is not a valid CUDA stream",
+                      static_cast<void*>(ops_[i].stream), i);
+    if (i == 0) first = st;
+    else if (st != first)
+      return MCCL_ERR(ncclInvalidUsage, comm_,
+                      "a group mixes streams that are being captured into a CUDA graph with streams that "
+                      "are not; capture every stream of the group or none");
+  }
+  start_ = std::chrono::steady_clock::now();
+  return ncclSuccess;
+}
+
+ncclResult_t GpuWork::launch() {
+  CudaDeviceGuard guard(comm_->cudaDev);
+  cudaStream_t stream = ops_.empty() ? nullptr : ops_[0].stream;
+  cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
+  cudaStreamIsCapturing(stream, &cap);
+  const bool capturing = cap == cudaStreamCaptureStatusActive;
+  // Other streams of the group: the launch waits for them, and they wait for the launch.
+  std::vector<cudaStream_t> others;
+  for (const OpDesc& op : ops_)
+    if (op.stream != stream && std::find(others.begin(), others.end(), op.stream) == others.end())
+      others.push_back(op.stream);
+  std::vector<cudaEvent_t> events;
+  for (cudaStream_t s : others) {
+    cudaEvent_t e;
+    cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
+    cudaEventRecord(e, s);
+    cudaStreamWaitEvent(stream, e, 0);
+    events.push_back(e);
+  }
+  MCCL_CHECK(dp_->beforeLaunch(stream, capturing));
+  const bool large = works_.size() > static_cast<size_t>(kSmallLaunch);
+  const char* err = nullptr;
+  ncclResult_t r;
+  const int blocks = static_cast<int>(queues_.size());
+  if (blocks == 0) return ncclSuccess;
+  if (large) {
+    auto args = std::make_unique<KernelArgs<kLargeLaunch>>();
+    args->comm = dp_->devComm();
+    args->nqueues = blocks;
+    args->nworks = static_cast<int32_t>(works_.size());
+    std::copy(queues_.begin(), queues_.end(), args->queues);
+    std::copy(works_.begin(), works_.end(), args->works);
+    r = launchCollKernel(args.get(), true, blocks, launchThreads(), stream, &err);
+  } else {
+    KernelArgs<kSmallLaunch> args;
+    std::memset(&args, 0, sizeof args);
+    args.comm = dp_->devComm();
+    args.nqueues = blocks;
+    args.nworks = static_cast<int32_t>(works_.size());
+    std::copy(queues_.begin(), queues_.end(), args.queues);
+    std::copy(works_.begin(), works_.end(), args.works);
+    r = launchCollKernel(&args, false, blocks, launchThreads(), stream, &err);
+  }
+  if (r != ncclSuccess) return MCCL_ERR(r, comm_, "kernel launch failed: %s", err ? err : "?");
+  MCCL_CHECK(dp_->afterLaunch(stream, capturing));
+  for (size_t i = 0; i < others.size(); ++i) {
+    cudaEventRecord(events[i], stream);
+    cudaStreamWaitEvent(others[i], events[i], 0);
+    cudaEventDestroy(events[i]);
+  }
+  return ncclSuccess;
+}
+
+ncclResult_t GpuWork::progress(bool* done) {
+  *done = false;
+  IpcTransport& ipc = dp_->ipc();
+  MCCL_CHECK(ipc.progress());
+  if (!ipc.allReady()) {
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (s > bootstrapTimeoutSeconds())
+      return MCCL_ERR(ncclRemoteError, comm_, "rank %d: connecting GPU peers took longer than %.0f s",
+                      comm_->rank, bootstrapTimeoutSeconds());
+    return ncclSuccess;
+  }
+  MCCL_CHECK(launch());
+  *done = true;
+  return ncclSuccess;
+}
+
 }  // namespace
 
 ncclResult_t createGpuDataPath(ncclComm* comm, std::unique_ptr<DataPath>* out) {

@@ -241,6 +241,17 @@ TEST_F(ApiErrors, DataPathArguments) {
          ncclRedOpDestroy(op, c);
          return res;
        }},
+      {"PreMulSum of another communicator", ncclInvalidArgument, "another communicator",
+       [](ncclComm_t c, float* s, float* r) {
+         ncclComm_t other;
+         ncclCommInitAll(&other, 1, nullptr);
+         float two = 2;
+         ncclRedOp_t op;
+         ncclRedOpCreatePreMulSum(&op, &two, ncclFloat, ncclScalarHostImmediate, other);
+         ncclResult_t res = ncclAllReduce(s, r, 4, ncclFloat, op, c, nullptr);
+         ncclCommDestroy(other);
+         return res;
+       }},
       {"Destroyed PreMulSum", ncclInvalidArgument, "op",
        [](ncclComm_t c, float* s, float* r) {
          float two = 2;

@@ -1,0 +1,207 @@
+#include "ipc_transport/ipc.h"
+
+#include <cstring>
+
+#include "core/comm.h"
+#include "core/cuda_guard.h"
+#include "core/error.h"
+#include "core/knobs.h"
+
+namespace mccl {
+
+struct IpcTransport::Info {
+  static constexpr uint32_t kMagic = 0x69706331;  // "ipc1"
+  uint32_t magic = kMagic;
+  uint32_t sameProcess = 0;
+  uint32_t slots = 0;
+  int32_t dev = -1;         // this process's device index (same-process peers)
+  uint64_t slotBytes = 0;
+  uint64_t ptr = 0;         // region (same process)
+  uint64_t offset = 0;      // offset of the region inside the exported allocation
+  cudaIpcMemHandle_t handle;
+};
+
+struct IpcTransport::Conn {
+  bool ready = false;
+  uint8_t* local = nullptr;   // my region (FIFO for a receiver, head word for a sender)
+  bool ownsLocal = false;     // cudaMalloc'd for this connection (receivers)
+  Info mine;
+};
+
+namespace {
+constexpr size_t kArenaBytes = 2u << 20;  // 8192 sender head words of 256 bytes
+
+#define CUDA_TRY(call, what)                                                                  \
+  do {                                                                                        \
+    cudaError_t e_ = (call);                                                                  \
+    if (e_ != cudaSuccess)                                                                    \
+      return MCCL_ERR(ncclUnhandledCudaError, comm_, "%s: %s", what, cudaGetErrorString(e_)); \
+  } while (0)
+}  // namespace
+
+IpcTransport::IpcTransport(ncclComm* comm) : comm_(comm), exchange_(comm, sizeof(Info)) {
+  int64_t slots = knobInt(Knob::FifoSlots);
+  slots_ = static_cast<uint32_t>(slots < 2 ? 2 : slots > 64 ? 64 : slots);
+  int64_t buff = knobInt(Knob::BuffSize);
+  if (buff < static_cast<int64_t>(slots_) * 4096) buff = slots_ * 4096;
+  slotBytes_ = static_cast<size_t>(buff / slots_) & ~static_cast<size_t>(255);
+}
+
+IpcTransport::~IpcTransport() {
+  CudaDeviceGuard guard(comm_->cudaDev);
+  for (auto& kv : opened_) cudaIpcCloseMemHandle(kv.second);
+  for (auto& kv : conns_)
+    if (kv.second->ownsLocal) cudaFree(kv.second->local);
+  if (arena_) cudaFree(arena_);
+  if (dConns_) cudaFree(dConns_);
+  if (dIndex_) cudaFree(dIndex_);
+}
+
+ncclResult_t IpcTransport::setup(int maxChannels) {
+  maxChannels_ = maxChannels;
+  capacity_ = 3 * maxChannels * comm_->nranks * 2;
+  CUDA_TRY(cudaMalloc(&dConns_, sizeof(DevConn) * static_cast<size_t>(capacity_)), "cudaMalloc(connections)");
+  CUDA_TRY(cudaMalloc(&dIndex_, sizeof(int32_t) * static_cast<size_t>(capacity_)), "cudaMalloc(connection index)");
+  CUDA_TRY(cudaMemset(dIndex_, 0xff, sizeof(int32_t) * static_cast<size_t>(capacity_)), "cudaMemset");
+  CUDA_TRY(cudaMalloc(&arena_, kArenaBytes), "cudaMalloc(control arena)");
+  CUDA_TRY(cudaMemset(arena_, 0, kArenaBytes), "cudaMemset");
+  return ncclSuccess;
+}
+
+bool IpcTransport::canReach(int peer) const {
+  if (knobBool(Knob::P2pDisable)) return false;
+  const PeerInfo& me = comm_->peers[comm_->rank];
+  const PeerInfo& p = comm_->peers[peer];
+  if (p.hostHash != me.hostHash || p.cudaDev < 0) return false;
+  if (peer == comm_->rank) return true;
+  int other = -1;
+  if (cudaDeviceGetByPCIBusId(&other, p.busId) != cudaSuccess) {
+    cudaGetLastError();
+    return true;  // not visible here: IPC may still work; mapping will tell
+  }
+  if (other == comm_->cudaDev) return true;
+  int can = 0;
+  cudaDeviceCanAccessPeer(&can, comm_->cudaDev, other);
+  return can != 0;
+}
+
+ncclResult_t IpcTransport::controlSlot(uint8_t** ptr, uint64_t* offset) {
+  if (arenaUsed_ + 256 > kArenaBytes)
+    return MCCL_ERR(ncclSystemError, comm_, "too many GPU connections on one communicator");
+  *offset = arenaUsed_;
+  *ptr = arena_ + arenaUsed_;
+  arenaUsed_ += 256;
+  return ncclSuccess;
+}
+
+ncclResult_t IpcTransport::need(const ConnKey& key) {
+  if (conns_.count(key)) return ncclSuccess;
+  if (!canReach(key.peer))
+    return MCCL_ERR(ncclInvalidUsage, comm_,
+                    "rank %d cannot reach the GPU of rank %d over CUDA IPC (P2P disabled or not "
+                    "supported); the network path for such GPU peers is not implemented yet",
+                    comm_->rank, key.peer);
+  CudaDeviceGuard guard(comm_->cudaDev);
+  CaptureModeRelaxed relaxed;
+  auto c = std::make_unique<Conn>();
+  c->mine.slots = slots_;
+  c->mine.slotBytes = slotBytes_;
+  c->mine.dev = comm_->cudaDev;
+  const PeerInfo& me = comm_->peers[comm_->rank];
+  c->mine.sameProcess = comm_->peers[key.peer].processHash == me.processHash ? 1 : 0;
+  void* exportBase;
+  if (key.send) {
+    MCCL_CHECK(controlSlot(&c->local, &c->mine.offset));
+    exportBase = arena_;
+  } else {
+    size_t bytes = ConnRegion::kDataOff + static_cast<size_t>(slots_) * slotBytes_;
+    CUDA_TRY(cudaMalloc(&c->local, bytes), "cudaMalloc(FIFO)");
+    CUDA_TRY(cudaMemset(c->local, 0, ConnRegion::kDataOff), "cudaMemset(FIFO)");
+    c->ownsLocal = true;
+    exportBase = c->local;
+    c->mine.offset = 0;
+  }
+  c->mine.ptr = reinterpret_cast<uint64_t>(c->local);
+  std::memset(&c->mine.handle, 0, sizeof c->mine.handle);
+  if (!c->mine.sameProcess) CUDA_TRY(cudaIpcGetMemHandle(&c->mine.handle, exportBase), "cudaIpcGetMemHandle");
+  Info mine = c->mine;
+  conns_.emplace(key, std::move(c));
+  return exchange_.post(key, &mine);
+}
+
+bool IpcTransport::ready(const ConnKey& key) const {
+  auto it = conns_.find(key);
+  return it != conns_.end() && it->second->ready;
+}
+
+ncclResult_t IpcTransport::mapPeer(int peer, const Info& info, uint8_t** ptr) {
+  if (info.sameProcess) {
+    if (info.dev != comm_->cudaDev) {
+      cudaError_t e = cudaDeviceEnablePeerAccess(info.dev, 0);
+      if (e == cudaErrorPeerAccessAlreadyEnabled) cudaGetLastError();
+      else if (e != cudaSuccess)
+        return MCCL_ERR(ncclUnhandledCudaError, comm_, "cudaDeviceEnablePeerAccess(%d -> %d): %s",
+                        comm_->cudaDev, info.dev, cudaGetErrorString(e));
+    }
+    *ptr = reinterpret_cast<uint8_t*>(info.ptr);
+    return ncclSuccess;
+  }
+  std::string h(reinterpret_cast<const char*>(&info.handle), sizeof info.handle);
+  auto key = std::make_pair(peer, h);
+  auto it = opened_.find(key);
+  if (it == opened_.end()) {
+    void* p = nullptr;
+    cudaError_t e = cudaIpcOpenMemHandle(&p, info.handle, cudaIpcMemLazyEnablePeerAccess);
+    if (e != cudaSuccess)
+      return MCCL_ERR(ncclUnhandledCudaError, comm_, "cudaIpcOpenMemHandle for rank %d: %s", peer,
+                      cudaGetErrorString(e));
+    it = opened_.emplace(key, static_cast<uint8_t*>(p)).first;
+  }
+  *ptr = it->second + info.offset;
+  return ncclSuccess;
+}
+
+ncclResult_t IpcTransport::finish(const ConnKey& key, Conn& c, const Info& info) {
+  if (info.magic != Info::kMagic || info.slots < 2 || info.slotBytes == 0)
+    return MCCL_ERR(ncclInternalError, comm_, "rank %d sent an invalid GPU connection record", key.peer);
+  CudaDeviceGuard guard(comm_->cudaDev);
+  CaptureModeRelaxed relaxed;
+  uint8_t* peer = nullptr;
+  MCCL_CHECK(mapPeer(key.peer, info, &peer));
+  DevConn d;
+  d.peer = static_cast<uint32_t>(key.peer);
+  if (key.send) {
+    d.buf = peer + ConnRegion::kDataOff;
+    d.tail = reinterpret_cast<uint64_t*>(peer + ConnRegion::kFlagOff);
+    d.head = reinterpret_cast<uint64_t*>(c.local + ConnRegion::kFlagOff);
+    d.slots = info.slots;  // the receiver's FIFO decides
+    d.slotBytes = info.slotBytes;
+  } else {
+    d.buf = c.local + ConnRegion::kDataOff;
+    d.tail = reinterpret_cast<uint64_t*>(c.local + ConnRegion::kFlagOff);
+    d.head = reinterpret_cast<uint64_t*>(peer + ConnRegion::kFlagOff);
+    d.slots = slots_;
+    d.slotBytes = slotBytes_;
+  }
+  d.step = reinterpret_cast<uint64_t*>(c.local + ConnRegion::kStepOff);
+  if (next_ >= capacity_) return MCCL_ERR(ncclInternalError, comm_, "GPU connection table is full");
+  int32_t index = next_++;
+  int slot = (((static_cast<int>(key.cls) * maxChannels_) + key.channel) * comm_->nranks + key.peer) * 2 + (key.send ? 1 : 0);
+  CUDA_TRY(cudaMemcpy(dConns_ + index, &d, sizeof d, cudaMemcpyHostToDevice), "cudaMemcpy(connection)");
+  CUDA_TRY(cudaMemcpy(dIndex_ + slot, &index, sizeof index, cudaMemcpyHostToDevice), "cudaMemcpy(index)");
+  c.ready = true;
+  INFO(kLogP2p, "rank %d %s rank %d channel %d class %d over CUDA %s", comm_->rank, key.send ? "->" : "<-",
+       key.peer, key.channel, static_cast<int>(key.cls), info.sameProcess ? "P2P (same process)" : "IPC");
+  return ncclSuccess;
+}
+
+ncclResult_t IpcTransport::progress() {
+  if (exchange_.idle()) return ncclSuccess;
+  return exchange_.poll([this](const ConnKey& key, const void* rec) {
+    Info info;
+    std::memcpy(&info, rec, sizeof info);
+    return finish(key, *conns_[key], info);
+  });
+}
+
+}  // namespace mccl

@@ -1,0 +1,70 @@
+// Intra-node GPU connections over CUDA IPC (NVLink or PCIe). The receiver's FIFO and tail
+// live in the receiver's device memory and are mapped into the sender (cudaIpc handles
+// for another process, plain device pointers with peer access for a thread of this
+// process); the sender's head lives in the sender's memory and is mapped into the
+// receiver. Kernels then store data and flags straight into peer memory.
+//
+// The table of connections (DevConn) and the index the kernels look them up with live in
+// device memory, allocated once at their full size, so pointers baked into captured CUDA
+// graphs stay valid for the communicator's life.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/connect.h"
+#include "kernels/dev_work.h"
+
+struct ncclComm;
+
+namespace mccl {
+
+class IpcTransport {
+ public:
+  explicit IpcTransport(ncclComm* comm);
+  ~IpcTransport();
+
+  // Allocates the connection table for maxChannels channels.
+  ncclResult_t setup(int maxChannels);
+  ncclResult_t need(const ConnKey& key);
+  bool ready(const ConnKey& key) const;
+  bool allReady() const { return exchange_.idle(); }
+  ncclResult_t progress();
+
+  DevConn* devConns() const { return dConns_; }
+  int32_t* devIndex() const { return dIndex_; }
+  int maxChannels() const { return maxChannels_; }
+  size_t slotBytes() const { return slotBytes_; }
+
+  // True when this GPU can reach peer's GPU directly (peer access / IPC allowed).
+  bool canReach(int peer) const;
+
+ private:
+  struct Conn;
+  struct Info;
+  ncclResult_t finish(const ConnKey& key, Conn& c, const Info& info);
+  ncclResult_t mapPeer(int peer, const Info& info, uint8_t** ptr);
+  ncclResult_t controlSlot(uint8_t** ptr, uint64_t* offset);
+
+  ncclComm* comm_;
+  ConnectExchange exchange_;
+  std::map<ConnKey, std::unique_ptr<Conn>> conns_;
+  int maxChannels_ = 0;
+  uint32_t slots_ = 8;
+  size_t slotBytes_ = 0;
+  DevConn* dConns_ = nullptr;
+  int32_t* dIndex_ = nullptr;
+  int capacity_ = 0;
+  int next_ = 0;
+  // Senders' head words: one exported arena per communicator, 256 bytes a connection.
+  uint8_t* arena_ = nullptr;
+  size_t arenaUsed_ = 0;
+  // Peer memory opened through IPC, by (peer, handle bytes).
+  std::map<std::pair<int, std::string>, uint8_t*> opened_;
+};
+
+}  // namespace mccl

@@ -1,0 +1,413 @@
+// The GPU executor: one block per queue (a channel of collectives, or the point-to-point
+// operations with one peer in one direction) walks the schedules of src/algorithms, the
+// same step functions the host engine follows.
+//
+// A step: thread 0 of the lane waits until every input message has arrived (the tail in
+// this GPU's memory) and every output slot is free (the head in this GPU's memory); then
+// all threads combine 16-byte vectors, writing results to the output buffer and straight
+// into the peers' FIFOs over NVLink; then thread 0 fences and publishes the new tail in
+// the peer's memory and the new head in the sender's memory.
+#include <cuda_runtime.h>
+
+#include "kernels/dev_reduce.cuh"
+#include "kernels/dev_work.h"
+#include "kernels/launch.h"
+#include "nccl.h"
+
+namespace mccl {
+namespace {
+
+__device__ __forceinline__ uint64_t ldAcquireSys(const uint64_t* p) {
+  uint64_t v;
+  asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void stReleaseSys(uint64_t* p, uint64_t v) {
+  asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ uint64_t globalTimer() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+__device__ __forceinline__ void laneSync(int id, int nthreads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(nthreads) : "memory");
+}
+
+// ---- Waiting ------------------------------------------------------------------------------
+
+// Spins until *p >= want. Gives up (false) when the communicator is aborted or the wait
+// exceeds MCCL_TIMEOUT, recording why in host-mapped memory.
+__device__ bool waitAtLeast(const DevComm& comm, const uint64_t* p, uint64_t want, int peer) {
+  if (ldAcquireSys(p) >= want) return true;
+  uint64_t start = globalTimer();
+  for (uint32_t spins = 0;; ++spins) {
+    if (ldAcquireSys(p) >= want) return true;
+    if ((spins & 1023) == 1023) {
+      if (*comm.abortFlag) {
+        atomicCAS(comm.error, kDevOk, kDevAborted);
+        return false;
+      }
+      if (comm.timeoutNs && globalTimer() - start > comm.timeoutNs) {
+        if (atomicCAS(comm.error, kDevOk, kDevTimeout) == kDevOk) *comm.errorPeer = peer;
+        return false;
+      }
+    }
+  }
+}
+
+// ---- Combining --------------------------------------------------------------------------------
+
+struct Io {
+  const uint8_t* src;    // local contribution or null
+  const uint8_t* in[2];  // received messages (FIFO slots)
+  uint8_t* out[3];       // output buffer and/or peers' FIFO slots
+  int nin;
+  int nout;
+  size_t count;
+  bool premul;
+  uint64_t scalarBits;
+  const void* scalarPtr;
+  int postDiv;           // > 1: divide the final result
+};
+
+template <typename S>
+__device__ __forceinline__ S bitsAs(uint64_t b) {
+  S s;
+  memcpy(&s, &b, sizeof s);
+  return s;
+}
+
+// FIFO data is written by a peer GPU: read it from L2, never from a stale L1 line.
+__device__ __forceinline__ uint4 ldFifo(const uint8_t* p) { return __ldcg(reinterpret_cast<const uint4*>(p)); }
+template <typename S>
+__device__ __forceinline__ S ldFifoElem(const S* p) {
+  S s;
+  if constexpr (sizeof(S) == 1) {
+    unsigned char b = __ldcg(reinterpret_cast<const unsigned char*>(p));
+    memcpy(&s, &b, 1);
+  } else if constexpr (sizeof(S) == 2) {
+    unsigned short b = __ldcg(reinterpret_cast<const unsigned short*>(p));
+    memcpy(&s, &b, 2);
+  } else if constexpr (sizeof(S) == 4) {
+    unsigned int b = __ldcg(reinterpret_cast<const unsigned int*>(p));
+    memcpy(&s, &b, 4);
+  } else {
+    unsigned long long b = __ldcg(reinterpret_cast<const unsigned long long*>(p));
+    memcpy(&s, &b, 8);
+  }
+  return s;
+}
+__device__ __forceinline__ uint4 ldUser(const uint8_t* p) { return *reinterpret_cast<const uint4*>(p); }
+__device__ __forceinline__ void st16(uint8_t* p, uint4 v) { *reinterpret_cast<uint4*>(p) = v; }
+
+constexpr int kUnroll = 4;        // vectors in flight per thread for copies
+constexpr int kUnrollReduce = 2;  // and for arithmetic (keeps 48 instantiations small)
+
+// Data movement only (one input, no arithmetic): 16-byte copies to every output.
+// The arithmetic and copy functions are not inlined: each is compiled once, which keeps
+// the build fast, and a call per step costs nothing next to moving a chunk. Pointers are
+// copied into scalars so they stay in registers (no dynamic indexing of arrays).
+__device__ __noinline__ void copyBytes(const Io& io, size_t bytes, bool fromFifo, int tid, int nt) {
+  const uint8_t* from = io.src ? io.src : io.in[0];
+  const int nout = io.nout;
+  uint8_t* o0 = io.out[0];
+  uint8_t* o1 = nout > 1 ? io.out[1] : nullptr;
+  uint8_t* o2 = nout > 2 ? io.out[2] : nullptr;
+  const uintptr_t align = reinterpret_cast<uintptr_t>(from) | reinterpret_cast<uintptr_t>(o0) |
+                          reinterpret_cast<uintptr_t>(o1) | reinterpret_cast<uintptr_t>(o2);
+  const size_t nvec = (align & 15) == 0 ? bytes / 16 : 0;
+  for (size_t base = tid; base < nvec; base += static_cast<size_t>(nt) * kUnroll) {
+    uint4 v[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      size_t i = base + static_cast<size_t>(u) * nt;
+      if (i < nvec) v[u] = fromFifo ? ldFifo(from + 16 * i) : ldUser(from + 16 * i);
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      size_t i = base + static_cast<size_t>(u) * nt;
+      if (i >= nvec) continue;
+      st16(o0 + 16 * i, v[u]);
+      if (o1) st16(o1 + 16 * i, v[u]);
+      if (o2) st16(o2 + 16 * i, v[u]);
+    }
+  }
+  for (size_t b = nvec * 16 + tid; b < bytes; b += nt) {
+    uint8_t x = fromFifo ? __ldcg(from + b) : from[b];
+    o0[b] = x;
+    if (o1) o1[b] = x;
+    if (o2) o2[b] = x;
+  }
+}
+
+template <typename S, typename Op>
+__device__ __noinline__ void combineTyped(const Io& io, int tid, int nt) {
+  using T = DevT<S>;
+  using A = typename T::A;
+  constexpr int E = 16 / sizeof(S);
+  const bool premul = io.premul;
+  const int postDiv = io.postDiv;
+  const A scalar = premul ? T::load(io.scalarPtr ? *static_cast<const S*>(io.scalarPtr) : bitsAs<S>(io.scalarBits))
+                          : A(0);
+  // Operands: first (the local contribution, or the first message), then up to two more.
+  const bool hasSrc = io.src != nullptr;
+  const uint8_t* p0 = hasSrc ? io.src : io.in[0];
+  const uint8_t* p1 = hasSrc ? (io.nin > 0 ? io.in[0] : nullptr) : (io.nin > 1 ? io.in[1] : nullptr);
+  const uint8_t* p2 = hasSrc && io.nin > 1 ? io.in[1] : nullptr;
+  const bool p0Fifo = !hasSrc;
+  const int nout = io.nout;
+  uint8_t* o0 = io.out[0];
+  uint8_t* o1 = nout > 1 ? io.out[1] : nullptr;
+  uint8_t* o2 = nout > 2 ? io.out[2] : nullptr;
+  const uintptr_t align = reinterpret_cast<uintptr_t>(p0) | reinterpret_cast<uintptr_t>(p1) |
+                          reinterpret_cast<uintptr_t>(p2) | reinterpret_cast<uintptr_t>(o0) |
+                          reinterpret_cast<uintptr_t>(o1) | reinterpret_cast<uintptr_t>(o2);
+  const size_t count = io.count;
+  const size_t nvec = (align & 15) == 0 ? count / E : 0;
+  auto reduceOne = [&](S x0, S x1, S x2, bool first) -> S {
+    A acc = T::load(x0);
+    if (first && premul) acc = OpProd::f(acc, scalar);
+    if (p1) acc = Op::f(acc, T::load(x1));
+    if (p2) acc = Op::f(acc, T::load(x2));
+    if (postDiv > 1) acc = divideBy(acc, postDiv);
+    return T::store(acc);
+  };
+  for (size_t base = tid; base < nvec; base += static_cast<size_t>(nt) * kUnrollReduce) {
+    uint4 a[kUnrollReduce], b[kUnrollReduce], c[kUnrollReduce];
+#pragma unroll
+    for (int u = 0; u < kUnrollReduce; ++u) {
+      size_t i = base + static_cast<size_t>(u) * nt;
+      if (i >= nvec) continue;
+      a[u] = p0Fifo ? ldFifo(p0 + 16 * i) : ldUser(p0 + 16 * i);
+      if (p1) b[u] = ldFifo(p1 + 16 * i);
+      if (p2) c[u] = ldFifo(p2 + 16 * i);
+    }
+#pragma unroll
+    for (int u = 0; u < kUnrollReduce; ++u) {
+      size_t i = base + static_cast<size_t>(u) * nt;
+      if (i >= nvec) continue;
+      S* av = reinterpret_cast<S*>(&a[u]);
+      const S* bv = reinterpret_cast<const S*>(&b[u]);
+      const S* cv = reinterpret_cast<const S*>(&c[u]);
+#pragma unroll
+      for (int j = 0; j < E; ++j) av[j] = reduceOne(av[j], p1 ? bv[j] : av[j], p2 ? cv[j] : av[j], hasSrc);
+      st16(o0 + 16 * i, a[u]);
+      if (o1) st16(o1 + 16 * i, a[u]);
+      if (o2) st16(o2 + 16 * i, a[u]);
+    }
+  }
+  const S* s0 = reinterpret_cast<const S*>(p0);
+  const S* s1 = reinterpret_cast<const S*>(p1);
+  const S* s2 = reinterpret_cast<const S*>(p2);
+  for (size_t i = nvec * E + tid; i < count; i += nt) {
+    S x0 = p0Fifo ? ldFifoElem(s0 + i) : s0[i];
+    S x1 = p1 ? ldFifoElem(s1 + i) : x0;
+    S x2 = p2 ? ldFifoElem(s2 + i) : x0;
+    S v = reduceOne(x0, x1, x2, hasSrc);
+    reinterpret_cast<S*>(o0)[i] = v;
+    if (o1) reinterpret_cast<S*>(o1)[i] = v;
+    if (o2) reinterpret_cast<S*>(o2)[i] = v;
+  }
+}
+
+template <typename S>
+__device__ void combineOp(uint8_t red, const Io& io, int tid, int nt) {
+  switch (red) {
+    case kRedSum: combineTyped<S, OpSum>(io, tid, nt); break;
+    case kRedProd: combineTyped<S, OpProd>(io, tid, nt); break;
+    case kRedMax: combineTyped<S, OpMax>(io, tid, nt); break;
+    default: combineTyped<S, OpMin>(io, tid, nt); break;
+  }
+}
+
+__device__ __noinline__ void combine(uint8_t type, uint8_t red, const Io& io, int tid, int nt) {
+  switch (type) {
+    case ncclInt8: combineOp<int8_t>(red, io, tid, nt); break;
+    case ncclUint8: combineOp<uint8_t>(red, io, tid, nt); break;
+    case ncclInt32: combineOp<int32_t>(red, io, tid, nt); break;
+    case ncclUint32: combineOp<uint32_t>(red, io, tid, nt); break;
+    case ncclInt64: combineOp<int64_t>(red, io, tid, nt); break;
+    case ncclUint64: combineOp<uint64_t>(red, io, tid, nt); break;
+    case ncclFloat16: combineOp<__half>(red, io, tid, nt); break;
+    case ncclFloat32: combineOp<float>(red, io, tid, nt); break;
+    case ncclFloat64: combineOp<double>(red, io, tid, nt); break;
+    case ncclBfloat16: combineOp<__nv_bfloat16>(red, io, tid, nt); break;
+    case ncclFloat8e4m3: combineOp<Fp8E4M3>(red, io, tid, nt); break;
+    default: combineOp<Fp8E5M2>(red, io, tid, nt); break;
+  }
+}
+
+__host__ __device__ __forceinline__ size_t typeBytes(uint8_t t) {
+  switch (t) {
+    case ncclInt8: case ncclUint8: case ncclFloat8e4m3: case ncclFloat8e5m2: return 1;
+    case ncclFloat16: case ncclBfloat16: return 2;
+    case ncclInt32: case ncclUint32: case ncclFloat32: return 4;
+    default: return 8;
+  }
+}
+
+// ---- Steps ------------------------------------------------------------------------------------
+
+// Per-lane state in shared memory: what thread 0 found for the step.
+struct LaneShared {
+  uint8_t* in[kMaxStepPeers];
+  uint8_t* out[kMaxStepPeers];
+  DevConn* rconn[kMaxStepPeers];
+  DevConn* sconn[kMaxStepPeers];
+  uint64_t rstep[kMaxStepPeers];
+  uint64_t sstep[kMaxStepPeers];
+  int abort;
+};
+
+struct LaneCtx {
+  int id;        // 0 or 1
+  int tid;       // thread index within the lane
+  int nthreads;  // threads of the lane
+  int barrier;   // named barrier of the lane
+};
+
+__device__ __forceinline__ DevConn* findConn(const DevComm& comm, ConnClass cls, int ch, int peer, bool send) {
+  int idx = comm.connIndex[connSlot(comm, cls, ch, peer, send)];
+  return idx >= 0 ? &comm.conns[idx] : nullptr;
+}
+
+// Runs one lane of one work on channel ch. Returns false when aborted.
+__device__ __noinline__ bool runLane(const DevComm& comm, const DevWork& w, int ch, const LaneCtx& lc, LaneShared& sh) {
+  const Schedule& s = w.s;
+  const ConnClass cls = connClassOf(s.algo);
+  const int connCh = cls == ConnClass::P2p ? 0 : ch;
+  const size_t esize = typeBytes(w.type);
+  const int64_t nsteps = numSteps(s, ch, lc.id);
+  const bool reduces = s.coll == Coll::AllReduce || s.coll == Coll::Reduce || s.coll == Coll::ReduceScatter;
+  uint8_t* scratch = w.scratch ? static_cast<uint8_t*>(w.scratch) +
+                                     static_cast<size_t>(ch * numLanes(s) + lc.id) * static_cast<size_t>(s.chunk) * esize
+                               : nullptr;
+  for (int64_t i = 0; i < nsteps; ++i) {
+    const Step st = stepAt(s, ch, lc.id, i);
+    if (st.count == 0) continue;
+    const size_t bytes = static_cast<size_t>(st.count) * esize;
+    if (lc.tid == 0) {
+      bool ok = true;
+      for (int k = 0; k < st.nrecv && ok; ++k) {
+        DevConn* c = findConn(comm, cls, connCh, st.recvPeer[k], false);
+        uint64_t n = *c->step;
+        ok = waitAtLeast(comm, c->tail, n + 1, st.recvPeer[k]);
+        sh.rconn[k] = c;
+        sh.rstep[k] = n;
+        sh.in[k] = c->buf + (n % c->slots) * c->slotBytes;
+      }
+      for (int k = 0; k < st.nsend && ok; ++k) {
+        DevConn* c = findConn(comm, cls, connCh, st.sendPeer[k], true);
+        uint64_t n = *c->step;
+        if (n >= c->slots) ok = waitAtLeast(comm, c->head, n - c->slots + 1, st.sendPeer[k]);
+        sh.sconn[k] = c;
+        sh.sstep[k] = n;
+        sh.out[k] = c->buf + (n % c->slots) * c->slotBytes;
+      }
+      sh.abort = ok ? 0 : 1;
+    }
+    laneSync(lc.barrier, lc.nthreads);
+    if (sh.abort) return false;
+    Io io;
+    io.nin = st.nrecv;
+    io.in[0] = st.nrecv > 0 ? sh.in[0] : nullptr;
+    io.in[1] = st.nrecv > 1 ? sh.in[1] : nullptr;
+    auto bufPtr = [&](Buf b, int64_t off) -> uint8_t* {
+      switch (b) {
+        case Buf::Input: return const_cast<uint8_t*>(static_cast<const uint8_t*>(w.in)) + static_cast<size_t>(off) * esize;
+        case Buf::Output: return static_cast<uint8_t*>(w.out) + static_cast<size_t>(off) * esize;
+        case Buf::Scratch: return scratch + static_cast<size_t>(off) * esize;
+        default: return nullptr;
+      }
+    };
+    io.src = st.src != Buf::None ? bufPtr(st.src, st.srcOffset) : nullptr;
+    io.nout = 0;
+    uint8_t* dst = st.dst != Buf::None ? bufPtr(st.dst, st.dstOffset) : nullptr;
+    // In place with nothing else to do: the data is already where it belongs.
+    bool skipDst = dst != nullptr && dst == io.src && st.nrecv == 0 && !(w.premul && reduces) && !(st.final && w.postDiv > 1);
+    if (dst && !skipDst) io.out[io.nout++] = dst;
+    for (int k = 0; k < st.nsend; ++k) io.out[io.nout++] = sh.out[k];
+    io.count = static_cast<size_t>(st.count);
+    io.premul = reduces && w.premul && st.src == Buf::Input;
+    io.scalarBits = w.scalarBits;
+    io.scalarPtr = w.scalarPtr;
+    io.postDiv = st.final ? w.postDiv : 0;
+    const int inputs = st.nrecv + (io.src ? 1 : 0);
+    if (io.nout > 0) {
+      if (inputs == 1 && !io.premul && io.postDiv <= 1)
+        copyBytes(io, bytes, io.src == nullptr, lc.tid, lc.nthreads);
+      else
+        combine(w.type, w.red, io, lc.tid, lc.nthreads);
+    }
+    laneSync(lc.barrier, lc.nthreads);
+    if (lc.tid == 0) {
+      // Every thread's stores (ordered by the barrier) become visible before the flags.
+      __threadfence_system();
+      for (int k = 0; k < st.nsend; ++k) {
+        *sh.sconn[k]->step = sh.sstep[k] + 1;
+        stReleaseSys(sh.sconn[k]->tail, sh.sstep[k] + 1);
+      }
+      for (int k = 0; k < st.nrecv; ++k) {
+        *sh.rconn[k]->step = sh.rstep[k] + 1;
+        stReleaseSys(sh.rconn[k]->head, sh.rstep[k] + 1);
+      }
+    }
+  }
+  return true;
+}
+
+template <int MW>
+__global__ void __launch_bounds__(kMaxThreads, 1) collKernel(const __grid_constant__ KernelArgs<MW> args) {
+  __shared__ LaneShared shared[2];
+  const DevComm& comm = *args.comm;
+  const DevQueue& q = args.queues[blockIdx.x];
+  const int nt = blockDim.x;
+  for (int wi = 0; wi < args.nworks; ++wi) {
+    const DevWork& w = args.works[wi];
+    const bool p2p = w.s.algo == Algo::P2p;
+    int ch;
+    if (q.channel >= 0) {
+      if (p2p || q.channel >= w.s.nchannels) continue;
+      ch = q.channel;
+    } else {
+      if (!p2p || w.s.root != q.peer || (w.s.coll == Coll::Send) != (q.send != 0)) continue;
+      ch = 0;
+    }
+    bool ok;
+    if (numLanes(w.s) == 2) {
+      // Two lanes (the tree's reduce-up and broadcast-down) on the two halves of the block.
+      const int half = nt / 2;
+      LaneCtx lc{threadIdx.x < half ? 0 : 1, static_cast<int>(threadIdx.x) % half, half, threadIdx.x < half ? 1 : 2};
+      ok = runLane(comm, w, ch, lc, shared[lc.id]);
+      __syncthreads();
+      ok = ok && shared[0].abort == 0 && shared[1].abort == 0;
+    } else {
+      LaneCtx lc{0, static_cast<int>(threadIdx.x), nt, 1};
+      ok = runLane(comm, w, ch, lc, shared[0]);
+    }
+    if (!ok) return;
+  }
+}
+
+}  // namespace
+
+ncclResult_t launchCollKernel(const void* args, bool large, int blocks, int threads, cudaStream_t stream,
+                              const char** error) {
+  cudaError_t e;
+  if (large) {
+    const auto& a = *static_cast<const KernelArgs<kLargeLaunch>*>(args);
+    collKernel<kLargeLaunch><<<blocks, threads, 0, stream>>>(a);
+  } else {
+    const auto& a = *static_cast<const KernelArgs<kSmallLaunch>*>(args);
+    collKernel<kSmallLaunch><<<blocks, threads, 0, stream>>>(a);
+  }
+  e = cudaGetLastError();
+  if (e != cudaSuccess) {
+    *error = cudaGetErrorString(e);
+    return ncclUnhandledCudaError;
+  }
+  return ncclSuccess;
+}
+
+}  // namespace mccl

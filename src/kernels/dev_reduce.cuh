@@ -1,0 +1,101 @@
+// Device arithmetic for every datatype of the API: storage type, the type computed in,
+// and the operators. Narrow floats compute in float and round once (like the host
+// engine); fp8 conversions saturate (__NV_SATFINITE); integer sums wrap.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+#include <stdint.h>
+
+namespace mccl {
+
+struct Fp8E4M3 { uint8_t v; };
+struct Fp8E5M2 { uint8_t v; };
+
+template <typename S>
+struct DevT {
+  using A = S;
+  static __device__ __forceinline__ A load(S x) { return x; }
+  static __device__ __forceinline__ S store(A a) { return a; }
+};
+template <>
+struct DevT<__half> {
+  using A = float;
+  static __device__ __forceinline__ float load(__half x) { return __half2float(x); }
+  static __device__ __forceinline__ __half store(float a) { return __float2half_rn(a); }
+};
+template <>
+struct DevT<__nv_bfloat16> {
+  using A = float;
+  static __device__ __forceinline__ float load(__nv_bfloat16 x) { return __bfloat162float(x); }
+  static __device__ __forceinline__ __nv_bfloat16 store(float a) { return __float2bfloat16_rn(a); }
+};
+template <>
+struct DevT<Fp8E4M3> {
+  using A = float;
+  static __device__ __forceinline__ float load(Fp8E4M3 x) {
+    return __half2float(__half(__nv_cvt_fp8_to_halfraw(x.v, __NV_E4M3)));
+  }
+  static __device__ __forceinline__ Fp8E4M3 store(float a) {
+    return Fp8E4M3{__nv_cvt_float_to_fp8(a, __NV_SATFINITE, __NV_E4M3)};
+  }
+};
+template <>
+struct DevT<Fp8E5M2> {
+  using A = float;
+  static __device__ __forceinline__ float load(Fp8E5M2 x) {
+    return __half2float(__half(__nv_cvt_fp8_to_halfraw(x.v, __NV_E5M2)));
+  }
+  static __device__ __forceinline__ Fp8E5M2 store(float a) {
+    return Fp8E5M2{__nv_cvt_float_to_fp8(a, __NV_SATFINITE, __NV_E5M2)};
+  }
+};
+
+// Integer sums and products wrap: compute unsigned.
+template <typename A>
+struct Wrap {
+  using U = A;
+};
+template <> struct Wrap<int8_t> { using U = uint8_t; };
+template <> struct Wrap<int32_t> { using U = uint32_t; };
+template <> struct Wrap<int64_t> { using U = uint64_t; };
+
+struct OpSum {
+  template <typename A>
+  static __device__ __forceinline__ A f(A a, A b) {
+    using U = typename Wrap<A>::U;
+    return static_cast<A>(static_cast<U>(a) + static_cast<U>(b));
+  }
+};
+struct OpProd {
+  template <typename A>
+  static __device__ __forceinline__ A f(A a, A b) {
+    using U = typename Wrap<A>::U;
+    return static_cast<A>(static_cast<U>(a) * static_cast<U>(b));
+  }
+};
+struct OpMax {
+  template <typename A>
+  static __device__ __forceinline__ A f(A a, A b) { return a > b ? a : b; }
+};
+struct OpMin {
+  template <typename A>
+  static __device__ __forceinline__ A f(A a, A b) { return a < b ? a : b; }
+};
+
+// Float sums of the float types must not be contracted into FMAs with a pre-multiply:
+// the host engine rounds the product first.
+template <>
+__device__ __forceinline__ float OpSum::f<float>(float a, float b) { return __fadd_rn(a, b); }
+template <>
+__device__ __forceinline__ double OpSum::f<double>(double a, double b) { return __dadd_rn(a, b); }
+template <>
+__device__ __forceinline__ float OpProd::f<float>(float a, float b) { return __fmul_rn(a, b); }
+template <>
+__device__ __forceinline__ double OpProd::f<double>(double a, double b) { return __dmul_rn(a, b); }
+
+template <typename A>
+__device__ __forceinline__ A divideBy(A a, int d) { return static_cast<A>(a / static_cast<A>(d)); }
+
+}  // namespace mccl
