@@ -17,13 +17,17 @@
 namespace mccl {
 namespace {
 
-__device__ __forceinline__ uint64_t ldAcquireSys(const uint64_t* p) {
+__device__ __forceinline__ uint64_t ldVolatile(const uint64_t* p) {
   uint64_t v;
-  asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
   return v;
 }
-__device__ __forceinline__ void stReleaseSys(uint64_t* p, uint64_t v) {
-  asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+// Orders this GPU's earlier accesses (and, through the block barrier, its block's) before
+// later ones at system scope. acq_rel is what the protocol needs and is much cheaper than
+// the sequentially consistent fence __threadfence_system() issues.
+__device__ __forceinline__ void fenceSys(int mode) {
+  if (mode == 1) asm volatile("fence.sc.sys;" ::: "memory");
+  else asm volatile("fence.acq_rel.sys;" ::: "memory");
 }
 __device__ __forceinline__ uint64_t globalTimer() {
   uint64_t t;
@@ -39,10 +43,16 @@ __device__ __forceinline__ void laneSync(int id, int nthreads) {
 // Spins until *p >= want. Gives up (false) when the communicator is aborted or the wait
 // exceeds MCCL_TIMEOUT, recording why in host-mapped memory.
 __device__ bool waitAtLeast(const DevComm& comm, const uint64_t* p, uint64_t want, int peer) {
-  if (ldAcquireSys(p) >= want) return true;
+  if (ldVolatile(p) >= want) {
+    fenceSys(comm.fence);
+    return true;
+  }
   uint64_t start = globalTimer();
   for (uint32_t spins = 0;; ++spins) {
-    if (ldAcquireSys(p) >= want) return true;
+    if (ldVolatile(p) >= want) {
+      fenceSys(comm.fence);
+      return true;
+    }
     if ((spins & 1023) == 1023) {
       if (*comm.abortFlag) {
         atomicCAS(comm.error, kDevOk, kDevAborted);
@@ -101,8 +111,13 @@ __device__ __forceinline__ S ldFifoElem(const S* p) {
 __device__ __forceinline__ uint4 ldUser(const uint8_t* p) { return *reinterpret_cast<const uint4*>(p); }
 __device__ __forceinline__ void st16(uint8_t* p, uint4 v) { *reinterpret_cast<uint4*>(p) = v; }
 
-constexpr int kUnroll = 4;        // vectors in flight per thread for copies
-constexpr int kUnrollReduce = 2;  // and for arithmetic (keeps 48 instantiations small)
+constexpr int kUnroll = 8;  // 16-byte vectors in flight per thread for copies
+// and for arithmetic: 4 for types of 2 bytes and more, 2 for the 1-byte types (whose
+// 16-element vectors already make long bodies; keeps 48 instantiations quick to build).
+template <typename S>
+constexpr int unrollFor() {
+  return sizeof(S) >= 2 ? 4 : 2;
+}
 
 // Data movement only (one input, no arithmetic): 16-byte copies to every output.
 // The arithmetic and copy functions are not inlined: each is compiled once, which keeps
@@ -143,6 +158,7 @@ __device__ __noinline__ void copyBytes(const Io& io, size_t bytes, bool fromFifo
 
 template <typename S, typename Op>
 __device__ __noinline__ void combineTyped(const Io& io, int tid, int nt) {
+  constexpr int kUnrollReduce = unrollFor<S>();
   using T = DevT<S>;
   using A = typename T::A;
   constexpr int E = 16 / sizeof(S);
@@ -249,14 +265,24 @@ __host__ __device__ __forceinline__ size_t typeBytes(uint8_t t) {
 
 // ---- Steps ------------------------------------------------------------------------------------
 
+// Connections a lane uses, looked up once per work and kept with their step counters in
+// shared memory (written back when the work ends): no global-memory round trips per step.
+struct CachedConn {
+  DevConn c;
+  uint64_t n;  // posted (send) or consumed (recv)
+  int32_t peer;
+  int32_t send;
+};
+constexpr int kConnCache = 8;
+
 // Per-lane state in shared memory: what thread 0 found for the step.
 struct LaneShared {
   uint8_t* in[kMaxStepPeers];
   uint8_t* out[kMaxStepPeers];
-  DevConn* rconn[kMaxStepPeers];
-  DevConn* sconn[kMaxStepPeers];
-  uint64_t rstep[kMaxStepPeers];
-  uint64_t sstep[kMaxStepPeers];
+  CachedConn* rconn[kMaxStepPeers];
+  CachedConn* sconn[kMaxStepPeers];
+  CachedConn cache[kConnCache];
+  int ncache;
   int abort;
 };
 
@@ -267,93 +293,124 @@ struct LaneCtx {
   int barrier;   // named barrier of the lane
 };
 
-__device__ __forceinline__ DevConn* findConn(const DevComm& comm, ConnClass cls, int ch, int peer, bool send) {
+// Thread 0 of a lane: the cached connection to peer (loaded on first use).
+__device__ CachedConn* lookup(const DevComm& comm, LaneShared& sh, ConnClass cls, int ch, int peer, bool send) {
+  for (int k = 0; k < sh.ncache; ++k)
+    if (sh.cache[k].peer == peer && sh.cache[k].send == (send ? 1 : 0)) return &sh.cache[k];
   int idx = comm.connIndex[connSlot(comm, cls, ch, peer, send)];
-  return idx >= 0 ? &comm.conns[idx] : nullptr;
+  CachedConn* e = &sh.cache[sh.ncache < kConnCache ? sh.ncache++ : kConnCache - 1];
+  e->c = comm.conns[idx];
+  e->n = *e->c.step;
+  e->peer = peer;
+  e->send = send ? 1 : 0;
+  return e;
+}
+
+__device__ void writeBack(LaneShared& sh) {
+  for (int k = 0; k < sh.ncache; ++k) *sh.cache[k].c.step = sh.cache[k].n;
+  sh.ncache = 0;
+}
+
+__device__ __forceinline__ uint8_t* bufPtr(const DevWork& w, uint8_t* scratch, size_t esize, Buf b, int64_t off) {
+  switch (b) {
+    case Buf::Input: return const_cast<uint8_t*>(static_cast<const uint8_t*>(w.in)) + static_cast<size_t>(off) * esize;
+    case Buf::Output: return static_cast<uint8_t*>(w.out) + static_cast<size_t>(off) * esize;
+    case Buf::Scratch: return scratch + static_cast<size_t>(off) * esize;
+    default: return nullptr;
+  }
 }
 
 // Runs one lane of one work on channel ch. Returns false when aborted.
 __device__ __noinline__ bool runLane(const DevComm& comm, const DevWork& w, int ch, const LaneCtx& lc, LaneShared& sh) {
   const Schedule& s = w.s;
   const ConnClass cls = connClassOf(s.algo);
-  const int connCh = cls == ConnClass::P2p ? 0 : ch;
+  const int connCh = ch;
   const size_t esize = typeBytes(w.type);
   const int64_t nsteps = numSteps(s, ch, lc.id);
   const bool reduces = s.coll == Coll::AllReduce || s.coll == Coll::Reduce || s.coll == Coll::ReduceScatter;
   uint8_t* scratch = w.scratch ? static_cast<uint8_t*>(w.scratch) +
                                      static_cast<size_t>(ch * numLanes(s) + lc.id) * static_cast<size_t>(s.chunk) * esize
                                : nullptr;
+  if (lc.tid == 0) sh.ncache = 0;
+  // Counters count slices: every step moves `S` slices through each of its connections
+  // (empty ones too, so both sides stay in step), and the next step's first slice can
+  // start as soon as the peer posted it, not when its whole chunk is done.
+  const int S = comm.slices > 0 ? comm.slices : 1;
+  const int64_t alignElems = esize >= 16 ? 1 : static_cast<int64_t>(16 / esize);
   for (int64_t i = 0; i < nsteps; ++i) {
     const Step st = stepAt(s, ch, lc.id, i);
     if (st.count == 0) continue;
-    const size_t bytes = static_cast<size_t>(st.count) * esize;
-    if (lc.tid == 0) {
-      bool ok = true;
-      for (int k = 0; k < st.nrecv && ok; ++k) {
-        DevConn* c = findConn(comm, cls, connCh, st.recvPeer[k], false);
-        uint64_t n = *c->step;
-        ok = waitAtLeast(comm, c->tail, n + 1, st.recvPeer[k]);
-        sh.rconn[k] = c;
-        sh.rstep[k] = n;
-        sh.in[k] = c->buf + (n % c->slots) * c->slotBytes;
+    const int64_t per = roundUp(divUp(st.count, S), alignElems);
+    const bool reduceStep = reduces && w.premul && st.src == Buf::Input;
+    uint8_t* const srcBase = st.src != Buf::None ? bufPtr(w, scratch, esize, st.src, st.srcOffset) : nullptr;
+    uint8_t* const dstBase = st.dst != Buf::None ? bufPtr(w, scratch, esize, st.dst, st.dstOffset) : nullptr;
+    for (int sl = 0; sl < S; ++sl) {
+      const int64_t off = min64(per * sl, st.count);
+      const int64_t cnt = min64(per, st.count - off);
+      if (lc.tid == 0) {
+        bool ok = true;
+        for (int k = 0; k < st.nrecv && ok; ++k) {
+          CachedConn* e = lookup(comm, sh, cls, connCh, st.recvPeer[k], false);
+          ok = waitAtLeast(comm, e->c.tail, e->n + 1, st.recvPeer[k]);
+          sh.rconn[k] = e;
+          sh.in[k] = e->c.buf + ((e->n / S) % e->c.slots) * e->c.slotBytes + static_cast<size_t>(off) * esize;
+        }
+        for (int k = 0; k < st.nsend && ok; ++k) {
+          CachedConn* e = lookup(comm, sh, cls, connCh, st.sendPeer[k], true);
+          const uint64_t slot = e->n / S;
+          // A slot is reused once the receiver has consumed every slice of its last use.
+          if (e->n % S == 0 && slot >= e->c.slots)
+            ok = waitAtLeast(comm, e->c.head, (slot - e->c.slots + 1) * S, st.sendPeer[k]);
+          sh.sconn[k] = e;
+          sh.out[k] = e->c.buf + (slot % e->c.slots) * e->c.slotBytes + static_cast<size_t>(off) * esize;
+        }
+        sh.abort = ok ? 0 : 1;
+        if (!ok) writeBack(sh);
       }
-      for (int k = 0; k < st.nsend && ok; ++k) {
-        DevConn* c = findConn(comm, cls, connCh, st.sendPeer[k], true);
-        uint64_t n = *c->step;
-        if (n >= c->slots) ok = waitAtLeast(comm, c->head, n - c->slots + 1, st.sendPeer[k]);
-        sh.sconn[k] = c;
-        sh.sstep[k] = n;
-        sh.out[k] = c->buf + (n % c->slots) * c->slotBytes;
+      laneSync(lc.barrier, lc.nthreads);
+      if (sh.abort) return false;
+      if (cnt > 0) {
+        Io io;
+        io.nin = st.nrecv;
+        io.in[0] = st.nrecv > 0 ? sh.in[0] : nullptr;
+        io.in[1] = st.nrecv > 1 ? sh.in[1] : nullptr;
+        io.src = srcBase ? srcBase + static_cast<size_t>(off) * esize : nullptr;
+        uint8_t* dst = dstBase ? dstBase + static_cast<size_t>(off) * esize : nullptr;
+        io.nout = 0;
+        // In place with nothing else to do: the data is already where it belongs.
+        bool skipDst = dst != nullptr && dst == io.src && st.nrecv == 0 && !reduceStep && !(st.final && w.postDiv > 1);
+        if (dst && !skipDst) io.out[io.nout++] = dst;
+        for (int k = 0; k < st.nsend; ++k) io.out[io.nout++] = sh.out[k];
+        io.count = static_cast<size_t>(cnt);
+        io.premul = reduceStep;
+        io.scalarBits = w.scalarBits;
+        io.scalarPtr = w.scalarPtr;
+        io.postDiv = st.final ? w.postDiv : 0;
+        const int inputs = st.nrecv + (io.src ? 1 : 0);
+        if (io.nout > 0) {
+          if (inputs == 1 && !io.premul && io.postDiv <= 1)
+            copyBytes(io, static_cast<size_t>(cnt) * esize, io.src == nullptr, lc.tid, lc.nthreads);
+          else
+            combine(w.type, w.red, io, lc.tid, lc.nthreads);
+        }
       }
-      sh.abort = ok ? 0 : 1;
-    }
-    laneSync(lc.barrier, lc.nthreads);
-    if (sh.abort) return false;
-    Io io;
-    io.nin = st.nrecv;
-    io.in[0] = st.nrecv > 0 ? sh.in[0] : nullptr;
-    io.in[1] = st.nrecv > 1 ? sh.in[1] : nullptr;
-    auto bufPtr = [&](Buf b, int64_t off) -> uint8_t* {
-      switch (b) {
-        case Buf::Input: return const_cast<uint8_t*>(static_cast<const uint8_t*>(w.in)) + static_cast<size_t>(off) * esize;
-        case Buf::Output: return static_cast<uint8_t*>(w.out) + static_cast<size_t>(off) * esize;
-        case Buf::Scratch: return scratch + static_cast<size_t>(off) * esize;
-        default: return nullptr;
-      }
-    };
-    io.src = st.src != Buf::None ? bufPtr(st.src, st.srcOffset) : nullptr;
-    io.nout = 0;
-    uint8_t* dst = st.dst != Buf::None ? bufPtr(st.dst, st.dstOffset) : nullptr;
-    // In place with nothing else to do: the data is already where it belongs.
-    bool skipDst = dst != nullptr && dst == io.src && st.nrecv == 0 && !(w.premul && reduces) && !(st.final && w.postDiv > 1);
-    if (dst && !skipDst) io.out[io.nout++] = dst;
-    for (int k = 0; k < st.nsend; ++k) io.out[io.nout++] = sh.out[k];
-    io.count = static_cast<size_t>(st.count);
-    io.premul = reduces && w.premul && st.src == Buf::Input;
-    io.scalarBits = w.scalarBits;
-    io.scalarPtr = w.scalarPtr;
-    io.postDiv = st.final ? w.postDiv : 0;
-    const int inputs = st.nrecv + (io.src ? 1 : 0);
-    if (io.nout > 0) {
-      if (inputs == 1 && !io.premul && io.postDiv <= 1)
-        copyBytes(io, bytes, io.src == nullptr, lc.tid, lc.nthreads);
-      else
-        combine(w.type, w.red, io, lc.tid, lc.nthreads);
-    }
-    laneSync(lc.barrier, lc.nthreads);
-    if (lc.tid == 0) {
-      // Every thread's stores (ordered by the barrier) become visible before the flags.
-      __threadfence_system();
-      for (int k = 0; k < st.nsend; ++k) {
-        *sh.sconn[k]->step = sh.sstep[k] + 1;
-        stReleaseSys(sh.sconn[k]->tail, sh.sstep[k] + 1);
-      }
-      for (int k = 0; k < st.nrecv; ++k) {
-        *sh.rconn[k]->step = sh.rstep[k] + 1;
-        stReleaseSys(sh.rconn[k]->head, sh.rstep[k] + 1);
+      laneSync(lc.barrier, lc.nthreads);
+      if (lc.tid == 0) {
+        // Every thread's stores (ordered by the barrier) become visible before the flags:
+        // one system fence, then plain volatile flag stores.
+        fenceSys(comm.fence);
+        for (int k = 0; k < st.nsend; ++k) {
+          CachedConn* e = sh.sconn[k];
+          *reinterpret_cast<volatile uint64_t*>(e->c.tail) = ++e->n;
+        }
+        for (int k = 0; k < st.nrecv; ++k) {
+          CachedConn* e = sh.rconn[k];
+          *reinterpret_cast<volatile uint64_t*>(e->c.head) = ++e->n;
+        }
       }
     }
   }
+  if (lc.tid == 0) writeBack(sh);
   return true;
 }
 
@@ -366,14 +423,14 @@ __global__ void __launch_bounds__(kMaxThreads, 1) collKernel(const __grid_consta
   for (int wi = 0; wi < args.nworks; ++wi) {
     const DevWork& w = args.works[wi];
     const bool p2p = w.s.algo == Algo::P2p;
-    int ch;
-    if (q.channel >= 0) {
-      if (p2p || q.channel >= w.s.nchannels) continue;
-      ch = q.channel;
+    const int ch = q.channel;
+    if (q.peer < 0) {
+      if (p2p || ch >= w.s.nchannels) continue;
     } else {
-      if (!p2p || w.s.root != q.peer || (w.s.coll == Coll::Send) != (q.send != 0)) continue;
-      ch = 0;
+      if (!p2p || w.s.root != q.peer || (w.s.coll == Coll::Send) != (q.send != 0) || ch >= w.s.nchannels) continue;
     }
+    if (threadIdx.x == 0) shared[0].abort = shared[1].abort = 0;
+    __syncthreads();
     bool ok;
     if (numLanes(w.s) == 2) {
       // Two lanes (the tree's reduce-up and broadcast-down) on the two halves of the block.

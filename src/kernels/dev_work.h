@@ -43,6 +43,8 @@ struct DevComm {
   int32_t* error;               // host-mapped; first DevError of a kernel
   int32_t* errorPeer;           // host-mapped; the peer a timed-out wait was for
   uint64_t timeoutNs;           // MCCL_TIMEOUT
+  int32_t fence;                // 0: fence.acq_rel.sys (default), 1: fence.sc.sys
+  int32_t slices;               // flags per FIFO slot: a step's chunk moves in this many slices
   const int32_t* ring;          // ring order (device copy)
   const int32_t* ringPos;
   DevConn* conns;
@@ -72,8 +74,8 @@ struct DevWork {
 // A queue is run by one block, over the works in call order: the collectives that use
 // its channel, or the point-to-point operations with one peer in one direction.
 struct DevQueue {
-  int16_t channel;  // collectives: the channel; point to point: -1
-  int16_t peer;     // point to point: the peer
+  int16_t channel;  // the channel (point to point: of the peer's operations)
+  int16_t peer;     // point to point: the peer; collectives: -1
   int8_t send;      // point to point: sends (1) or receives (0)
   int8_t pad[3];
 };

@@ -31,7 +31,7 @@ namespace {
       return MCCL_ERR(ncclUnhandledCudaError, comm_, "%s: %s", what, cudaGetErrorString(e_)); \
   } while (0)
 
-constexpr int kGpuMaxChannels = 32;
+constexpr int kGpuMaxChannels = 128;
 
 DevRed devRed(RedKind k) {
   switch (k) {
@@ -106,6 +106,9 @@ class GpuDataPath : public DataPath {
     h.errorPeer = dFlags + 2;
     int64_t timeout = knobInt(Knob::Timeout);
     h.timeoutNs = timeout > 0 ? static_cast<uint64_t>(timeout) * 1000000000ull : 0;
+    h.fence = knobStr(Knob::GpuFence) == "sc" ? 1 : 0;
+    int64_t slices = knobInt(Knob::GpuSlices);
+    h.slices = static_cast<int32_t>(slices < 1 ? 1 : slices > 16 ? 16 : slices);
     h.ring = dRing_;
     h.ringPos = dRing_ + n;
     h.conns = ipc_.devConns();
@@ -232,12 +235,18 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
                           dumpSchedule(hostView).c_str());
     const ConnClass cls = connClassOf(hostView.algo);
     if (op.isP2p()) {
+      // Large messages to a peer are split over several channels, each its own queue
+      // (block) and connection; both sides choose the same split from the size.
       bool send = op.kind == OpKind::Send;
-      if (op.count > 0) MCCL_CHECK(ipc.need(ConnKey{op.root, 0, ConnClass::P2p, send}));
-      if (!p2pQueue.count({op.root, send})) {
-        p2pQueue[{op.root, send}] = 1;
+      for (int c = 0; c < hostView.nchannels; ++c) {
+        int64_t off, cnt;
+        scheduleChannelRange(hostView, c, &off, &cnt);
+        if (cnt > 0) MCCL_CHECK(ipc.need(ConnKey{op.root, c, ConnClass::P2p, send}));
+        int& have = p2pQueue[{op.root * 2 + (send ? 1 : 0), c}];
+        if (have) continue;
+        have = 1;
         DevQueue q{};
-        q.channel = -1;
+        q.channel = static_cast<int16_t>(c);
         q.peer = static_cast<int16_t>(op.root);
         q.send = send ? 1 : 0;
         queues_.push_back(q);

@@ -1,6 +1,7 @@
 #include "coll_check.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <vector>
@@ -129,9 +130,21 @@ struct Reference {
   double magnitude;  // sum of |terms|, for the tolerance
 };
 
+class HostMemory : public Memory {
+ public:
+  void* alloc(size_t bytes) override { return std::malloc(bytes); }
+  void release(void* p) override { std::free(p); }
+  void upload(void* dst, const void* src, size_t bytes) override { std::memcpy(dst, src, bytes); }
+  void download(void* dst, const void* src, size_t bytes) override { std::memcpy(dst, src, bytes); }
+  cudaStream_t stream() override { return nullptr; }
+  void synchronize() override {}
+};
+
 }  // namespace
 
-std::string runCollCase(ncclComm_t comm, int rank, int n, const CollCase& c) {
+std::string runCollCase(ncclComm_t comm, int rank, int n, const CollCase& c, Memory* memOps) {
+  HostMemory hostMem;
+  Memory* mo = memOps ? memOps : &hostMem;
   const size_t es = datatypeSize(c.type);
   const size_t inCount = c.kind == CollKind::ReduceScatter ? c.count * n : c.count;
   const size_t outCount = c.kind == CollKind::AllGather ? c.count * n : c.count;
@@ -160,6 +173,12 @@ std::string runCollCase(ncclComm_t comm, int rank, int n, const CollCase& c) {
   if (hasInput)
     for (size_t i = 0; i < inCount; ++i) store(c.type, sendbuf, i, inputValue(c, rank, i));
   std::vector<unsigned char> before(mem);
+  // The image goes where the operation runs; pointers are translated to that copy.
+  unsigned char* dev = static_cast<unsigned char*>(mo->alloc(mem.size()));
+  mo->upload(dev, mem.data(), mem.size());
+  auto onDev = [&](void* p) { return static_cast<void*>(dev + (static_cast<unsigned char*>(p) - mem.data())); };
+  void* dSend = onDev(sendbuf);
+  void* dRecv = onDev(recvbuf);
 
   // The operator.
   ncclRedOp_t op = c.op;
@@ -168,19 +187,37 @@ std::string runCollCase(ncclComm_t comm, int rank, int n, const CollCase& c) {
   if (c.preMulSum) {
     scalar = isFloatType(c.type) ? 0.5 : 2;
     store(c.type, scalarMem.data(), 0, scalar);
-    ncclResult_t r = ncclRedOpCreatePreMulSum(&op, scalarMem.data(), c.type,
+  }
+  void* dScalar = nullptr;
+  if (c.preMulSum) {
+    void* where = scalarMem.data();
+    if (c.scalarOnDevice) {  // read when the operation runs: must live where it runs
+      dScalar = mo->alloc(8);
+      mo->upload(dScalar, scalarMem.data(), 8);
+      where = dScalar;
+    }
+    ncclResult_t r = ncclRedOpCreatePreMulSum(&op, where, c.type,
                                               c.scalarOnDevice ? ncclScalarDevice : ncclScalarHostImmediate, comm);
-    if (r != ncclSuccess) return "ncclRedOpCreatePreMulSum failed: " + std::string(ncclGetLastError(comm));
+    if (r != ncclSuccess) {
+      mo->release(dev);
+      if (dScalar) mo->release(dScalar);
+      return "ncclRedOpCreatePreMulSum failed: " + std::string(ncclGetLastError(comm));
+    }
   }
   ncclResult_t r = ncclSuccess;
+  cudaStream_t st = mo->stream();
   switch (c.kind) {
-    case CollKind::AllReduce: r = ncclAllReduce(sendbuf, recvbuf, c.count, c.type, op, comm, nullptr); break;
-    case CollKind::Broadcast: r = ncclBroadcast(sendbuf, recvbuf, c.count, c.type, c.root, comm, nullptr); break;
-    case CollKind::Reduce: r = ncclReduce(sendbuf, recvbuf, c.count, c.type, op, c.root, comm, nullptr); break;
-    case CollKind::AllGather: r = ncclAllGather(sendbuf, recvbuf, c.count, c.type, comm, nullptr); break;
-    case CollKind::ReduceScatter: r = ncclReduceScatter(sendbuf, recvbuf, c.count, c.type, op, comm, nullptr); break;
+    case CollKind::AllReduce: r = ncclAllReduce(dSend, dRecv, c.count, c.type, op, comm, st); break;
+    case CollKind::Broadcast: r = ncclBroadcast(dSend, dRecv, c.count, c.type, c.root, comm, st); break;
+    case CollKind::Reduce: r = ncclReduce(dSend, dRecv, c.count, c.type, op, c.root, comm, st); break;
+    case CollKind::AllGather: r = ncclAllGather(dSend, dRecv, c.count, c.type, comm, st); break;
+    case CollKind::ReduceScatter: r = ncclReduceScatter(dSend, dRecv, c.count, c.type, op, comm, st); break;
   }
+  if (r == ncclSuccess) mo->synchronize();
   if (c.preMulSum) ncclRedOpDestroy(op, comm);
+  if (dScalar) mo->release(dScalar);
+  mo->download(mem.data(), dev, mem.size());
+  mo->release(dev);
   std::ostringstream err;
   if (r != ncclSuccess) {
     err << c.describe() << ": returned " << ncclGetErrorString(r) << ": " << ncclGetLastError(comm);
@@ -250,7 +287,9 @@ std::string runCollCase(ncclComm_t comm, int rank, int n, const CollCase& c) {
 }
 
 std::string runP2pPattern(ncclComm_t comm, int rank, int n, const std::string& pattern, size_t count,
-                          ncclDataType_t type, int root, uint64_t seed) {
+                          ncclDataType_t type, int root, uint64_t seed, Memory* memOps) {
+  HostMemory hostMem;
+  Memory* mo = memOps ? memOps : &hostMem;
   const size_t es = datatypeSize(type);
   // Value that rank `from` sends to rank `to` at index i.
   auto value = [&](int from, int to, size_t i) {
@@ -284,14 +323,29 @@ std::string runP2pPattern(ncclComm_t comm, int rank, int n, const std::string& p
     for (size_t i = 0; i < count; ++i) store(type, sbuf[k].data(), i, value(rank, sendTo[k], i));
   }
   for (size_t k = 0; k < recvFrom.size(); ++k) rbuf[k].assign(count * es + 1, 0xAB);
+  std::vector<void*> dsend(sendTo.size()), drecv(recvFrom.size());
+  for (size_t k = 0; k < sendTo.size(); ++k) {
+    dsend[k] = mo->alloc(sbuf[k].size());
+    mo->upload(dsend[k], sbuf[k].data(), sbuf[k].size());
+  }
+  for (size_t k = 0; k < recvFrom.size(); ++k) {
+    drecv[k] = mo->alloc(rbuf[k].size());
+    mo->upload(drecv[k], rbuf[k].data(), rbuf[k].size());
+  }
   // Calls in an order that would deadlock without the group: receives first.
   ncclResult_t r = ncclGroupStart();
   for (size_t k = 0; k < recvFrom.size() && r == ncclSuccess; ++k)
-    r = ncclRecv(rbuf[k].data(), count, type, recvFrom[k], comm, nullptr);
+    r = ncclRecv(drecv[k], count, type, recvFrom[k], comm, mo->stream());
   for (size_t k = 0; k < sendTo.size() && r == ncclSuccess; ++k)
-    r = ncclSend(sbuf[k].data(), count, type, sendTo[k], comm, nullptr);
+    r = ncclSend(dsend[k], count, type, sendTo[k], comm, mo->stream());
   ncclResult_t e = ncclGroupEnd();
   if (r == ncclSuccess) r = e;
+  if (r == ncclSuccess) mo->synchronize();
+  for (size_t k = 0; k < recvFrom.size(); ++k) {
+    mo->download(rbuf[k].data(), drecv[k], rbuf[k].size());
+    mo->release(drecv[k]);
+  }
+  for (size_t k = 0; k < sendTo.size(); ++k) mo->release(dsend[k]);
   std::ostringstream err;
   if (r != ncclSuccess) {
     err << pattern << ": " << ncclGetErrorString(r) << ": " << ncclGetLastError(comm);

@@ -34,14 +34,28 @@ struct CollCase {
   std::string describe() const;
 };
 
+// Where a case's buffers live. The checker builds a host image of the buffers (guards,
+// poisoned output, inputs), uploads it, runs the collective, downloads it, compares.
+class Memory {
+ public:
+  virtual ~Memory() = default;
+  virtual void* alloc(size_t bytes) = 0;
+  virtual void release(void* p) = 0;
+  virtual void upload(void* dst, const void* src, size_t bytes) = 0;
+  virtual void download(void* dst, const void* src, size_t bytes) = 0;
+  virtual cudaStream_t stream() = 0;
+  virtual void synchronize() = 0;  // after the operation: wait for its completion
+};
+
 // Runs c on comm (this rank of nranks) and returns "" when every check passed, otherwise
-// the first mismatches. The call's own error (if any) is reported too.
-std::string runCollCase(ncclComm_t comm, int rank, int nranks, const CollCase& c);
+// the first mismatches. The call's own error (if any) is reported too. mem null: host
+// memory.
+std::string runCollCase(ncclComm_t comm, int rank, int nranks, const CollCase& c, Memory* mem = nullptr);
 
 // Point-to-point patterns of the guide, each in one group: "ring", "alltoall",
 // "scatter", "gather", "neighbor". Returns "" on success.
 std::string runP2pPattern(ncclComm_t comm, int rank, int nranks, const std::string& pattern,
-                          size_t count, ncclDataType_t type, int root, uint64_t seed);
+                          size_t count, ncclDataType_t type, int root, uint64_t seed, Memory* mem = nullptr);
 
 extern const ncclDataType_t kAllTypes[12];
 extern const ncclRedOp_t kBuiltinOps[5];

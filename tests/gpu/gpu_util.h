@@ -1,0 +1,72 @@
+// GPU helpers for the tests labelled "gpu": they skip themselves where no GPU is usable.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include "coll_check.h"
+
+namespace mccl_test {
+
+inline int gpuCount() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return n;
+}
+
+#define SKIP_WITHOUT_GPUS(n)                                                         \
+  do {                                                                               \
+    if (::mccl_test::gpuCount() < (n)) GTEST_SKIP() << "needs " << (n) << " GPU(s)"; \
+  } while (0)
+
+#define CUDA_OK(call)                                                                  \
+  do {                                                                                 \
+    cudaError_t e_ = (call);                                                           \
+    ASSERT_EQ(e_, cudaSuccess) << #call << ": " << cudaGetErrorString(e_);             \
+  } while (0)
+
+// Buffers in device memory of `dev`, operations on a stream of their own.
+class GpuMemory : public Memory {
+ public:
+  explicit GpuMemory(int dev) : dev_(dev) {
+    cudaSetDevice(dev_);
+    cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking);
+  }
+  ~GpuMemory() override {
+    cudaSetDevice(dev_);
+    cudaStreamDestroy(stream_);
+  }
+  void* alloc(size_t bytes) override {
+    cudaSetDevice(dev_);
+    void* p = nullptr;
+    if (cudaMalloc(&p, bytes ? bytes : 1) != cudaSuccess) return nullptr;
+    return p;
+  }
+  void release(void* p) override {
+    cudaSetDevice(dev_);
+    cudaFree(p);
+  }
+  void upload(void* dst, const void* src, size_t bytes) override {
+    cudaSetDevice(dev_);
+    cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice);
+  }
+  void download(void* dst, const void* src, size_t bytes) override {
+    cudaSetDevice(dev_);
+    cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost);
+  }
+  cudaStream_t stream() override { return stream_; }
+  void synchronize() override {
+    cudaSetDevice(dev_);
+    cudaError_t e = cudaStreamSynchronize(stream_);
+    if (e != cudaSuccess) ADD_FAILURE() << "cudaStreamSynchronize: " << cudaGetErrorString(e);
+  }
+
+ private:
+  int dev_;
+  cudaStream_t stream_ = nullptr;
+};
+
+}  // namespace mccl_test

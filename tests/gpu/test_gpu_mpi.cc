@@ -1,0 +1,114 @@
+// GPU communicators across processes (one GPU per MPI rank, CUDA IPC between them):
+// collectives against the host reference, point-to-point, and graph capture. Skipped
+// where the ranks have no GPU each.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "gpu_util.h"
+#include "mccl_mpi.h"
+#include "test_util.h"
+
+using namespace mccl_test;
+
+namespace {
+int worldRank() {
+  int r;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int worldSize() {
+  int s;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+// Every rank must see a GPU of its own, else every rank skips.
+bool gpusForAll() {
+  int have = gpuCount() > 0 ? 1 : 0, all = 0;
+  MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return all != 0;
+}
+}  // namespace
+
+TEST(GpuMpi, CollectivesFromMpiComm) {
+  if (!gpusForAll()) GTEST_SKIP() << "needs a GPU per rank";
+  int r = worldRank(), n = worldSize();
+  ncclComm_t comm;
+  NCCL_OK(mcclCommInitFromMpi(&comm, MPI_COMM_WORLD, MCCL_DEVICE_AUTO, nullptr));
+  int dev, isHost;
+  NCCL_OK(ncclCommCuDevice(comm, &dev));
+  NCCL_OK(mcclCommIsHost(comm, &isHost));
+  ASSERT_EQ(isHost, 0);
+  GpuMemory mem(dev);
+  std::vector<CollCase> cases;
+  uint64_t seed = 11;
+  // MCCL_TEST_QUICK=1 (time-boxed GPU runs): sizes up to 1M+3 only.
+  const bool quick = std::getenv("MCCL_TEST_QUICK") != nullptr;
+  for (size_t count : {size_t{0}, size_t{1}, size_t{7}, size_t{1023}, size_t{(1 << 20) + 3}, size_t{64} << 20})
+    for (ncclDataType_t t : kAllTypes) {
+      if (quick && count > (2u << 20)) continue;
+      bool huge = count > (4u << 20);
+      if (huge && t != ncclFloat32 && t != ncclBfloat16) continue;
+      for (bool inPlace : {false, true}) {
+        for (ncclRedOp_t op : kBuiltinOps) {
+          if (count > 4096 && op != ncclSum && op != ncclMin) continue;
+          cases.push_back(CollCase{CollKind::AllReduce, t, op, false, false, count, 0, inPlace, seed++});
+          cases.push_back(CollCase{CollKind::Reduce, t, op, false, false, count, n - 1, inPlace, seed++});
+          cases.push_back(CollCase{CollKind::ReduceScatter, t, op, false, false, count / n, 0, inPlace, seed++});
+        }
+        cases.push_back(CollCase{CollKind::AllReduce, t, ncclSum, true, true, count, 0, inPlace, seed++});
+        for (int root = 0; root < n; ++root)
+          cases.push_back(CollCase{CollKind::Broadcast, t, ncclSum, false, false, count, root, inPlace, seed++});
+        cases.push_back(CollCase{CollKind::AllGather, t, ncclSum, false, false, count / n, 0, inPlace, seed++});
+      }
+    }
+  std::string errs;
+  for (const CollCase& c : cases) {
+    std::string e = runCollCase(comm, r, n, c, &mem);
+    if (!e.empty() && errs.size() < 4000) errs += e;
+  }
+  EXPECT_TRUE(errs.empty()) << errs;
+  for (const char* p : {"ring", "alltoall", "scatter", "gather", "neighbor"})
+    errs += runP2pPattern(comm, r, n, p, 100003, ncclFloat64, 0, 5, &mem);
+  EXPECT_TRUE(errs.empty()) << errs;
+  NCCL_OK(ncclCommDestroy(comm));
+}
+
+TEST(GpuMpi, UniqueIdPathAndGraph) {
+  if (!gpusForAll()) GTEST_SKIP() << "needs a GPU per rank";
+  int r = worldRank(), n = worldSize();
+  ncclUniqueId id;
+  if (r == 0) NCCL_OK(ncclGetUniqueId(&id));
+  MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+  CUDA_OK(cudaSetDevice(r % gpuCount()));
+  ncclComm_t comm;
+  NCCL_OK(ncclCommInitRank(&comm, n, id, r));
+  const size_t count = 1 << 20;
+  float *in, *out;
+  CUDA_OK(cudaMalloc(&in, count * sizeof(float)));
+  CUDA_OK(cudaMalloc(&out, count * sizeof(float)));
+  std::vector<float> h(count, static_cast<float>(r + 1));
+  CUDA_OK(cudaMemcpy(in, h.data(), count * sizeof(float), cudaMemcpyHostToDevice));
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  cudaGraph_t g;
+  cudaGraphExec_t ge;
+  CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  NCCL_OK(ncclAllReduce(in, out, count, ncclFloat, ncclSum, comm, s));
+  NCCL_OK(ncclAllReduce(out, out, count, ncclFloat, ncclMax, comm, s));
+  CUDA_OK(cudaStreamEndCapture(s, &g));
+  CUDA_OK(cudaGraphInstantiate(&ge, g, 0));
+  for (int i = 0; i < 100; ++i) CUDA_OK(cudaGraphLaunch(ge, s));
+  CUDA_OK(cudaStreamSynchronize(s));
+  CUDA_OK(cudaMemcpy(h.data(), out, count * sizeof(float), cudaMemcpyDeviceToHost));
+  for (size_t i = 0; i < count; i += 1001) ASSERT_EQ(h[i], n * (n + 1) / 2.0f);
+  cudaGraphExecDestroy(ge);
+  cudaGraphDestroy(g);
+  cudaFree(in);
+  cudaFree(out);
+  cudaStreamDestroy(s);
+  NCCL_OK(ncclCommDestroy(comm));
+}

@@ -1,0 +1,267 @@
+// GPU communicators in one process (ncclCommInitAll over every visible GPU): every
+// collective x type x op x in-place x size against the host reference, groups driven from
+// one thread, point-to-point patterns, CUDA graph capture replayed 100 times, ncclMemAlloc
+// with registered buffers, and NCCL_CHECK_POINTERS. Skipped where no GPU is usable.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/knobs.h"
+#include "gpu_util.h"
+#include "mccl.h"
+#include "test_util.h"
+
+using namespace mccl_test;
+
+namespace {
+
+struct Clique {
+  std::vector<ncclComm_t> comms;
+  int n = 0;
+  explicit Clique(int want) {
+    n = std::min(want, gpuCount());
+    comms.assign(static_cast<size_t>(n), nullptr);
+    EXPECT_EQ(ncclCommInitAll(comms.data(), n, nullptr), ncclSuccess) << ncclGetLastError(nullptr);
+  }
+  ~Clique() {
+    for (ncclComm_t c : comms)
+      if (c) EXPECT_EQ(ncclCommDestroy(c), ncclSuccess) << ncclGetLastError(c);
+  }
+};
+
+// Each rank on a thread of its own (its device current), every case in order.
+void runCases(Clique& cl, const std::vector<CollCase>& cases) {
+  std::vector<std::string> errs(static_cast<size_t>(cl.n));
+  runThreads(cl.n, [&](int r) {
+    cudaSetDevice(r);
+    GpuMemory mem(r);
+    for (const CollCase& c : cases) {
+      std::string e = runCollCase(cl.comms[r], r, cl.n, c, &mem);
+      if (!e.empty() && errs[r].size() < 4000) errs[r] += e;
+    }
+  });
+  for (int r = 0; r < cl.n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ":\n" << errs[r];
+}
+
+}  // namespace
+
+TEST(GpuSingleProcess, EveryTypeOpAndForm) {
+  SKIP_WITHOUT_GPUS(1);
+  Clique cl(8);
+  std::vector<CollCase> cases;
+  uint64_t seed = 1;
+  for (size_t count : {size_t{0}, size_t{1}, size_t{7}, size_t{1023}, size_t{(1 << 20) + 3}})
+    for (ncclDataType_t t : kAllTypes)
+      for (bool inPlace : {false, true}) {
+        bool big = count > 4096;
+        for (ncclRedOp_t op : kBuiltinOps) {
+          if (big && op != ncclSum && op != ncclAvg) continue;
+          cases.push_back(CollCase{CollKind::AllReduce, t, op, false, false, count, 0, inPlace, seed++});
+          cases.push_back(CollCase{CollKind::ReduceScatter, t, op, false, false, count / 2, 0, inPlace, seed++});
+          cases.push_back(CollCase{CollKind::Reduce, t, op, false, false, count, cl.n - 1, inPlace, seed++});
+        }
+        cases.push_back(CollCase{CollKind::AllReduce, t, ncclSum, true, false, count, 0, inPlace, seed++});
+        cases.push_back(CollCase{CollKind::AllReduce, t, ncclSum, true, true, count, 0, inPlace, seed++});
+        for (int root = 0; root < cl.n; ++root)
+          cases.push_back(CollCase{CollKind::Broadcast, t, ncclSum, false, false, count, root, inPlace, seed++});
+        cases.push_back(CollCase{CollKind::AllGather, t, ncclSum, false, false, count / 2 + 1, 0, inPlace, seed++});
+      }
+  runCases(cl, cases);
+}
+
+TEST(GpuSingleProcess, LargeBuffers) {
+  SKIP_WITHOUT_GPUS(1);
+  Clique cl(8);
+  const size_t big = 64u << 20;  // 64M elements
+  std::vector<CollCase> cases = {
+      {CollKind::AllReduce, ncclFloat32, ncclSum, false, false, big, 0, false, 3},
+      {CollKind::AllReduce, ncclBfloat16, ncclSum, false, false, big, 0, true, 4},
+      {CollKind::AllGather, ncclFloat32, ncclSum, false, false, big / 8, 0, false, 5},
+      {CollKind::ReduceScatter, ncclFloat32, ncclMax, false, false, big / 8, 0, false, 6},
+      {CollKind::Broadcast, ncclInt8, ncclSum, false, false, big, cl.n - 1, false, 7},
+  };
+  runCases(cl, cases);
+}
+
+TEST(GpuSingleProcess, PointToPointPatterns) {
+  SKIP_WITHOUT_GPUS(1);
+  Clique cl(8);
+  std::vector<std::string> errs(static_cast<size_t>(cl.n));
+  runThreads(cl.n, [&](int r) {
+    cudaSetDevice(r);
+    GpuMemory mem(r);
+    for (const char* p : {"ring", "neighbor", "alltoall", "scatter", "gather"})
+      for (size_t count : {size_t{0}, size_t{1}, size_t{12345}, size_t{3} << 20})
+        errs[r] += runP2pPattern(cl.comms[r], r, cl.n, p, count, ncclFloat32, 0, count + 7, &mem);
+  });
+  for (int r = 0; r < cl.n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ":\n" << errs[r];
+}
+
+TEST(GpuSingleProcess, OneThreadGroupsAcrossDevicesAndAggregation) {
+  // The guide's single-process example: one thread, every device, one group; then a group
+  // aggregating a Broadcast and two AllReduces per device (nested groups).
+  SKIP_WITHOUT_GPUS(1);
+  Clique cl(8);
+  const size_t count = 1 << 18;
+  std::vector<float*> a(cl.n), b(cl.n), c(cl.n);
+  std::vector<cudaStream_t> s(cl.n);
+  std::vector<float> host(count);
+  for (int r = 0; r < cl.n; ++r) {
+    CUDA_OK(cudaSetDevice(r));
+    CUDA_OK(cudaMalloc(&a[r], count * sizeof(float)));
+    CUDA_OK(cudaMalloc(&b[r], count * sizeof(float)));
+    CUDA_OK(cudaMalloc(&c[r], count * sizeof(float)));
+    CUDA_OK(cudaStreamCreate(&s[r]));
+    for (size_t i = 0; i < count; ++i) host[i] = static_cast<float>(r + 1);
+    CUDA_OK(cudaMemcpy(a[r], host.data(), count * sizeof(float), cudaMemcpyHostToDevice));
+  }
+  NCCL_OK(ncclGroupStart());
+  for (int r = 0; r < cl.n; ++r)
+    NCCL_OK(ncclAllReduce(a[r], b[r], count, ncclFloat, ncclSum, cl.comms[r], s[r]));
+  NCCL_OK(ncclGroupEnd());
+  NCCL_OK(ncclGroupStart());
+  for (int layer = 0; layer < 2; ++layer) {
+    NCCL_OK(ncclGroupStart());
+    for (int r = 0; r < cl.n; ++r) {
+      if (layer == 0) NCCL_OK(ncclBroadcast(a[r], c[r], count, ncclFloat, 0, cl.comms[r], s[r]));
+      else NCCL_OK(ncclAllReduce(c[r], c[r], count, ncclFloat, ncclMax, cl.comms[r], s[r]));
+    }
+    NCCL_OK(ncclGroupEnd());
+  }
+  NCCL_OK(ncclGroupEnd());
+  for (int r = 0; r < cl.n; ++r) {
+    CUDA_OK(cudaSetDevice(r));
+    CUDA_OK(cudaStreamSynchronize(s[r]));
+    CUDA_OK(cudaMemcpy(host.data(), b[r], count * sizeof(float), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < count; i += 997) ASSERT_EQ(host[i], cl.n * (cl.n + 1) / 2.0f) << r;
+    CUDA_OK(cudaMemcpy(host.data(), c[r], count * sizeof(float), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < count; i += 997) ASSERT_EQ(host[i], 1.0f) << r;
+    cudaFree(a[r]);
+    cudaFree(b[r]);
+    cudaFree(c[r]);
+    cudaStreamDestroy(s[r]);
+  }
+}
+
+TEST(GpuSingleProcess, GraphCaptureReplayedHundredTimes) {
+  SKIP_WITHOUT_GPUS(1);
+  Clique cl(8);
+  std::vector<std::string> errs(static_cast<size_t>(cl.n));
+  runThreads(cl.n, [&](int r) {
+    cudaSetDevice(r);
+    const size_t count = 300000;
+    float *in, *out;
+    cudaStream_t s;
+    cudaMalloc(&in, count * sizeof(float));
+    cudaMalloc(&out, count * sizeof(float));
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    std::vector<float> h(count);
+    cudaGraph_t g;
+    cudaGraphExec_t ge;
+    // A group (AllReduce + AllGather of a slice) captured as one graph.
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
+    ncclResult_t rc1 = ncclGroupStart();
+    ncclResult_t rc2 = ncclAllReduce(in, out, count, ncclFloat, ncclSum, cl.comms[r], s);
+    ncclResult_t rc3 = ncclGroupEnd();
+    cudaError_t ce = cudaStreamEndCapture(s, &g);
+    if (rc1 || rc2 || rc3 || ce != cudaSuccess) {
+      errs[r] = std::string("capture failed: ") + ncclGetLastError(cl.comms[r]) + " / " + cudaGetErrorString(ce);
+      return;
+    }
+    cudaGraphInstantiate(&ge, g, 0);
+    for (int rep = 0; rep < 100; ++rep) {
+      if (rep % 10 == 0) {
+        for (size_t i = 0; i < count; ++i) h[i] = static_cast<float>(rep + r + (i % 5));
+        cudaMemcpyAsync(in, h.data(), count * sizeof(float), cudaMemcpyHostToDevice, s);
+      }
+      cudaGraphLaunch(ge, s);
+      if (rep % 10 == 9) {
+        cudaMemcpyAsync(h.data(), out, count * sizeof(float), cudaMemcpyDeviceToHost, s);
+        if (cudaStreamSynchronize(s) != cudaSuccess) {
+          errs[r] = "replay failed";
+          break;
+        }
+        int n = cl.n;
+        for (size_t i = 0; i < count; i += 101) {
+          float want = static_cast<float>(n * (rep - 9) + n * (n - 1) / 2 + n * static_cast<int>(i % 5));
+          if (h[i] != want) {
+            errs[r] = "replay " + std::to_string(rep) + " element " + std::to_string(i) + ": " +
+                      std::to_string(h[i]) + " != " + std::to_string(want);
+            break;
+          }
+        }
+      }
+    }
+    cudaGraphExecDestroy(ge);
+    cudaGraphDestroy(g);
+    cudaFree(in);
+    cudaFree(out);
+    cudaStreamDestroy(s);
+  });
+  for (int r = 0; r < cl.n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
+}
+
+TEST(GpuSingleProcess, MemAllocAndRegisteredBuffers) {
+  SKIP_WITHOUT_GPUS(1);
+  Clique cl(8);
+  std::vector<std::string> errs(static_cast<size_t>(cl.n));
+  runThreads(cl.n, [&](int r) {
+    cudaSetDevice(r);
+    const size_t count = 1 << 20;
+    void *buf = nullptr, *handle = nullptr;
+    if (ncclMemAlloc(&buf, 2 * count * sizeof(float)) != ncclSuccess) {
+      errs[r] = std::string("ncclMemAlloc: ") + ncclGetLastError(nullptr);
+      return;
+    }
+    if (ncclCommRegister(cl.comms[r], buf, 2 * count * sizeof(float), &handle) != ncclSuccess) {
+      errs[r] = std::string("ncclCommRegister: ") + ncclGetLastError(cl.comms[r]);
+      return;
+    }
+    float* in = static_cast<float*>(buf);
+    float* out = in + count;
+    std::vector<float> h(count, static_cast<float>(r + 1));
+    cudaMemcpy(in, h.data(), count * sizeof(float), cudaMemcpyHostToDevice);
+    cudaStream_t s;
+    cudaStreamCreate(&s);
+    for (int it = 0; it < 3; ++it)
+      if (ncclAllReduce(in, out, count, ncclFloat, ncclSum, cl.comms[r], s) != ncclSuccess)
+        errs[r] = std::string("AllReduce: ") + ncclGetLastError(cl.comms[r]);
+    cudaStreamSynchronize(s);
+    cudaMemcpy(h.data(), out, count * sizeof(float), cudaMemcpyDeviceToHost);
+    for (size_t i = 0; i < count; i += 4099)
+      if (h[i] != cl.n * (cl.n + 1) / 2.0f) errs[r] = "wrong result in registered buffer";
+    if (ncclCommDeregister(cl.comms[r], handle) != ncclSuccess) errs[r] += " deregister failed";
+    if (ncclMemFree(buf) != ncclSuccess) errs[r] += " ncclMemFree failed";
+    cudaStreamDestroy(s);
+  });
+  for (int r = 0; r < cl.n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
+}
+
+TEST(GpuSingleProcess, CheckPointersRejectsPeerAndHostMemory) {
+  SKIP_WITHOUT_GPUS(2);
+  setenv("NCCL_CHECK_POINTERS", "1", 1);
+  mccl::knobsReload();
+  {
+    Clique cl(2);
+    float *mine, *other;
+    CUDA_OK(cudaSetDevice(1));
+    CUDA_OK(cudaMalloc(&other, 1024));
+    CUDA_OK(cudaSetDevice(0));
+    CUDA_OK(cudaMalloc(&mine, 1024));
+    std::vector<float> host(256);
+    // Rank 0 alone: the errors are found before any communication.
+    EXPECT_EQ(ncclAllReduce(other, mine, 256, ncclFloat, ncclSum, cl.comms[0], nullptr), ncclInvalidArgument);
+    EXPECT_TRUE(contains(ncclGetLastError(cl.comms[0]), "sendbuff")) << ncclGetLastError(cl.comms[0]);
+    EXPECT_TRUE(contains(ncclGetLastError(cl.comms[0]), "device 1")) << ncclGetLastError(cl.comms[0]);
+    EXPECT_EQ(ncclAllReduce(mine, host.data(), 256, ncclFloat, ncclSum, cl.comms[0], nullptr), ncclInvalidArgument);
+    EXPECT_TRUE(contains(ncclGetLastError(cl.comms[0]), "recvbuff"));
+    cudaFree(mine);
+    CUDA_OK(cudaSetDevice(1));
+    cudaFree(other);
+  }
+  unsetenv("NCCL_CHECK_POINTERS");
+  mccl::knobsReload();
+}
