@@ -1,10 +1,12 @@
 /*
- * mccl_mpi.h — communicators made from MPI communicators.
+ * mccl_mpi.h — communicators made from MPI communicators, MPI-typed collectives, and
+ * waits that keep MPI progressing.
  */
 #ifndef MCCL_MPI_H_
 #define MCCL_MPI_H_
 
 #include <mpi.h>
+#include <stdint.h>
 
 #include "mccl.h"
 
@@ -18,6 +20,42 @@ extern "C" {
  * host communicator when no GPU is usable) or MCCL_DEVICE_HOST. config may be NULL. */
 ncclResult_t mcclCommInitFromMpi(ncclComm_t* comm, MPI_Comm mpiComm, int cudaDev,
                                  ncclConfig_t* config);
+
+/* The communicator cached on mpiComm (an MPI attribute), created collectively with
+ * MCCL_DEVICE_AUTO on first use. It is destroyed when mpiComm is freed, and whatever is
+ * left at MPI_Finalize. Do not destroy it yourself. Duplicates of mpiComm get their own. */
+ncclResult_t mcclMpiComm(MPI_Comm mpiComm, ncclComm_t* comm);
+
+/* Waits for stream to complete while driving MPI progress on progressComm (the guide's
+ * "MPI Progress" loop, backing off to short sleeps when nothing moves). */
+ncclResult_t mcclStreamSynchronize(cudaStream_t stream, MPI_Comm progressComm);
+
+/* MPI-typed collectives on the communicator cached on comm, enqueued on stream (host
+ * communicators: complete on return). MPI_IN_PLACE as sendbuf has its MPI meaning.
+ * Predefined integer and float datatypes and MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN are
+ * supported; others are ncclInvalidArgument with a sentence naming them. */
+ncclResult_t mcclMpiAllreduce(const void* sendbuf, void* recvbuf, size_t count, MPI_Datatype datatype,
+                              MPI_Op op, MPI_Comm comm, cudaStream_t stream);
+ncclResult_t mcclMpiBcast(void* buffer, size_t count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                          cudaStream_t stream);
+ncclResult_t mcclMpiReduce(const void* sendbuf, void* recvbuf, size_t count, MPI_Datatype datatype,
+                           MPI_Op op, int root, MPI_Comm comm, cudaStream_t stream);
+/* count: elements each rank contributes (MPI's sendcount == recvcount). */
+ncclResult_t mcclMpiAllgather(const void* sendbuf, void* recvbuf, size_t count, MPI_Datatype datatype,
+                              MPI_Comm comm, cudaStream_t stream);
+ncclResult_t mcclMpiReduceScatterBlock(const void* sendbuf, void* recvbuf, size_t recvcount,
+                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                       cudaStream_t stream);
+/* count: elements sent to each rank. */
+ncclResult_t mcclMpiAlltoall(const void* sendbuf, void* recvbuf, size_t count, MPI_Datatype datatype,
+                             MPI_Comm comm, cudaStream_t stream);
+
+/* The NCCL datatype / operator an MPI one maps to (ncclInvalidArgument if none). */
+ncclResult_t mcclMpiDatatype(MPI_Datatype datatype, ncclDataType_t* type);
+ncclResult_t mcclMpiOp(MPI_Op op, ncclRedOp_t* ncclOp);
+
+/* libmccl_mpi (the PMPI preload): calls routed to mccl and to MPI since the start. */
+void mcclMpiPathCounters(uint64_t* viaMccl, uint64_t* viaMpi);
 
 #ifdef __cplusplus
 }

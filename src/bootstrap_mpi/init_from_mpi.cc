@@ -22,7 +22,8 @@ ncclResult_t nodeLocalRank(MPI_Comm mpiComm, int* localRank) {
   MPI_Comm_size(mpiComm, &size);
   std::vector<uint64_t> hashes(static_cast<size_t>(size));
   hashes[rank] = localHostHash();
-  int rc = MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, hashes.data(), 8, MPI_BYTE, mpiComm);
+  // PMPI: the library's own traffic never goes through interception (libmccl_mpi, tools).
+  int rc = PMPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, hashes.data(), 8, MPI_BYTE, mpiComm);
   if (rc != MPI_SUCCESS)
     return MCCL_ERR(ncclSystemError, nullptr, "mcclCommInitFromMpi: MPI_Allgather failed (%d)", rc);
   int local = 0;

@@ -54,7 +54,9 @@ enum class KnobType { Int, Size, Bool, String };
     "AllReduce below this many bytes uses the tree (0: the model decides)")                    \
   X(MpiThreshold, "MCCL_MPI_THRESHOLD", Size, "1048576",                                        \
     "libmccl_mpi: device buffers of at least this many bytes go to mccl")                      \
-  X(MpiVerbose, "MCCL_MPI_VERBOSE", Bool, "0", "libmccl_mpi: log the path of every call")
+  X(MpiVerbose, "MCCL_MPI_VERBOSE", Bool, "0", "libmccl_mpi: log the path of every call")        \
+  X(MpiCudaAware, "MCCL_MPI_CUDA_AWARE", Bool, "1",                                              \
+    "libmccl_mpi: MPIX_Query_cuda_support reports 1 (its collectives take device buffers)")
 
 enum class Knob : int {
 #define MCCL_KNOB_ENUM(id, name, type, def, help) id,

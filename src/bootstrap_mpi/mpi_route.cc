@@ -1,0 +1,212 @@
+// The decisions of libmccl_mpi (the PMPI preload): an MPI collective on device buffers of
+// a supported datatype and operator, at or above MCCL_MPI_THRESHOLD bytes, on an
+// intracommunicator, runs on the mccl communicator cached on its MPI communicator,
+// ordered on a stream and synchronised (with MPI progress) before returning, as MPI
+// requires. Everything else goes back to the shim, which calls PMPI_*.
+//
+// The routing lives here, in libmccl, so the shim stays a few lines per call and uses only
+// exported symbols.
+#include <atomic>
+#include <cstdio>
+#include <functional>
+#include <mutex>
+#include <unordered_map>
+
+#include "bootstrap_mpi/mpi_map.h"
+#include "core/comm.h"
+#include "core/error.h"
+#include "core/knobs.h"
+#include "mccl_mpi.h"
+
+#ifdef MCCL_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+#define NCCL_API extern "C" __attribute__((visibility("default")))
+
+using namespace mccl;
+
+namespace {
+
+std::atomic<uint64_t> gViaMccl{0}, gViaMpi{0};
+std::atomic<int> gMpiCudaAware{-1};  // what the MPI library itself says (set by the shim)
+
+void verbose(const char* call, size_t bytes, const char* path, const char* why) {
+  if (!knobBool(Knob::MpiVerbose)) return;
+  int rank = -1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::fprintf(stderr, "[mccl_mpi rank %d] %s %zu B -> %s%s%s\n", rank, call, bytes, path, why ? ": " : "",
+               why ? why : "");
+}
+
+#ifdef MCCL_HAVE_CUDA
+// One stream per device for the calls the preload takes over.
+cudaStream_t streamFor(int dev) {
+  static std::mutex mu;
+  static std::unordered_map<int, cudaStream_t> streams;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = streams.find(dev);
+  if (it != streams.end()) return it->second;
+  cudaStream_t s = nullptr;
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  streams[dev] = s;
+  return s;
+}
+
+int deviceOf(const void* p) {
+  if (p == nullptr || p == MPI_IN_PLACE) return -1;
+  cudaPointerAttributes a;
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();
+    return -1;
+  }
+  return a.type == cudaMemoryTypeDevice ? a.device : -1;
+}
+#endif
+
+// Decides and, when mccl takes the call, runs it. Returns 1 when handled (*rc is the MPI
+// result), 0 when the shim must call PMPI.
+int route(const char* call, size_t bytes, const void* probe, MPI_Datatype dt, bool reduce, MPI_Op op,
+          MPI_Comm comm, const std::function<ncclResult_t(cudaStream_t)>& run, int* rc) {
+#ifndef MCCL_HAVE_CUDA
+  (void)probe; (void)dt; (void)reduce; (void)op; (void)comm; (void)run; (void)rc;
+  gViaMpi.fetch_add(1);
+  verbose(call, bytes, "MPI", "mccl was built without CUDA");
+  return 0;
+#else
+  const char* why = nullptr;
+  ncclDataType_t t;
+  ncclRedOp_t o;
+  int inter = 0;
+  int dev = -1;
+  dev = deviceOf(probe);
+  // Below the threshold a CUDA-aware MPI takes device buffers itself; one that is not
+  // would fail on them, so mccl keeps those too.
+  if (dev < 0) why = "host buffer";
+  else if (bytes < static_cast<size_t>(knobInt(Knob::MpiThreshold)) && gMpiCudaAware.load() != 0)
+    why = "below MCCL_MPI_THRESHOLD";
+  else if (!mpiDatatypeQuiet(dt, &t) || (reduce && dt == MPI_BYTE)) why = "datatype not supported";
+  else if (reduce && !mpiOpQuiet(op, &o)) why = "operator not supported";
+  else if (comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+    why = "not an intracommunicator";
+  if (why) {
+    gViaMpi.fetch_add(1);
+    verbose(call, bytes, "MPI", why);
+    return 0;
+  }
+  int prev = -1;
+  cudaGetDevice(&prev);
+  if (prev != dev) cudaSetDevice(dev);
+  cudaStream_t s = streamFor(dev);
+  ncclResult_t r = run(s);
+  if (r == ncclSuccess) r = mcclStreamSynchronize(s, comm);
+  if (prev >= 0 && prev != dev) cudaSetDevice(prev);
+  gViaMccl.fetch_add(1);
+  verbose(call, bytes, "mccl", r == ncclSuccess ? nullptr : ncclGetLastError(nullptr));
+  if (r != ncclSuccess) {
+    WARN("%s on device buffers failed in mccl: %s", call, ncclGetLastError(nullptr));
+    *rc = MPI_ERR_OTHER;
+    MPI_Comm_call_errhandler(comm, MPI_ERR_OTHER);
+    return 1;
+  }
+  *rc = MPI_SUCCESS;
+  return 1;
+#endif
+}
+
+size_t typeBytes(MPI_Datatype dt, size_t count) {
+  int size = 0;
+  if (dt == MPI_DATATYPE_NULL || MPI_Type_size(dt, &size) != MPI_SUCCESS) return 0;
+  return static_cast<size_t>(size) * count;
+}
+
+int commSize(MPI_Comm comm) {
+  int n = 1;
+  if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &n);
+  return n;
+}
+
+}  // namespace
+
+NCCL_API void mcclMpiPathCounters(uint64_t* viaMccl, uint64_t* viaMpi) {
+  if (viaMccl) *viaMccl = gViaMccl.load();
+  if (viaMpi) *viaMpi = gViaMpi.load();
+}
+
+NCCL_API int mcclMpiRouteAllreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                                   MPI_Comm comm, int* rc) {
+  const void* probe = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  return route("MPI_Allreduce", typeBytes(dt, static_cast<size_t>(count)), probe, dt, true, op, comm,
+               [&](cudaStream_t s) { return mcclMpiAllreduce(sendbuf, recvbuf, static_cast<size_t>(count), dt, op, comm, s); },
+               rc);
+}
+
+NCCL_API int mcclMpiRouteReduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                                MPI_Comm comm, int* rc) {
+  const void* probe = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  return route("MPI_Reduce", typeBytes(dt, static_cast<size_t>(count)), probe, dt, true, op, comm,
+               [&](cudaStream_t s) {
+                 return mcclMpiReduce(sendbuf, recvbuf, static_cast<size_t>(count), dt, op, root, comm, s);
+               },
+               rc);
+}
+
+NCCL_API int mcclMpiRouteBcast(void* buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm, int* rc) {
+  return route("MPI_Bcast", typeBytes(dt, static_cast<size_t>(count)), buffer, dt, false, MPI_OP_NULL, comm,
+               [&](cudaStream_t s) { return mcclMpiBcast(buffer, static_cast<size_t>(count), dt, root, comm, s); }, rc);
+}
+
+NCCL_API int mcclMpiRouteAllgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, int* rc) {
+  if (sendbuf != MPI_IN_PLACE && (sendcount != recvcount || sendtype != recvtype)) {
+    gViaMpi.fetch_add(1);
+    verbose("MPI_Allgather", 0, "MPI", "send and receive signatures differ");
+    return 0;
+  }
+  size_t bytes = typeBytes(recvtype, static_cast<size_t>(recvcount)) * static_cast<size_t>(commSize(comm));
+  return route("MPI_Allgather", bytes, recvbuf, recvtype, false, MPI_OP_NULL, comm,
+               [&](cudaStream_t s) {
+                 return mcclMpiAllgather(sendbuf, recvbuf, static_cast<size_t>(recvcount), recvtype, comm, s);
+               },
+               rc);
+}
+
+NCCL_API int mcclMpiRouteReduceScatterBlock(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype dt,
+                                            MPI_Op op, MPI_Comm comm, int* rc) {
+  size_t bytes = typeBytes(dt, static_cast<size_t>(recvcount)) * static_cast<size_t>(commSize(comm));
+  const void* probe = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  return route("MPI_Reduce_scatter_block", bytes, probe, dt, true, op, comm,
+               [&](cudaStream_t s) {
+                 return mcclMpiReduceScatterBlock(sendbuf, recvbuf, static_cast<size_t>(recvcount), dt, op, comm, s);
+               },
+               rc);
+}
+
+NCCL_API int mcclMpiRouteAlltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, int* rc) {
+  if (sendbuf != MPI_IN_PLACE && (sendcount != recvcount || sendtype != recvtype)) {
+    gViaMpi.fetch_add(1);
+    verbose("MPI_Alltoall", 0, "MPI", "send and receive signatures differ");
+    return 0;
+  }
+  size_t bytes = typeBytes(recvtype, static_cast<size_t>(recvcount)) * static_cast<size_t>(commSize(comm));
+  return route("MPI_Alltoall", bytes, recvbuf, recvtype, false, MPI_OP_NULL, comm,
+               [&](cudaStream_t s) {
+                 return mcclMpiAlltoall(sendbuf, recvbuf, static_cast<size_t>(recvcount), recvtype, comm, s);
+               },
+               rc);
+}
+
+// The shim tells what the MPI library's own MPIX_Query_cuda_support says (0: device
+// buffers must never reach it).
+NCCL_API void mcclMpiRouteSetMpiCudaAware(int aware) { gMpiCudaAware.store(aware); }
+
+// What MPIX_Query_cuda_support reports under the preload: 1 when MCCL_MPI_CUDA_AWARE (the
+// collectives above accept device buffers), else -1 (ask the MPI library).
+NCCL_API int mcclMpiRouteCudaAware(void) {
+#ifdef MCCL_HAVE_CUDA
+  return knobBool(Knob::MpiCudaAware) ? 1 : -1;
+#else
+  return -1;
+#endif
+}

@@ -1,0 +1,310 @@
+// MPI-typed collectives on the communicator cached on an MPI communicator, the MPI to NCCL
+// datatype and operator maps, and mcclStreamSynchronize.
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "bootstrap_mpi/bootstrap_mpi.h"
+#include "bootstrap_mpi/mpi_map.h"
+#include "core/comm.h"
+#include "core/cuda_util.h"
+#include "core/error.h"
+#include "core/types.h"
+#include "mccl_mpi.h"
+
+#ifdef MCCL_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+#define NCCL_API extern "C" __attribute__((visibility("default")))
+
+using namespace mccl;
+
+namespace {
+
+std::string mpiTypeName(MPI_Datatype t) {
+  char name[MPI_MAX_OBJECT_NAME] = {0};
+  int len = 0;
+  if (t == MPI_DATATYPE_NULL) return "MPI_DATATYPE_NULL";
+  if (MPI_Type_get_name(t, name, &len) != MPI_SUCCESS || len == 0) return "an unnamed datatype";
+  return std::string(name, static_cast<size_t>(len));
+}
+
+const char* mpiOpName(MPI_Op op) {
+  struct Named {
+    MPI_Op op;
+    const char* name;
+  };
+  const Named named[] = {{MPI_MAXLOC, "MPI_MAXLOC"}, {MPI_MINLOC, "MPI_MINLOC"}, {MPI_LAND, "MPI_LAND"},
+                         {MPI_BAND, "MPI_BAND"},     {MPI_LOR, "MPI_LOR"},       {MPI_BOR, "MPI_BOR"},
+                         {MPI_LXOR, "MPI_LXOR"},     {MPI_BXOR, "MPI_BXOR"},     {MPI_REPLACE, "MPI_REPLACE"},
+                         {MPI_NO_OP, "MPI_NO_OP"},   {MPI_OP_NULL, "MPI_OP_NULL"}};
+  for (const Named& n : named)
+    if (n.op == op) return n.name;
+  return "a user-defined MPI_Op";
+}
+
+// The mccl communicator of comm, with its rank, size and whether it is a host one.
+struct Target {
+  ncclComm_t comm;
+  int rank, size;
+  bool host;
+};
+
+ncclResult_t target(MPI_Comm mpiComm, Target* t) {
+  MCCL_CHECK(mcclMpiComm(mpiComm, &t->comm));
+  t->rank = t->comm->rank;
+  t->size = t->comm->nranks;
+  t->host = t->comm->isHost();
+  return ncclSuccess;
+}
+
+// Copies within the communicator's memory kind (host, or device on stream).
+ncclResult_t copyLocal(const Target& t, void* dst, const void* src, size_t bytes, cudaStream_t stream) {
+  if (bytes == 0 || dst == src) return ncclSuccess;
+  if (t.host) {
+    std::memmove(dst, src, bytes);
+    return ncclSuccess;
+  }
+#ifdef MCCL_HAVE_CUDA
+  cudaError_t e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream);
+  if (e != cudaSuccess)
+    return MCCL_ERR(ncclUnhandledCudaError, t.comm, "cudaMemcpyAsync: %s", cudaGetErrorString(e));
+  return ncclSuccess;
+#else
+  (void)stream;
+  return MCCL_ERR(ncclInternalError, t.comm, "GPU communicator in a build without CUDA");
+#endif
+}
+
+bool isInPlace(const void* p) { return p == MPI_IN_PLACE; }
+
+}  // namespace
+
+namespace mccl {
+
+bool mpiDatatypeQuiet(MPI_Datatype dt, ncclDataType_t* type) {
+  if (dt == MPI_DATATYPE_NULL) return false;
+  int ni, na, nd, combiner;
+  if (MPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) != MPI_SUCCESS || combiner != MPI_COMBINER_NAMED)
+    return false;
+  struct Map {
+    MPI_Datatype mpi;
+    ncclDataType_t nccl;
+  };
+  const Map maps[] = {
+      {MPI_SIGNED_CHAR, ncclInt8},     {MPI_CHAR, ncclInt8},         {MPI_INT8_T, ncclInt8},
+      {MPI_UNSIGNED_CHAR, ncclUint8},  {MPI_UINT8_T, ncclUint8},     {MPI_BYTE, ncclUint8},
+      {MPI_INT, ncclInt32},            {MPI_INT32_T, ncclInt32},     {MPI_UNSIGNED, ncclUint32},
+      {MPI_UINT32_T, ncclUint32},      {MPI_LONG_LONG, ncclInt64},   {MPI_LONG_LONG_INT, ncclInt64},
+      {MPI_INT64_T, ncclInt64},        {MPI_UNSIGNED_LONG_LONG, ncclUint64}, {MPI_UINT64_T, ncclUint64},
+      {MPI_FLOAT, ncclFloat32},        {MPI_DOUBLE, ncclFloat64},
+  };
+  for (const Map& m : maps)
+    if (m.mpi == dt) {
+      *type = m.nccl;
+      return true;
+    }
+  if (dt == MPI_LONG || dt == MPI_UNSIGNED_LONG) {
+    bool isSigned = dt == MPI_LONG;
+    *type = sizeof(long) == 8 ? (isSigned ? ncclInt64 : ncclUint64) : (isSigned ? ncclInt32 : ncclUint32);
+    return true;
+  }
+  return false;
+}
+
+bool mpiOpQuiet(MPI_Op op, ncclRedOp_t* ncclOp) {
+  if (op == MPI_SUM) *ncclOp = ncclSum;
+  else if (op == MPI_PROD) *ncclOp = ncclProd;
+  else if (op == MPI_MAX) *ncclOp = ncclMax;
+  else if (op == MPI_MIN) *ncclOp = ncclMin;
+  else return false;
+  return true;
+}
+
+}  // namespace mccl
+
+NCCL_API ncclResult_t mcclMpiDatatype(MPI_Datatype dt, ncclDataType_t* type) {
+  if (type == nullptr) return MCCL_ERR(ncclInvalidArgument, nullptr, "mcclMpiDatatype: type is NULL");
+  if (mpiDatatypeQuiet(dt, type)) return ncclSuccess;
+  if (dt == MPI_DATATYPE_NULL)
+    return MCCL_ERR(ncclInvalidArgument, nullptr, "datatype MPI_DATATYPE_NULL is not supported by mccl");
+  int ni, na, nd, combiner;
+  if (MPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) == MPI_SUCCESS && combiner != MPI_COMBINER_NAMED)
+    return MCCL_ERR(ncclInvalidArgument, nullptr,
+                    "datatype %s is a derived datatype; mccl supports predefined integer and floating-point "
+                    "datatypes only",
+                    mpiTypeName(dt).c_str());
+  return MCCL_ERR(ncclInvalidArgument, nullptr,
+                  "datatype %s has no NCCL equivalent (supported: signed/unsigned 8, 32 and 64-bit "
+                  "integers, MPI_FLOAT, MPI_DOUBLE)",
+                  mpiTypeName(dt).c_str());
+}
+
+NCCL_API ncclResult_t mcclMpiOp(MPI_Op op, ncclRedOp_t* ncclOp) {
+  if (ncclOp == nullptr) return MCCL_ERR(ncclInvalidArgument, nullptr, "mcclMpiOp: ncclOp is NULL");
+  if (mpiOpQuiet(op, ncclOp)) return ncclSuccess;
+  return MCCL_ERR(ncclInvalidArgument, nullptr,
+                  "operator %s is not supported by mccl (MPI_SUM, MPI_PROD, MPI_MAX and MPI_MIN are)",
+                  mpiOpName(op));
+}
+
+namespace {
+// MPI_BYTE moves data but is not an arithmetic type for reductions.
+ncclResult_t reductionTypes(MPI_Datatype dt, MPI_Op op, ncclDataType_t* t, ncclRedOp_t* o) {
+  if (dt == MPI_BYTE)
+    return MCCL_ERR(ncclInvalidArgument, nullptr, "datatype MPI_BYTE cannot be reduced (MPI forbids it too)");
+  MCCL_CHECK(mcclMpiDatatype(dt, t));
+  return mcclMpiOp(op, o);
+}
+}  // namespace
+
+NCCL_API ncclResult_t mcclMpiAllreduce(const void* sendbuf, void* recvbuf, size_t count, MPI_Datatype datatype,
+                                       MPI_Op op, MPI_Comm comm, cudaStream_t stream) {
+  MCCL_API_BEGIN
+  ncclDataType_t t;
+  ncclRedOp_t o;
+  MCCL_CHECK(reductionTypes(datatype, op, &t, &o));
+  Target tg;
+  MCCL_CHECK(target(comm, &tg));
+  return ncclAllReduce(isInPlace(sendbuf) ? recvbuf : sendbuf, recvbuf, count, t, o, tg.comm, stream);
+  MCCL_API_END
+}
+
+NCCL_API ncclResult_t mcclMpiBcast(void* buffer, size_t count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                                   cudaStream_t stream) {
+  MCCL_API_BEGIN
+  ncclDataType_t t;
+  MCCL_CHECK(mcclMpiDatatype(datatype, &t));
+  Target tg;
+  MCCL_CHECK(target(comm, &tg));
+  return ncclBroadcast(buffer, buffer, count, t, root, tg.comm, stream);
+  MCCL_API_END
+}
+
+NCCL_API ncclResult_t mcclMpiReduce(const void* sendbuf, void* recvbuf, size_t count, MPI_Datatype datatype,
+                                    MPI_Op op, int root, MPI_Comm comm, cudaStream_t stream) {
+  MCCL_API_BEGIN
+  ncclDataType_t t;
+  ncclRedOp_t o;
+  MCCL_CHECK(reductionTypes(datatype, op, &t, &o));
+  Target tg;
+  MCCL_CHECK(target(comm, &tg));
+  if (isInPlace(sendbuf) && tg.rank != root)
+    return MCCL_ERR(ncclInvalidArgument, tg.comm, "mcclMpiReduce: MPI_IN_PLACE is valid only at the root (rank %d)",
+                    root);
+  return ncclReduce(isInPlace(sendbuf) ? recvbuf : sendbuf, recvbuf, count, t, o, root, tg.comm, stream);
+  MCCL_API_END
+}
+
+NCCL_API ncclResult_t mcclMpiAllgather(const void* sendbuf, void* recvbuf, size_t count, MPI_Datatype datatype,
+                                       MPI_Comm comm, cudaStream_t stream) {
+  MCCL_API_BEGIN
+  ncclDataType_t t;
+  MCCL_CHECK(mcclMpiDatatype(datatype, &t));
+  Target tg;
+  MCCL_CHECK(target(comm, &tg));
+  // MPI_IN_PLACE: this rank's block is already in place in recvbuf (NCCL's in-place form).
+  const void* src = isInPlace(sendbuf)
+                        ? static_cast<char*>(recvbuf) + static_cast<size_t>(tg.rank) * count * datatypeSize(t)
+                        : sendbuf;
+  return ncclAllGather(src, recvbuf, count, t, tg.comm, stream);
+  MCCL_API_END
+}
+
+NCCL_API ncclResult_t mcclMpiReduceScatterBlock(const void* sendbuf, void* recvbuf, size_t recvcount,
+                                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                                cudaStream_t stream) {
+  MCCL_API_BEGIN
+  ncclDataType_t t;
+  ncclRedOp_t o;
+  MCCL_CHECK(reductionTypes(datatype, op, &t, &o));
+  Target tg;
+  MCCL_CHECK(target(comm, &tg));
+  if (!isInPlace(sendbuf)) return ncclReduceScatter(sendbuf, recvbuf, recvcount, t, o, tg.comm, stream);
+  // MPI_IN_PLACE: the input fills recvbuf and the result goes to its start; NCCL's in-place
+  // form leaves it at this rank's block, so it is moved down afterwards.
+  const size_t bytes = recvcount * datatypeSize(t);
+  char* mine = static_cast<char*>(recvbuf) + static_cast<size_t>(tg.rank) * bytes;
+  MCCL_CHECK(ncclReduceScatter(recvbuf, mine, recvcount, t, o, tg.comm, stream));
+  return copyLocal(tg, recvbuf, mine, bytes, stream);
+  MCCL_API_END
+}
+
+NCCL_API ncclResult_t mcclMpiAlltoall(const void* sendbuf, void* recvbuf, size_t count, MPI_Datatype datatype,
+                                      MPI_Comm comm, cudaStream_t stream) {
+  MCCL_API_BEGIN
+  ncclDataType_t t;
+  MCCL_CHECK(mcclMpiDatatype(datatype, &t));
+  Target tg;
+  MCCL_CHECK(target(comm, &tg));
+  const size_t bytes = count * datatypeSize(t);
+  const void* src = sendbuf;
+  void* staged = nullptr;
+  if (isInPlace(sendbuf) && bytes > 0) {
+    // In place: the data to send is recvbuf itself; send from a copy.
+    size_t total = bytes * static_cast<size_t>(tg.size);
+    if (tg.host) {
+      staged = std::malloc(total);
+      if (!staged) return MCCL_ERR(ncclSystemError, tg.comm, "mcclMpiAlltoall: out of host memory");
+      std::memcpy(staged, recvbuf, total);
+    } else {
+#ifdef MCCL_HAVE_CUDA
+      cudaError_t e = cudaMallocAsync(&staged, total, stream);
+      if (e == cudaSuccess) e = cudaMemcpyAsync(staged, recvbuf, total, cudaMemcpyDeviceToDevice, stream);
+      if (e != cudaSuccess)
+        return MCCL_ERR(ncclUnhandledCudaError, tg.comm, "mcclMpiAlltoall: %s", cudaGetErrorString(e));
+#endif
+    }
+    src = staged;
+  } else if (isInPlace(sendbuf)) {
+    src = recvbuf;
+  }
+  ncclResult_t r = ncclGroupStart();
+  for (int q = 0; q < tg.size && r == ncclSuccess; ++q) {
+    r = ncclSend(static_cast<const char*>(src) + q * bytes, count, t, q, tg.comm, stream);
+    if (r == ncclSuccess) r = ncclRecv(static_cast<char*>(recvbuf) + q * bytes, count, t, q, tg.comm, stream);
+  }
+  ncclResult_t e = ncclGroupEnd();
+  if (r == ncclSuccess) r = e;
+  if (staged) {
+    if (tg.host) std::free(staged);
+#ifdef MCCL_HAVE_CUDA
+    else cudaFreeAsync(staged, stream);
+#endif
+  }
+  return r;
+  MCCL_API_END
+}
+
+NCCL_API ncclResult_t mcclStreamSynchronize(cudaStream_t stream, MPI_Comm progressComm) {
+  MCCL_API_BEGIN
+  const bool mayUseMpi = progressComm != MPI_COMM_NULL && MpiBootstrap::callerMayUseMpi();
+#ifdef MCCL_HAVE_CUDA
+  if (cudaUsableDeviceCount() == 0) {  // host communicators: nothing runs on a stream
+    if (mayUseMpi) MpiBootstrap::progress(progressComm);
+    return ncclSuccess;
+  }
+  // Spin briefly (most waits are short), then back off to sleeps of up to 100 us so a long
+  // wait does not burn a core; MPI progresses on every round.
+  int round = 0;
+  auto sleepFor = std::chrono::microseconds(1);
+  for (;;) {
+    cudaError_t e = cudaStreamQuery(stream);
+    if (e == cudaSuccess) return ncclSuccess;
+    if (e != cudaErrorNotReady)
+      return MCCL_ERR(ncclUnhandledCudaError, nullptr, "mcclStreamSynchronize: %s", cudaGetErrorString(e));
+    if (mayUseMpi) MpiBootstrap::progress(progressComm);
+    if (++round > 200) {
+      std::this_thread::sleep_for(sleepFor);
+      if (sleepFor < std::chrono::microseconds(100)) sleepFor *= 2;
+    }
+  }
+#else
+  (void)stream;
+  if (mayUseMpi) MpiBootstrap::progress(progressComm);
+  return ncclSuccess;
+#endif
+  MCCL_API_END
+}

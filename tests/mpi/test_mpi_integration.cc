@@ -1,0 +1,215 @@
+// MPI integration on host communicators: communicators cached on MPI communicators,
+// MPI-typed collectives for every predefined datatype and operator against MPI's own
+// results (MPI_IN_PLACE included), and the errors for what has no NCCL equivalent.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "mccl_mpi.h"
+#include "test_util.h"
+
+using namespace mccl_test;
+
+namespace {
+int worldRank() {
+  int r;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int worldSize() {
+  int s;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+bool isLive(ncclComm_t c) {
+  int n;
+  return ncclCommCount(c, &n) == ncclSuccess;
+}
+}  // namespace
+
+TEST(MpiCache, SameCommunicatorTwiceAndReleasedWithItsMpiComm) {
+  ncclComm_t a = nullptr, b = nullptr;
+  NCCL_OK(mcclMpiComm(MPI_COMM_WORLD, &a));
+  NCCL_OK(mcclMpiComm(MPI_COMM_WORLD, &b));
+  EXPECT_EQ(a, b);
+  int n;
+  NCCL_OK(ncclCommCount(a, &n));
+  EXPECT_EQ(n, worldSize());
+
+  MPI_Comm dup;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  ncclComm_t d = nullptr;
+  NCCL_OK(mcclMpiComm(dup, &d));
+  EXPECT_NE(d, a);  // a duplicate gets its own
+  EXPECT_TRUE(isLive(d));
+  MPI_Comm_free(&dup);
+  EXPECT_FALSE(isLive(d));  // destroyed by the attribute's delete callback
+  EXPECT_TRUE(isLive(a));
+}
+
+TEST(MpiCache, SplitAndSharedNodeCommunicators) {
+  int r = worldRank();
+  MPI_Comm half, node;
+  MPI_Comm_split(MPI_COMM_WORLD, r % 2, r, &half);
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL, &node);
+  ncclComm_t h, nd;
+  NCCL_OK(mcclMpiComm(half, &h));
+  NCCL_OK(mcclMpiComm(node, &nd));
+  int hs, ns, mhs, mns;
+  MPI_Comm_size(half, &mhs);
+  MPI_Comm_size(node, &mns);
+  NCCL_OK(ncclCommCount(h, &hs));
+  NCCL_OK(ncclCommCount(nd, &ns));
+  EXPECT_EQ(hs, mhs);
+  EXPECT_EQ(ns, mns);
+  std::vector<int> v(100, r), out(100, -1);
+  NCCL_OK(mcclMpiAllreduce(v.data(), out.data(), v.size(), MPI_INT, MPI_MAX, node, nullptr));
+  int want;
+  MPI_Allreduce(&r, &want, 1, MPI_INT, MPI_MAX, node);
+  EXPECT_EQ(out[99], want);
+  MPI_Comm_free(&half);
+  MPI_Comm_free(&node);
+  EXPECT_FALSE(isLive(h));
+  EXPECT_FALSE(isLive(nd));
+}
+
+namespace {
+struct TypeCase {
+  MPI_Datatype mpi;
+  size_t size;
+  bool isFloat;
+  const char* name;
+};
+const TypeCase kTypes[] = {
+    {MPI_SIGNED_CHAR, 1, false, "MPI_SIGNED_CHAR"}, {MPI_INT8_T, 1, false, "MPI_INT8_T"},
+    {MPI_UNSIGNED_CHAR, 1, false, "MPI_UNSIGNED_CHAR"}, {MPI_UINT8_T, 1, false, "MPI_UINT8_T"},
+    {MPI_INT, 4, false, "MPI_INT"}, {MPI_INT32_T, 4, false, "MPI_INT32_T"},
+    {MPI_UNSIGNED, 4, false, "MPI_UNSIGNED"}, {MPI_UINT32_T, 4, false, "MPI_UINT32_T"},
+    {MPI_LONG, sizeof(long), false, "MPI_LONG"}, {MPI_LONG_LONG, 8, false, "MPI_LONG_LONG"},
+    {MPI_INT64_T, 8, false, "MPI_INT64_T"}, {MPI_UNSIGNED_LONG, sizeof(long), false, "MPI_UNSIGNED_LONG"},
+    {MPI_UNSIGNED_LONG_LONG, 8, false, "MPI_UNSIGNED_LONG_LONG"}, {MPI_UINT64_T, 8, false, "MPI_UINT64_T"},
+    {MPI_FLOAT, 4, true, "MPI_FLOAT"}, {MPI_DOUBLE, 8, true, "MPI_DOUBLE"},
+};
+
+// Small values whose sums, products, max and min are exact in every type.
+void fill(const TypeCase& t, void* buf, size_t count, int rank, MPI_Op op) {
+  for (size_t i = 0; i < count; ++i) {
+    long v = op == MPI_PROD ? (static_cast<long>((i + rank) % 3 == 0) + 1) : static_cast<long>((i * 7 + rank * 3) % 11);
+    char* p = static_cast<char*>(buf) + i * t.size;
+    if (t.mpi == MPI_FLOAT) { float f = static_cast<float>(v); std::memcpy(p, &f, 4); }
+    else if (t.mpi == MPI_DOUBLE) { double d = static_cast<double>(v); std::memcpy(p, &d, 8); }
+    else std::memcpy(p, &v, t.size);  // little-endian: low bytes
+  }
+}
+}  // namespace
+
+TEST(MpiTyped, EveryDatatypeAndOperatorAgainstMpi) {
+  int r = worldRank(), n = worldSize();
+  const size_t count = 1003;
+  std::string errs;
+  for (const TypeCase& t : kTypes) {
+    for (MPI_Op op : {MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN}) {
+      for (bool inPlace : {false, true}) {
+        std::vector<char> in(count * t.size), ours(count * t.size, 0x5a), theirs(count * t.size, 0x5a);
+        fill(t, in.data(), count, r, op);
+        if (inPlace) {
+          ours = in;
+          NCCL_OK(mcclMpiAllreduce(MPI_IN_PLACE, ours.data(), count, t.mpi, op, MPI_COMM_WORLD, nullptr));
+        } else {
+          NCCL_OK(mcclMpiAllreduce(in.data(), ours.data(), count, t.mpi, op, MPI_COMM_WORLD, nullptr));
+        }
+        MPI_Allreduce(in.data(), theirs.data(), static_cast<int>(count), t.mpi, op, MPI_COMM_WORLD);
+        if (ours != theirs) errs += std::string("Allreduce ") + t.name + (inPlace ? " in place\n" : "\n");
+      }
+    }
+    // Bcast, Reduce, Allgather, Reduce_scatter_block, Alltoall with MPI_SUM.
+    std::vector<char> in(count * n * t.size), ours, theirs;
+    fill(t, in.data(), count * n, r, MPI_SUM);
+    ours = in;
+    theirs = in;
+    NCCL_OK(mcclMpiBcast(ours.data(), count, t.mpi, n - 1, MPI_COMM_WORLD, nullptr));
+    MPI_Bcast(theirs.data(), static_cast<int>(count), t.mpi, n - 1, MPI_COMM_WORLD);
+    if (ours != theirs) errs += std::string("Bcast ") + t.name + "\n";
+
+    ours.assign(count * t.size, 0);
+    theirs.assign(count * t.size, 0);
+    NCCL_OK(mcclMpiReduce(in.data(), ours.data(), count, t.mpi, MPI_SUM, 0, MPI_COMM_WORLD, nullptr));
+    MPI_Reduce(in.data(), theirs.data(), static_cast<int>(count), t.mpi, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (r == 0 && ours != theirs) errs += std::string("Reduce ") + t.name + "\n";
+    // Reduce in place at the root.
+    if (r == 0) ours.assign(in.begin(), in.begin() + static_cast<long>(count * t.size));
+    NCCL_OK(mcclMpiReduce(r == 0 ? MPI_IN_PLACE : in.data(), ours.data(), count, t.mpi, MPI_SUM, 0, MPI_COMM_WORLD, nullptr));
+    if (r == 0 && ours != theirs) errs += std::string("Reduce in place ") + t.name + "\n";
+
+    ours.assign(count * n * t.size, 0);
+    theirs.assign(count * n * t.size, 0);
+    NCCL_OK(mcclMpiAllgather(in.data(), ours.data(), count, t.mpi, MPI_COMM_WORLD, nullptr));
+    MPI_Allgather(in.data(), static_cast<int>(count), t.mpi, theirs.data(), static_cast<int>(count), t.mpi, MPI_COMM_WORLD);
+    if (ours != theirs) errs += std::string("Allgather ") + t.name + "\n";
+    std::memcpy(ours.data() + r * count * t.size, in.data(), count * t.size);  // in place form
+    NCCL_OK(mcclMpiAllgather(MPI_IN_PLACE, ours.data(), count, t.mpi, MPI_COMM_WORLD, nullptr));
+    if (ours != theirs) errs += std::string("Allgather in place ") + t.name + "\n";
+
+    ours.assign(count * t.size, 0);
+    theirs.assign(count * t.size, 0);
+    NCCL_OK(mcclMpiReduceScatterBlock(in.data(), ours.data(), count, t.mpi, MPI_SUM, MPI_COMM_WORLD, nullptr));
+    MPI_Reduce_scatter_block(in.data(), theirs.data(), static_cast<int>(count), t.mpi, MPI_SUM, MPI_COMM_WORLD);
+    if (ours != theirs) errs += std::string("Reduce_scatter_block ") + t.name + "\n";
+    std::vector<char> inplace = in;
+    NCCL_OK(mcclMpiReduceScatterBlock(MPI_IN_PLACE, inplace.data(), count, t.mpi, MPI_SUM, MPI_COMM_WORLD, nullptr));
+    if (std::memcmp(inplace.data(), theirs.data(), count * t.size) != 0)
+      errs += std::string("Reduce_scatter_block in place ") + t.name + "\n";
+
+    ours.assign(count * n * t.size, 0);
+    theirs.assign(count * n * t.size, 0);
+    NCCL_OK(mcclMpiAlltoall(in.data(), ours.data(), count, t.mpi, MPI_COMM_WORLD, nullptr));
+    MPI_Alltoall(in.data(), static_cast<int>(count), t.mpi, theirs.data(), static_cast<int>(count), t.mpi, MPI_COMM_WORLD);
+    if (ours != theirs) errs += std::string("Alltoall ") + t.name + "\n";
+    inplace = in;
+    NCCL_OK(mcclMpiAlltoall(MPI_IN_PLACE, inplace.data(), count, t.mpi, MPI_COMM_WORLD, nullptr));
+    if (inplace != theirs) errs += std::string("Alltoall in place ") + t.name + "\n";
+  }
+  EXPECT_TRUE(errs.empty()) << errs;
+}
+
+TEST(MpiTyped, UnsupportedDatatypesAndOperatorsAreNamed) {
+  std::vector<int> buf(16, 1), out(16);
+  MPI_Datatype pair;
+  MPI_Type_contiguous(2, MPI_INT, &pair);
+  MPI_Type_commit(&pair);
+  EXPECT_EQ(mcclMpiAllreduce(buf.data(), out.data(), 8, pair, MPI_SUM, MPI_COMM_WORLD, nullptr), ncclInvalidArgument);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "derived datatype")) << ncclGetLastError(nullptr);
+  MPI_Type_free(&pair);
+  EXPECT_EQ(mcclMpiAllreduce(buf.data(), out.data(), 8, MPI_2INT, MPI_MAXLOC, MPI_COMM_WORLD, nullptr),
+            ncclInvalidArgument);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "MPI_2INT")) << ncclGetLastError(nullptr);
+  EXPECT_EQ(mcclMpiAllreduce(buf.data(), out.data(), 16, MPI_INT, MPI_MAXLOC, MPI_COMM_WORLD, nullptr),
+            ncclInvalidArgument);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "MPI_MAXLOC"));
+  EXPECT_EQ(mcclMpiAllreduce(buf.data(), out.data(), 16, MPI_INT, MPI_BAND, MPI_COMM_WORLD, nullptr),
+            ncclInvalidArgument);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "MPI_BAND"));
+  MPI_Op user;
+  MPI_Op_create([](void*, void*, int*, MPI_Datatype*) {}, 1, &user);
+  EXPECT_EQ(mcclMpiAllreduce(buf.data(), out.data(), 16, MPI_INT, user, MPI_COMM_WORLD, nullptr), ncclInvalidArgument);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "user-defined"));
+  MPI_Op_free(&user);
+  EXPECT_EQ(mcclMpiAllreduce(buf.data(), out.data(), 16, MPI_SHORT, MPI_SUM, MPI_COMM_WORLD, nullptr), ncclInvalidArgument);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "MPI_SHORT"));
+  EXPECT_EQ(mcclMpiAllreduce(buf.data(), out.data(), 16, MPI_BYTE, MPI_SUM, MPI_COMM_WORLD, nullptr), ncclInvalidArgument);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "MPI_BYTE"));
+  EXPECT_EQ(mcclMpiBcast(buf.data(), 16, MPI_LONG_DOUBLE, 0, MPI_COMM_WORLD, nullptr), ncclInvalidArgument);
+  EXPECT_EQ(mcclMpiComm(MPI_COMM_NULL, nullptr), ncclInvalidArgument);
+  ncclComm_t c;
+  EXPECT_EQ(mcclMpiComm(MPI_COMM_NULL, &c), ncclInvalidArgument);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "MPI_COMM_NULL"));
+  EXPECT_EQ(buf[0], 1);
+}
+
+TEST(MpiTyped, StreamSynchronizeWithoutGpuDrivesMpi) {
+  // Host-only machines: the stream is ignored and the call returns after letting MPI move.
+  NCCL_OK(mcclStreamSynchronize(nullptr, MPI_COMM_WORLD));
+}
