@@ -10,8 +10,11 @@
 namespace mccl {
 
 double bootstrapTimeoutSeconds() {
+  // Unset: MCCL_TIMEOUT, so a rank that never arrives is reported as late as a dead peer.
   int64_t s = knobInt(Knob::BootstrapTimeout);
-  return s > 0 ? static_cast<double>(s) : 60.0;
+  if (s > 0) return static_cast<double>(s);
+  int64_t t = knobInt(Knob::Timeout);
+  return t > 0 ? static_cast<double>(t) : 1e9;
 }
 
 ncclResult_t Bootstrap::barrier() {

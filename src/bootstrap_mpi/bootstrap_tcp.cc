@@ -356,7 +356,7 @@ bool TcpBootstrap::peerLost(int peer) {
   return peer >= 0 && peer < size_ && lost_[peer];
 }
 
-ncclResult_t TcpBootstrap::writeFrame(int fd, const FrameHeader& h, const void* payload) {
+ncclResult_t TcpBootstrap::writeFrame(int fd, int peer, const FrameHeader& h, const void* payload) {
   // Writes both parts; while the socket is full, keep reading so two ranks writing to
   // each other can never block each other.
   const uint8_t* parts[2] = {reinterpret_cast<const uint8_t*>(&h),
@@ -374,13 +374,13 @@ ncclResult_t TcpBootstrap::writeFrame(int fd, const FrameHeader& h, const void* 
         continue;
       }
       if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
-        if (aborted()) return MCCL_ERR(ncclRemoteError, owner_, "bootstrap send: aborted");
+        if (aborted()) return MCCL_ERR(ncclRemoteError, owner_, "bootstrap send to rank %d: aborted", peer);
         if (std::chrono::steady_clock::now() > dl)
-          return MCCL_ERR(ncclRemoteError, owner_, "bootstrap send: timed out");
+          return MCCL_ERR(ncclRemoteError, owner_, "bootstrap send to rank %d: timed out", peer);
         MCCL_CHECK(pump(5));
         continue;
       }
-      return MCCL_ERR(ncclRemoteError, owner_, "bootstrap send: %s",
+      return MCCL_ERR(ncclRemoteError, owner_, "bootstrap send to rank %d: %s", peer,
                       w < 0 ? std::strerror(errno) : "connection closed");
     }
   }
@@ -407,7 +407,7 @@ ncclResult_t TcpBootstrap::connectPeer(int peer) {
   c.peer = peer;
   c.outgoing = true;
   conns_.push_back(std::move(c));
-  return writeFrame(fd, makeFrameHeader(FrameType::Hello, 0, sizeof hello), &hello);
+  return writeFrame(fd, peer, makeFrameHeader(FrameType::Hello, 0, sizeof hello), &hello);
 }
 
 ncclResult_t TcpBootstrap::parse(Conn& c, bool* closeIt) {
@@ -520,7 +520,7 @@ ncclResult_t TcpBootstrap::send(int peer, uint64_t tag, const void* data, size_t
     return ncclSuccess;
   }
   if (outFd_[peer] < 0) MCCL_CHECK(connectPeer(peer));
-  return writeFrame(outFd_[peer], makeFrameHeader(FrameType::Data, tag, static_cast<uint32_t>(bytes)),
+  return writeFrame(outFd_[peer], peer, makeFrameHeader(FrameType::Data, tag, static_cast<uint32_t>(bytes)),
                     data);
 }
 

@@ -64,7 +64,7 @@ class TcpBootstrap : public Bootstrap {
   ncclResult_t parse(Conn& c, bool* closeIt);  // frames out of c.buf
   ncclResult_t connectPeer(int peer);          // outgoing connection + Hello
   ncclResult_t take(int peer, uint64_t tag, void* data, size_t bytes, bool* got);  // mailbox
-  ncclResult_t writeFrame(int fd, const FrameHeader& h, const void* payload);
+  ncclResult_t writeFrame(int fd, int peer, const FrameHeader& h, const void* payload);
   Deadline deadline() const { return deadlineAfter(bootstrapTimeoutSeconds()); }
 
   std::mutex mu_;

@@ -240,6 +240,7 @@ NCCL_API ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t* async
     return MCCL_ERR(ncclInvalidArgument, comm, "ncclCommGetAsyncError: asyncError is NULL");
   if (comm->initTask) progressInit(comm);
   if (!comm->initTask && comm->dataPath) comm->dataPath->asyncStatus();
+  if (!comm->initTask) comm->checkPeers();
   *asyncError = comm->asyncError.load();
   return ncclSuccess;
   MCCL_API_END

@@ -1,12 +1,16 @@
 #include "core/comm.h"
 
+#include <chrono>
+#include <thread>
 #include <unordered_set>
 
 #include "core/datapath.h"
+#include "core/dump.h"
 #include "core/error.h"
 #include "core/group.h"
 #include "core/init.h"
 #include "core/knobs.h"
+#include "core/watchdog.h"
 
 ncclComm::ncclComm() = default;
 
@@ -33,6 +37,27 @@ std::string ncclComm::failureMessage() const {
   return failure_;
 }
 
+ncclResult_t ncclComm::checkPeers() {
+  if (!watchdog) return ncclSuccess;
+  std::string why;
+  if (watchdog->lostRank(&why) < 0) return ncclSuccess;
+  ncclResult_t r = MCCL_ERR(ncclRemoteError, this, "rank %d lost a peer: %s", rank, why.c_str());
+  fail(r);
+  return r;
+}
+
+ncclResult_t ncclComm::attributeRemoteError(ncclResult_t r) {
+  if (r != ncclRemoteError || !watchdog || aborted.load()) return r;
+  std::string why, first = lastError();
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  while (watchdog->lostRank(&why) < 0) {
+    if (std::chrono::steady_clock::now() > until) return r;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return MCCL_ERR(ncclRemoteError, this, "rank %d lost a peer: %s (first seen as: %s)", rank, why.c_str(),
+                  first.c_str());
+}
+
 ncclResult_t ncclComm::checkUsable(const char* call) {
   if (initTask) {
     ncclResult_t r = mccl::progressInit(this);
@@ -49,6 +74,7 @@ ncclResult_t ncclComm::checkUsable(const char* call) {
     return MCCL_ERR(ncclInvalidUsage, this,
                     "%s: the communicator was finalized; only ncclCommDestroy is allowed", call);
   if (dataPath) dataPath->asyncStatus();
+  checkPeers();
   ncclResult_t e = asyncError.load();
   if (e != ncclSuccess && e != ncclInProgress)
     return MCCL_ERR(e, this, "%s: the communicator failed earlier: %s", call, failureMessage().c_str());
@@ -83,6 +109,7 @@ ncclComm* createComm(const CommConfig& config) {
   c->config = config;
   c->redOps.setStamp(nextCommStamp());
   registerComm(c);
+  installDumpSignal();
   return c;
 }
 
@@ -99,6 +126,12 @@ void destroyComm(ncclComm* comm, bool abortFirst) {
     comm->initTask.reset();
   }
   unregisterComm(comm);
+  if (comm->watchdog) {
+    // A clean destroy says goodbye so peers do not take the closing connections for a
+    // crash; an abort does not, so peers still waiting on this rank learn at once.
+    if (!abortFirst) comm->watchdog->farewell();
+    comm->watchdog.reset();
+  }
   comm->dataPath.reset();
   comm->bootstrap.reset();
   delete comm;

@@ -18,6 +18,8 @@
 namespace mccl {
 class DataPath;   // per-communicator data path (host engine or GPU), core/datapath.h
 class InitTask;   // nonblocking init, core/init.h
+class Watchdog;   // liveness of the other ranks, core/watchdog.h
+class Work;       // one group's execution, core/datapath.h
 struct OpRecord;  // what the comm is doing now, for hang reports
 }  // namespace mccl
 
@@ -53,6 +55,13 @@ struct ncclComm {
 
   // Data path, created at the end of init.
   std::unique_ptr<mccl::DataPath> dataPath;
+  // Liveness of the ranks of other processes (null when all ranks are in this process).
+  std::unique_ptr<mccl::Watchdog> watchdog;
+
+  // The works ncclGroupEnd is driving now, for hang reports (mcclDumpState). A work is
+  // described under its own stateMu, which its progress holds.
+  std::mutex activeMu;
+  std::vector<mccl::Work*> activeWorks;
 
   // Sequence numbers, equal on all ranks for collectives and splits.
   std::atomic<uint64_t> collSeq{0};
@@ -68,6 +77,11 @@ struct ncclComm {
   // Fails with ncclInvalidUsage while the comm cannot take operations (init running,
   // aborted, finalized), or with the asynchronous error it already has.
   ncclResult_t checkUsable(const char* call);
+  // ncclRemoteError, naming the rank and host, once the watchdog has lost a peer.
+  ncclResult_t checkPeers();
+  // A data-path wait failed with r. When r is ncclRemoteError, gives the watchdog a
+  // moment (at most 1 s) to find which rank is gone, and names it in the error.
+  ncclResult_t attributeRemoteError(ncclResult_t r);
 
  private:
   mutable std::mutex errMu_;

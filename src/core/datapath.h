@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,8 @@ class Work {
   virtual ncclResult_t progress(bool* done) = 0;
   // What the work waits for (a sentence for hang reports and timeouts).
   virtual std::string describe() const { return ""; }
+  // Held by whoever drives progress(); describe() from another thread takes it too.
+  std::mutex stateMu;
 };
 
 class DataPath {
@@ -57,6 +60,10 @@ class DataPath {
   virtual ncclResult_t flush() { return ncclSuccess; }
   // Stops waits promptly; later calls fail.
   virtual void abort() {}
+  // The watchdog lost a peer (called from its thread): stop waits that depend on peers.
+  virtual void peerLost() {}
+  // What was issued and may still be running (GPU kernels), for hang reports.
+  virtual std::string describeInFlight() const { return ""; }
 
  protected:
   ncclComm* comm_;

@@ -167,8 +167,8 @@ void logReset() {
 
 void logSetThreadRank(int rank) { tlsRank = rank; }
 
-void logMessage(LogLevel level, uint32_t subsys, const char* file, int line, const char* fmt, ...) {
-  (void)subsys;
+namespace {
+void vlog(FILE* to, LogLevel level, const char* file, int line, const char* fmt, va_list ap) {
   LogState& s = ready();
   char msg[2048];
   int n = 0;
@@ -183,15 +183,27 @@ void logMessage(LogLevel level, uint32_t subsys, const char* file, int line, con
     const char* base = std::strrchr(file, '/');
     n += std::snprintf(msg + n, sizeof msg - n, "%s:%d ", base ? base + 1 : file, line);
   }
-  if (n >= 0 && n < static_cast<int>(sizeof msg)) {
-    va_list ap;
-    va_start(ap, fmt);
-    std::vsnprintf(msg + n, sizeof msg - n, fmt, ap);
-    va_end(ap);
-  }
+  if (n >= 0 && n < static_cast<int>(sizeof msg)) std::vsnprintf(msg + n, sizeof msg - n, fmt, ap);
   std::lock_guard<std::mutex> lock(s.mu);
-  std::fprintf(s.out, "%s\n", msg);
-  std::fflush(s.out);
+  if (!to) to = s.out;
+  std::fprintf(to, "%s\n", msg);
+  std::fflush(to);
+}
+}  // namespace
+
+void logMessage(LogLevel level, uint32_t subsys, const char* file, int line, const char* fmt, ...) {
+  (void)subsys;
+  va_list ap;
+  va_start(ap, fmt);
+  vlog(nullptr, level, file, line, fmt, ap);
+  va_end(ap);
+}
+
+void logReport(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vlog(logEnabled(LogLevel::Warn, kLogAll) ? nullptr : stderr, LogLevel::Warn, __FILE__, __LINE__, fmt, ap);
+  va_end(ap);
 }
 
 }  // namespace mccl

@@ -39,6 +39,10 @@ void logSetThreadRank(int rank);
 void logMessage(LogLevel level, uint32_t subsys, const char* file, int line, const char* fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
+// Hang reports, lost peers and dumps: a WARN line in the log, or on stderr when logging
+// is off (NCCL_DEBUG unset), since a job that hangs must say why without a rerun.
+void logReport(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
 // Parses an NCCL_DEBUG_SUBSYS value into a mask (exposed for tests).
 uint32_t parseSubsysMask(const char* spec);
 

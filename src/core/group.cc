@@ -37,6 +37,41 @@ struct GroupState {
 
 thread_local GroupState tlsGroup;
 
+// Lists the works of one ncclGroupEnd on their communicators (comm->activeWorks) for as
+// long as they run.
+class ActiveWorks {
+ public:
+  ActiveWorks(std::vector<CommOps>& work, std::vector<std::unique_ptr<Work>>& works, const std::vector<bool>& finished)
+      : work_(work), works_(works) {
+    for (size_t i = 0; i < works.size(); ++i) {
+      if (finished[i]) continue;
+      std::lock_guard<std::mutex> lock(work[i].comm->activeMu);
+      work[i].comm->activeWorks.push_back(works[i].get());
+      listed_.push_back(i);
+    }
+  }
+  ~ActiveWorks() {
+    for (size_t i : listed_) unlist(i);
+  }
+  void remove(size_t i) {
+    auto it = std::find(listed_.begin(), listed_.end(), i);
+    if (it == listed_.end()) return;
+    listed_.erase(it);
+    unlist(i);
+  }
+
+ private:
+  void unlist(size_t i) {
+    ncclComm* c = work_[i].comm;
+    std::lock_guard<std::mutex> lock(c->activeMu);
+    auto& v = c->activeWorks;
+    v.erase(std::remove(v.begin(), v.end(), works_[i].get()), v.end());
+  }
+  std::vector<CommOps>& work_;
+  std::vector<std::unique_ptr<Work>>& works_;
+  std::vector<size_t> listed_;
+};
+
 // Runs the deferred inits of the group together (they rendezvous with each other).
 ncclResult_t runInits(std::vector<ncclComm*>& inits) {
   ncclResult_t first = ncclSuccess;
@@ -71,6 +106,8 @@ ncclResult_t runWork(std::vector<CommOps>& work) {
   }
   size_t left = 0;
   for (size_t i = 0; i < work.size(); ++i) left += finished[i] ? 0 : 1;
+  // Visible to hang reports while they run.
+  ActiveWorks active(work, works, finished);
   // Communicators that ride on MPI keep MPI progressing while they wait (guide section
   // "MPI Progress"): a peer may need this rank's MPI calls to reach its own ncclGroupEnd.
   std::vector<MPI_Comm> mpiComms;
@@ -84,14 +121,20 @@ ncclResult_t runWork(std::vector<CommOps>& work) {
     for (size_t i = 0; i < works.size(); ++i) {
       if (finished[i]) continue;
       bool done = false;
-      ncclResult_t r = works[i]->progress(&done);
+      ncclResult_t r;
+      {
+        std::lock_guard<std::mutex> lock(works[i]->stateMu);
+        r = works[i]->progress(&done);
+      }
       if (r != ncclSuccess) {
+        r = work[i].comm->attributeRemoteError(r);
         if (first == ncclSuccess) first = r;
         done = true;
         work[i].comm->fail(r);
       }
       if (done) {
         finished[i] = true;
+        active.remove(i);
         --left;
       }
     }

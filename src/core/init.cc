@@ -16,12 +16,17 @@
 #include "core/group.h"
 #include "core/knobs.h"
 #include "core/topo.h"
+#include "core/watchdog.h"
+#include "bootstrap_mpi/socket.h"
 
 namespace mccl {
 
 InitTask::InitTask(ncclComm* comm, InitParams params) : comm_(comm), p_(std::move(params)) {}
 
-InitTask::~InitTask() { join(); }
+InitTask::~InitTask() {
+  join();
+  closeFd(&liveFd_);
+}
 
 bool InitTask::threadSafe() const {
   Bootstrap* b = p_.bootstrap ? p_.bootstrap.get() : comm_->bootstrap.get();
@@ -94,6 +99,7 @@ ncclResult_t InitTask::localSetup() {
     comm_->dataPath = std::move(dp);
     if (comm_->aborted.load()) comm_->dataPath->abort();
   }
+  MCCL_CHECK(Watchdog::listen(!comm_->bootstrap->allRanksInProcess(), &me, &liveFd_));
   exchange_.assign(static_cast<size_t>(p_.nranks), PeerInfo{});
   exchange_[p_.rank] = me;
   return ncclSuccess;
@@ -119,6 +125,8 @@ ncclResult_t InitTask::finish() {
     }
   }
   MCCL_CHECK(comm_->dataPath->setup());
+  MCCL_CHECK(Watchdog::start(comm_, liveFd_, &comm_->watchdog));
+  liveFd_ = -1;
   logTopology(comm_);
   INFO(kLogInit, "comm %p rank %d nranks %d cudaDev %d nodes %d localRank %d/%d bootstrap %s - Init COMPLETE",
        static_cast<void*>(comm_), p_.rank, p_.nranks, p_.cudaDev, comm_->topo.nNodes,

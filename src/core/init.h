@@ -66,6 +66,7 @@ class InitTask {
   InitParams p_;
   Phase phase_ = Phase::CreateBootstrap;
   std::vector<PeerInfo> exchange_;
+  int liveFd_ = -1;  // the watchdog's listening socket until finish() hands it over
   std::thread thread_;
   std::mutex mu_;  // guards comm_->bootstrap against abort() while it is being created
   std::atomic<bool> done_{false};

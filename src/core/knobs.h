@@ -37,7 +37,7 @@ enum class KnobType { Int, Size, Bool, String };
   X(LocalRegister, "NCCL_LOCAL_REGISTER", Bool, "1", "honour ncclCommRegister (0: ignore)")    \
   X(Device, "MCCL_DEVICE", String, "auto", "auto, host, or a CUDA device number")              \
   X(Timeout, "MCCL_TIMEOUT", Int, "30", "seconds before a wait for a peer fails (RemoteError)") \
-  X(BootstrapTimeout, "MCCL_BOOTSTRAP_TIMEOUT", Int, "60", "seconds a bootstrap wait may take") \
+  X(BootstrapTimeout, "MCCL_BOOTSTRAP_TIMEOUT", Int, "0", "seconds a bootstrap wait may take (0: MCCL_TIMEOUT)") \
   X(WarnAfter, "MCCL_WARN_AFTER", Int, "10", "seconds a wait runs before it is logged at WARN") \
   X(DumpSchedule, "MCCL_DUMP_SCHEDULE", Bool, "0", "print every schedule a plan builds")       \
   X(DumpSignal, "MCCL_DUMP_SIGNAL", Bool, "0", "SIGUSR2 dumps the state of every communicator") \

@@ -22,6 +22,9 @@ struct PeerInfo {
   char busId[24] = {0};       // PCI bus id of the GPU ("0000:19:00.0")
   char hostName[64] = {0};
   int32_t numaNode = -1;      // NUMA node of the device (or of the process for host ranks)
+  uint8_t liveAddr[20] = {0}; // liveness watchdog's listening address (SockAddr wire form)
+  uint64_t liveSecret = 0;    // rank 0's is the secret every watchdog hello proves
+  uint32_t liveValid = 0;     // 1 when liveAddr is set
   uint32_t addrLen = 0;       // bytes used in addr
   uint8_t addr[1024] = {0};   // data-path address (UCX worker address)
 };

@@ -190,6 +190,7 @@ ncclResult_t HostWork::advance(Queue& q, bool* progressed) {
 
 ncclResult_t HostWork::progress(bool* done) {
   *done = false;
+  MCCL_CHECK(comm_->checkPeers());
   if (aborted_->load()) return MCCL_ERR(ncclRemoteError, comm_, "the communicator was aborted");
   MCCL_CHECK(tr_->progress());
   bool progressed = false, allDone = true;
@@ -220,7 +221,7 @@ ncclResult_t HostWork::progress(bool* done) {
   int64_t warnAfter = knobInt(Knob::WarnAfter), timeout = knobInt(Knob::Timeout);
   if (!warned_ && warnAfter > 0 && idle > static_cast<double>(warnAfter)) {
     warned_ = true;
-    WARN("rank %d: no progress for %.0f s: %s", comm_->rank, idle, describe().c_str());
+    logReport("rank %d: no progress for %.0f s (MCCL_WARN_AFTER) in %s", comm_->rank, idle, describe().c_str());
   }
   if (timeout > 0 && idle > static_cast<double>(timeout))
     return MCCL_ERR(ncclRemoteError, comm_, "rank %d timed out after %lld s (MCCL_TIMEOUT): %s", comm_->rank,

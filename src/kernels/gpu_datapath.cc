@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -56,7 +57,7 @@ class GpuWork : public Work {
   GpuWork(ncclComm* comm, GpuDataPath* dp) : comm_(comm), dp_(dp) {}
   ncclResult_t init(std::vector<OpDesc>& ops);
   ncclResult_t progress(bool* done) override;
-  std::string describe() const override { return "connecting GPU peers"; }
+  std::string describe() const override { return "connecting the GPU peers of " + std::to_string(ops_.size()) + " op(s)"; }
 
  private:
   ncclResult_t launch();
@@ -136,8 +137,21 @@ class GpuDataPath : public DataPath {
   void abort() override {
     if (hostFlags_) reinterpret_cast<volatile int32_t*>(hostFlags_)[0] = 1;
   }
+  void peerLost() override { abort(); }
+
+  std::string describeInFlight() const override {
+    std::lock_guard<std::mutex> lock(launchMu_);
+    if (!launched_) return "";
+    if (cudaEventQuery(lastEvent_) != cudaErrorNotReady) return "";
+    return "kernel still running: " + lastLaunch_;
+  }
+  void noteLaunch(std::string what) {
+    std::lock_guard<std::mutex> lock(launchMu_);
+    lastLaunch_ = std::move(what);
+  }
 
   ncclResult_t asyncStatus() override {
+    MCCL_CHECK(comm_->checkPeers());
     int32_t e = hostFlags_ ? reinterpret_cast<volatile int32_t*>(hostFlags_)[1] : 0;
     if (e == kDevOk) return ncclSuccess;
     int32_t peer = reinterpret_cast<volatile int32_t*>(hostFlags_)[2];
@@ -175,6 +189,7 @@ class GpuDataPath : public DataPath {
     if (capturing) return ncclSuccess;
     CUDA_TRY(cudaEventRecord(lastEvent_, stream), "cudaEventRecord");
     lastStream_ = stream;
+    std::lock_guard<std::mutex> lock(launchMu_);
     launched_ = true;
     return ncclSuccess;
   }
@@ -189,6 +204,10 @@ class GpuDataPath : public DataPath {
       if (e != cudaErrorNotReady)
         return MCCL_ERR(ncclUnhandledCudaError, comm_, "a kernel of this communicator failed: %s",
                         cudaGetErrorString(e));
+      if (comm_->checkPeers() != ncclSuccess) {
+        abort();  // kernels waiting on the lost rank leave
+        return ncclRemoteError;
+      }
       if (std::chrono::steady_clock::now() > deadline) {
         abort();  // the kernels see the flag and leave
         return MCCL_ERR(ncclRemoteError, comm_, "operations did not complete within MCCL_TIMEOUT; aborted them");
@@ -205,6 +224,8 @@ class GpuDataPath : public DataPath {
   cudaEvent_t lastEvent_ = nullptr;
   cudaStream_t lastStream_ = nullptr;
   bool launched_ = false;
+  mutable std::mutex launchMu_;  // lastLaunch_ is read by hang reports from other threads
+  std::string lastLaunch_;
 };
 
 ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
@@ -346,6 +367,13 @@ ncclResult_t GpuWork::launch() {
     r = launchCollKernel(&args, false, blocks, launchThreads(), stream, &err);
   }
   if (r != ncclSuccess) return MCCL_ERR(r, comm_, "kernel launch failed: %s", err ? err : "?");
+  if (!capturing) {
+    const OpDesc& first = ops_.front();
+    char what[192];
+    std::snprintf(what, sizeof what, "%zu op(s) from %s seq %llu (%zu x %s)", ops_.size(), opKindName(first.kind),
+                  static_cast<unsigned long long>(first.seq), first.count, datatypeName(first.datatype));
+    dp_->noteLaunch(what);
+  }
   MCCL_CHECK(dp_->afterLaunch(stream, capturing));
   for (size_t i = 0; i < others.size(); ++i) {
     cudaEventRecord(events[i], stream);
@@ -358,6 +386,7 @@ ncclResult_t GpuWork::launch() {
 ncclResult_t GpuWork::progress(bool* done) {
   *done = false;
   IpcTransport& ipc = dp_->ipc();
+  MCCL_CHECK(comm_->checkPeers());
   MCCL_CHECK(ipc.progress());
   if (!ipc.allReady()) {
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();

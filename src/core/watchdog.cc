@@ -1,0 +1,298 @@
+#include "core/watchdog.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <random>
+
+#include "bootstrap_mpi/socket.h"
+#include "core/comm.h"
+#include "core/datapath.h"
+#include "core/debug.h"
+#include "core/knobs.h"
+
+namespace mccl {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr uint32_t kHelloMagic = 0x77646f67;  // "wdog"
+constexpr int kFullMeshLimit = 256;
+constexpr size_t kMaxPending = 1024;  // accepted connections whose hello is not read yet
+
+struct Hello {
+  uint32_t magic;
+  int32_t rank;
+  uint64_t secret;
+};
+
+// After the hello, 8-byte messages both ways.
+enum : uint8_t { kBeat = 'h', kBye = 'b', kLost = 'L' };
+struct Msg {
+  uint8_t type;
+  uint8_t pad[3];
+  int32_t rank;  // kLost: the rank the sender lost
+};
+static_assert(sizeof(Msg) == 8, "fixed wire size");
+
+double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+}  // namespace
+
+struct Watchdog::Peer {
+  int rank = -1;
+  int fd = -1;
+  bool initiator = false;  // this side connects (lower rank)
+  bool up = false;         // the connection was made once
+  bool gone = false;       // said farewell, or lost: no longer watched
+  bool warned = false;
+  uint8_t in[sizeof(Msg)];  // a message read in part
+  size_t inBytes = 0;
+  SockAddr addr;
+  Clock::time_point lastHeard, lastSent, nextTry;
+};
+
+ncclResult_t Watchdog::listen(bool peersMayBeRemote, PeerInfo* me, int* listenFd) {
+  *listenFd = -1;
+  me->liveValid = 0;
+  if (!peersMayBeRemote) return ncclSuccess;
+  SockAddr addr;
+  std::string ifName;
+  int fd = -1;
+  if (chooseBootstrapAddress(&addr, &ifName) != ncclSuccess || listenOn(&addr, &fd) != ncclSuccess) {
+    WARN("rank %d: cannot open the liveness socket; dead peers will only be seen by MCCL_TIMEOUT", me->rank);
+    return ncclSuccess;  // not fatal: the data path's timeouts remain
+  }
+  addr.toWire(me->liveAddr);
+  std::random_device rd;
+  me->liveSecret = (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  me->liveValid = 1;
+  *listenFd = fd;
+  return ncclSuccess;
+}
+
+ncclResult_t Watchdog::start(ncclComm* comm, int listenFd, std::unique_ptr<Watchdog>* out) {
+  out->reset();
+  const int n = comm->nranks, r = comm->rank;
+  const PeerInfo& me = comm->peers[r];
+  std::unique_ptr<Watchdog> w(new Watchdog(comm, listenFd));
+  if (listenFd < 0) return ncclSuccess;
+  w->secret_ = comm->peers[0].liveSecret;
+  int64_t timeout = knobInt(Knob::Timeout);
+  w->silenceLimit_ = timeout > 0 ? std::max(2.0, static_cast<double>(timeout) / 2.0) : 0.0;
+  w->hosts_.resize(static_cast<size_t>(n));
+  for (int q = 0; q < n; ++q) w->hosts_[q] = comm->peers[q].hostName;
+  auto watch = [&](int q) {
+    const PeerInfo& o = comm->peers[q];
+    if (q == r || o.processHash == me.processHash || !o.liveValid) return;
+    for (auto& p : w->peers_)
+      if (p->rank == q) return;
+    auto p = std::make_unique<Peer>();
+    p->rank = q;
+    if (!SockAddr::fromWire(o.liveAddr, &p->addr)) return;
+    p->initiator = r < q;
+    p->lastHeard = p->lastSent = p->nextTry = Clock::now();
+    w->peers_.push_back(std::move(p));
+  };
+  if (n <= kFullMeshLimit) {
+    for (int q = 0; q < n; ++q) watch(q);
+  } else {
+    for (int d = 1; d <= 2; ++d) watch((r + d) % n), watch((r - d + n) % n);
+  }
+  if (w->peers_.empty()) return ncclSuccess;  // destructor closes listenFd
+  w->thread_ = std::thread([p = w.get()] { p->run(); });
+  *out = std::move(w);
+  return ncclSuccess;
+}
+
+Watchdog::Watchdog(ncclComm* comm, int listenFd) : comm_(comm), rank_(comm->rank), listenFd_(listenFd) {}
+
+Watchdog::~Watchdog() {
+  stop_.store(true);
+  if (thread_.joinable()) thread_.join();
+  for (auto& p : peers_) closeFd(&p->fd);
+  closeFd(&listenFd_);
+}
+
+void Watchdog::farewell() {
+  stop_.store(true);
+  if (thread_.joinable()) thread_.join();
+  // The thread is gone: the fds are this caller's now.
+  for (auto& p : peers_) {
+    if (p->fd < 0) continue;
+    Msg m{kBye, {0, 0, 0}, rank_};
+    (void)::send(p->fd, &m, sizeof m, MSG_NOSIGNAL | MSG_DONTWAIT);
+    closeFd(&p->fd);
+  }
+}
+
+int Watchdog::lostRank(std::string* why) const {
+  if (!anyLost_.load(std::memory_order_acquire)) return -1;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (why) *why = why_;
+  return lost_;
+}
+
+void Watchdog::markLost(int rank, const char* how) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (lost_ >= 0) return;
+    lost_ = rank;
+    why_ = "rank " + std::to_string(rank) + " (host " + hosts_[static_cast<size_t>(rank)] + ") " + how;
+    logReport("rank %d lost a peer: %s", rank_, why_.c_str());
+  }
+  anyLost_.store(true, std::memory_order_release);
+  // Kernels spinning on the lost rank leave now rather than at their timeout.
+  if (comm_->dataPath) comm_->dataPath->peerLost();
+  // Tell the others, so that every survivor names the rank that failed first (and not
+  // this one, if it aborts and exits before they notice) and learns it sooner.
+  Msg m{kLost, {0, 0, 0}, rank};
+  for (auto& p : peers_)
+    if (p->fd >= 0 && p->rank != rank) (void)::send(p->fd, &m, sizeof m, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+void Watchdog::connectInitiated(Peer& p) {
+  auto now = Clock::now();
+  if (p.fd >= 0 || p.up || p.gone || !p.initiator || now < p.nextTry) return;
+  p.nextTry = now + std::chrono::milliseconds(250);
+  int fd = -1;
+  if (connectTo(p.addr, now + std::chrono::milliseconds(200), &stop_, &fd) != ncclSuccess) return;
+  Hello h{kHelloMagic, rank_, secret_};
+  if (writeAll(fd, &h, sizeof h, Clock::now() + std::chrono::seconds(2), &stop_) != ncclSuccess) {
+    closeFd(&fd);
+    return;
+  }
+  p.fd = fd;
+  p.up = true;
+  p.lastHeard = Clock::now();
+}
+
+void Watchdog::acceptHellos(std::vector<int>& pending, const pollfd* pfds) {
+  for (size_t i = 0; i < pending.size(); ++i) {
+    if (!(pfds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    int fd = pending[i];
+    pending[i] = -1;
+    Hello h{};
+    // The hello arrives whole (16 bytes in one segment) or the connection is dropped.
+    ssize_t got = ::recv(fd, &h, sizeof h, MSG_DONTWAIT);
+    bool ok = got == static_cast<ssize_t>(sizeof h) && h.magic == kHelloMagic && secretsEqual(h.secret, secret_);
+    Peer* peer = nullptr;
+    if (ok)
+      for (auto& p : peers_)
+        if (p->rank == h.rank && !p->initiator && p->fd < 0 && !p->up) peer = p.get();
+    if (!peer) {
+      closeFd(&fd);
+      continue;
+    }
+    peer->fd = fd;
+    peer->up = true;
+    peer->lastHeard = Clock::now();
+  }
+  pending.erase(std::remove(pending.begin(), pending.end(), -1), pending.end());
+}
+
+bool Watchdog::consume(Peer& p, const uint8_t* data, size_t n) {
+  while (n > 0) {
+    size_t take = std::min(n, sizeof(Msg) - p.inBytes);
+    std::memcpy(p.in + p.inBytes, data, take);
+    p.inBytes += take;
+    data += take;
+    n -= take;
+    if (p.inBytes < sizeof(Msg)) break;
+    p.inBytes = 0;
+    Msg m;
+    std::memcpy(&m, p.in, sizeof m);
+    if (m.type == kBye) {
+      closeFd(&p.fd);
+      p.gone = true;  // left on purpose
+      return false;
+    }
+    if (m.type == kLost && m.rank >= 0 && m.rank < static_cast<int>(hosts_.size()) && m.rank != rank_) {
+      std::string how = "was lost by rank " + std::to_string(p.rank) + " (its process died or stopped answering)";
+      markLost(m.rank, how.c_str());
+    } else if (m.type != kBeat && m.type != kLost) {
+      closeFd(&p.fd);
+      p.gone = true;
+      markLost(p.rank, "sent a malformed liveness message");
+      return false;
+    }
+  }
+  return true;
+}
+
+void Watchdog::run() {
+  const auto beatEvery = std::chrono::milliseconds(500);
+  const auto started = Clock::now();
+  std::vector<int> pending;
+  std::vector<pollfd> fds;
+  while (!stop_.load()) {
+    for (auto& p : peers_) connectInitiated(*p);
+    fds.clear();
+    fds.push_back({listenFd_, POLLIN, 0});
+    for (int fd : pending) fds.push_back({fd, POLLIN, 0});
+    for (auto& p : peers_) fds.push_back({p->fd, POLLIN, 0});  // fd -1 is ignored by poll
+    ::poll(fds.data(), fds.size(), 100);
+    if (fds[0].revents & POLLIN) {
+      for (;;) {
+        int fd = -1;
+        if (acceptOne(listenFd_, &fd) != ncclSuccess || fd < 0) break;
+        if (pending.size() < kMaxPending) pending.push_back(fd);
+        else closeFd(&fd);
+      }
+    }
+    const size_t peerBase = 1 + (fds.size() - 1 - peers_.size());
+    acceptHellos(pending, fds.data() + 1);
+    auto now = Clock::now();
+    for (size_t i = 0; i < peers_.size(); ++i) {
+      Peer& p = *peers_[i];
+      if (p.gone) continue;
+      if (p.fd < 0) {
+        // Not connected yet. An address that cannot be reached is not a failure of the
+        // peer: warn once; the data path's timeouts still apply.
+        if (!p.up && !p.warned && seconds(now - started) > std::max(10.0, 2 * silenceLimit_)) {
+          p.warned = true;
+          WARN("rank %d: the liveness connection with rank %d did not come up; only MCCL_TIMEOUT will notice "
+               "if it dies", rank_, p.rank);
+        }
+        continue;
+      }
+      if (fds[peerBase + i].revents & (POLLIN | POLLHUP | POLLERR)) {
+        uint8_t buf[64 * sizeof(Msg)];
+        ssize_t got = ::recv(p.fd, buf, sizeof buf, MSG_DONTWAIT);
+        if (got > 0) {
+          p.lastHeard = now;
+          if (!consume(p, buf, static_cast<size_t>(got))) continue;
+        } else if (got == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+          closeFd(&p.fd);
+          p.gone = true;
+          markLost(p.rank, "closed its connection without leaving the communicator: its process died");
+          continue;
+        }
+      }
+      if (now - p.lastSent >= beatEvery) {
+        Msg m{kBeat, {0, 0, 0}, rank_};
+        if (::send(p.fd, &m, sizeof m, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
+            errno != EINTR) {
+          closeFd(&p.fd);
+          p.gone = true;
+          markLost(p.rank, "reset its connection: its process died");
+          continue;
+        }
+        p.lastSent = now;
+      }
+      double silent = seconds(now - p.lastHeard);
+      if (silenceLimit_ > 0 && silent > silenceLimit_) {
+        char how[128];
+        std::snprintf(how, sizeof how, "has not answered for %.1f s: it is stopped or hung", silent);
+        p.gone = true;
+        markLost(p.rank, how);
+      }
+    }
+  }
+}
+
+}  // namespace mccl

@@ -1,0 +1,71 @@
+// Liveness of the other ranks of a communicator. One background thread per communicator
+// keeps a TCP connection to each rank of another process (a full mesh up to 256 ranks,
+// the two nearest ring neighbours on each side beyond) and sends a heartbeat every 500 ms:
+//   * a rank whose process dies is seen at once: its connection closes without the
+//     farewell a clean ncclCommDestroy sends;
+//   * a rank that stops answering (SIGSTOP, a hung node) is seen when it has been silent
+//     for half of MCCL_TIMEOUT (at least 2 s).
+// Every wait of the data path asks lostRank() and fails with ncclRemoteError naming the
+// rank and its host; GPU kernels are stopped through DataPath::peerLost(). The thread
+// never calls MPI. A connection starts with a hello that proves the communicator's secret
+// (drawn by rank 0, exchanged inside the init allgather); anything else is dropped.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <poll.h>
+
+#include "core/peer_info.h"
+#include "nccl.h"
+
+struct ncclComm;
+
+namespace mccl {
+
+class Watchdog {
+ public:
+  // Before the init exchange: opens the listening socket and fills me->live*. Does
+  // nothing when every rank is a thread of this process (peersMayBeRemote false).
+  static ncclResult_t listen(bool peersMayBeRemote, PeerInfo* me, int* listenFd);
+  // After the exchange: starts watching the ranks of other processes (takes listenFd).
+  // *out stays null when there are none.
+  static ncclResult_t start(ncclComm* comm, int listenFd, std::unique_ptr<Watchdog>* out);
+  ~Watchdog();
+
+  // The first rank found lost (-1 if none) and a sentence saying how.
+  int lostRank(std::string* why) const;
+  // Tells every peer this rank leaves on purpose (clean destroy), so its closing
+  // connection is not taken for a crash.
+  void farewell();
+
+ private:
+  struct Peer;
+  Watchdog(ncclComm* comm, int listenFd);
+  void run();
+  void markLost(int rank, const char* how);
+  void connectInitiated(Peer& p);
+  // Parses bytes from p; false when p's connection ended (farewell, bad message).
+  bool consume(Peer& p, const uint8_t* data, size_t n);
+  void acceptHellos(std::vector<int>& pending, const ::pollfd* pfds);
+
+  ncclComm* comm_;
+  int rank_;
+  uint64_t secret_ = 0;
+  int listenFd_ = -1;
+  double silenceLimit_ = 15.0;
+  std::vector<std::unique_ptr<Peer>> peers_;
+  std::vector<std::string> hosts_;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> anyLost_{false};
+  mutable std::mutex mu_;  // guards lost_, why_ and the peers' fds during farewell
+  int lost_ = -1;
+  std::string why_;
+};
+
+}  // namespace mccl
