@@ -134,12 +134,17 @@ int main(int argc, char** argv) {
   int itMpi = solve(&mpi, n, first, global, iters, resMpi, rank, size);
   double t2 = MPI_Wtime();
 
+  /* The histories must agree while the residual is well above rounding: once it nears
+   * 1e-12 of the initial one, the last digits depend on the order of each sum (mccl's
+   * ring and MPI's algorithms add in different orders), and so may the iteration count
+   * by one or two. */
   double worst = 0;
   for (int i = 0; i <= itMccl && i <= itMpi; ++i) {
+    if (resMpi[i] < 1e-12 * resMpi[0]) break;
     double d = fabs(resMccl[i] - resMpi[i]) / (resMpi[i] + 1e-300);
     if (d > worst) worst = d;
   }
-  int ok = itMccl == itMpi && worst < 1e-8;
+  int ok = abs(itMccl - itMpi) <= 2 && worst < 1e-6;
   if (rank == 0) {
     printf("CG on %d points, %d ranks (%s memory): %d iterations with mccl, %d with MPI\n", global, size,
            mccl.isHost ? "host" : "GPU", itMccl, itMpi);
