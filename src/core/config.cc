@@ -53,19 +53,30 @@ ncclResult_t parseConfigOver(const ncclConfig_t* user, const CommConfig& base, c
     c.blocking = user->blocking == 1;
   }
   if (user->cgaClusterSize != U) {
-    if (user->cgaClusterSize < 0 || user->cgaClusterSize > 8)
-      return bad(call, "cgaClusterSize", user->cgaClusterSize, "must be 0..8");
+    // As NCCL: negative is an error, above the hardware's 8 is clamped with a warning.
+    if (user->cgaClusterSize < 0) return bad(call, "cgaClusterSize", user->cgaClusterSize, "must be 0..8");
     c.cgaClusterSize = user->cgaClusterSize;
+    if (c.cgaClusterSize > 8) {
+      WARN("%s: config->cgaClusterSize = %d is larger than 8; using 8", call, c.cgaClusterSize);
+      c.cgaClusterSize = 8;
+    }
   }
   if (user->minCTAs != U) {
-    if (user->minCTAs < 1 || user->minCTAs > kMaxChannels)
-      return bad(call, "minCTAs", user->minCTAs, "must be 1..64");
+    if (user->minCTAs < 1) return bad(call, "minCTAs", user->minCTAs, "must be positive");
     c.minCTAs = user->minCTAs;
   }
   if (user->maxCTAs != U) {
-    if (user->maxCTAs < 1 || user->maxCTAs > kMaxChannels)
-      return bad(call, "maxCTAs", user->maxCTAs, "must be 1..64");
+    if (user->maxCTAs < 1) return bad(call, "maxCTAs", user->maxCTAs, "must be positive");
     c.maxCTAs = user->maxCTAs;
+  }
+  // As NCCL: more CTAs than channels exist is clamped with a warning, not an error.
+  if (c.maxCTAs > kMaxChannels) {
+    WARN("%s: config->maxCTAs = %d is larger than %d; using %d", call, c.maxCTAs, kMaxChannels, kMaxChannels);
+    c.maxCTAs = kMaxChannels;
+  }
+  if (c.minCTAs > kMaxChannels) {
+    WARN("%s: config->minCTAs = %d is larger than %d; using %d", call, c.minCTAs, kMaxChannels, kMaxChannels);
+    c.minCTAs = kMaxChannels;
   }
   if (c.minCTAs > c.maxCTAs)
     return MCCL_ERR(ncclInvalidArgument, nullptr,

@@ -183,10 +183,16 @@ ncclResult_t groupEnd(ncclSimInfo_t* simInfo) {
   const char* call = simInfo ? "ncclGroupSimulateEnd" : "ncclGroupEnd";
   if (g.depth == 0)
     return MCCL_ERR(ncclInvalidUsage, nullptr, "%s called without a matching ncclGroupStart", call);
+  if (--g.depth > 0) return ncclSuccess;
+  if (simInfo && (simInfo->magic != 0x74685283u || simInfo->size < sizeof(ncclSimInfo_t))) {
+    // As NCCL: the group ends here, its operations are dropped.
+    GroupState mine = std::move(g);
+    g = GroupState();
+    if (!mine.inits.empty()) runInits(mine.inits);
+    return MCCL_ERR(ncclInvalidArgument, nullptr,
+                    "%s: simInfo was not initialised with NCCL_SIM_INFO_INITIALIZER; the group was dropped", call);
+  }
   if (simInfo) {
-    if (simInfo->magic != 0x74685283u || simInfo->size < sizeof(ncclSimInfo_t))
-      return MCCL_ERR(ncclInvalidArgument, nullptr,
-                      "%s: simInfo was not initialised with NCCL_SIM_INFO_INITIALIZER", call);
     double us = 0;
     for (CommOps& w : g.work) {
       double commUs = 0;
@@ -195,7 +201,6 @@ ncclResult_t groupEnd(ncclSimInfo_t* simInfo) {
     }
     simInfo->estimatedTime = static_cast<float>(us);
   }
-  if (--g.depth > 0) return ncclSuccess;
 
   GroupState mine = std::move(g);
   g = GroupState();

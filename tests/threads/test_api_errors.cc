@@ -264,6 +264,146 @@ TEST_F(ApiErrors, DataPathArguments) {
   run(cases);
 }
 
+// Further entry points and argument combinations (NULL communicators everywhere, sizes
+// that overflow, configs NCCL rejects, handles that were never communicators).
+TEST_F(ApiErrors, MoreMisuse) {
+  static ncclUniqueId id;
+  ASSERT_EQ(ncclGetUniqueId(&id), ncclSuccess);
+  static ncclComm_t out;
+  static char notAComm[256];
+  ncclComm_t fake = reinterpret_cast<ncclComm_t>(notAComm);
+  std::vector<Misuse> cases = {
+      {"InitRank nranks negative", ncclInvalidArgument, "nranks",
+       [](ncclComm_t, float*, float*) { return ncclCommInitRank(&out, -3, id, 0); }},
+      {"InitRankConfig minCTAs 0", ncclInvalidArgument, "minCTAs",
+       [](ncclComm_t, float*, float*) {
+         ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+         cfg.minCTAs = 0;
+         return ncclCommInitRankConfig(&out, 1, id, 0, &cfg);
+       }},
+      {"InitRankConfig maxCTAs negative", ncclInvalidArgument, "maxCTAs",
+       [](ncclComm_t, float*, float*) {
+         ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+         cfg.maxCTAs = -1;
+         return ncclCommInitRankConfig(&out, 1, id, 0, &cfg);
+       }},
+      {"InitRankConfig minCTAs > maxCTAs", ncclInvalidArgument, "minCTAs",
+       [](ncclComm_t, float*, float*) {
+         ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+         cfg.minCTAs = 16;
+         cfg.maxCTAs = 2;
+         return ncclCommInitRankConfig(&out, 1, id, 0, &cfg);
+       }},
+      {"InitRankConfig splitShare 3", ncclInvalidArgument, "splitShare",
+       [](ncclComm_t, float*, float*) {
+         ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+         cfg.splitShare = 3;
+         return ncclCommInitRankConfig(&out, 1, id, 0, &cfg);
+       }},
+      {"InitRankConfig cgaClusterSize negative", ncclInvalidArgument, "cgaClusterSize",
+       [](ncclComm_t, float*, float*) {
+         ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+         cfg.cgaClusterSize = -2;
+         return ncclCommInitRankConfig(&out, 1, id, 0, &cfg);
+       }},
+      {"InitRankConfig unknown netName", ncclInvalidArgument, "netName",
+       [](ncclComm_t, float*, float*) {
+         ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+         cfg.netName = "Carrier-Pigeon";
+         return ncclCommInitRankConfig(&out, 1, id, 0, &cfg);
+       }},
+      {"InitRankScalable nId > nranks", ncclInvalidArgument, "nId",
+       [](ncclComm_t, float*, float*) { return ncclCommInitRankScalable(&out, 1, 0, 2, &id, nullptr); }},
+      {"InitRankScalable comm NULL", ncclInvalidArgument, "comm",
+       [](ncclComm_t, float*, float*) { return ncclCommInitRankScalable(nullptr, 1, 0, 1, &id, nullptr); }},
+      {"InitAll ndev negative", ncclInvalidArgument, "ndev",
+       [](ncclComm_t, float*, float*) {
+         ncclComm_t comms[1];
+         return ncclCommInitAll(comms, -1, nullptr);
+       }},
+      {"Finalize NULL comm", ncclInvalidArgument, "comm",
+       [](ncclComm_t, float*, float*) { return ncclCommFinalize(nullptr); }},
+      {"Finalize not a comm", ncclInvalidArgument, "not a live communicator",
+       [fake](ncclComm_t, float*, float*) { return ncclCommFinalize(fake); }},
+      {"Destroy not a comm", ncclInvalidArgument, "not a live communicator",
+       [fake](ncclComm_t, float*, float*) { return ncclCommDestroy(fake); }},
+      {"Abort not a comm", ncclInvalidArgument, "not a live communicator",
+       [fake](ncclComm_t, float*, float*) { return ncclCommAbort(fake); }},
+      {"GetAsyncError not a comm", ncclInvalidArgument, "not a live communicator",
+       [fake](ncclComm_t, float*, float*) {
+         ncclResult_t e;
+         return ncclCommGetAsyncError(fake, &e);
+       }},
+      {"Split not a comm", ncclInvalidArgument, "not a live communicator",
+       [fake](ncclComm_t, float*, float*) { return ncclCommSplit(fake, 0, 0, &out, nullptr); }},
+      {"Split bad config magic", ncclInvalidArgument, "magic",
+       [](ncclComm_t c, float*, float*) {
+         ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+         cfg.magic = 0;
+         return ncclCommSplit(c, 0, 0, &out, &cfg);
+       }},
+      {"CuDevice NULL comm", ncclInvalidArgument, "comm",
+       [](ncclComm_t, float*, float*) {
+         int d;
+         return ncclCommCuDevice(nullptr, &d);
+       }},
+      {"UserRank NULL comm", ncclInvalidArgument, "comm",
+       [](ncclComm_t, float*, float*) {
+         int r;
+         return ncclCommUserRank(nullptr, &r);
+       }},
+      {"IsHost NULL out", ncclInvalidArgument, "isHost",
+       [](ncclComm_t c, float*, float*) { return mcclCommIsHost(c, nullptr); }},
+      {"Register NULL comm", ncclInvalidArgument, "comm",
+       [](ncclComm_t, float* s, float*) {
+         void* h;
+         return ncclCommRegister(nullptr, s, 64, &h);
+       }},
+      {"Deregister NULL comm", ncclInvalidArgument, "comm",
+       [](ncclComm_t, float*, float*) { return ncclCommDeregister(nullptr, nullptr); }},
+      {"RedOpCreate NULL comm", ncclInvalidArgument, "comm",
+       [](ncclComm_t, float*, float*) {
+         float two = 2;
+         ncclRedOp_t op;
+         return ncclRedOpCreatePreMulSum(&op, &two, ncclFloat, ncclScalarHostImmediate, nullptr);
+       }},
+      {"RedOpDestroy NULL comm", ncclInvalidArgument, "comm",
+       [](ncclComm_t, float*, float*) { return ncclRedOpDestroy(static_cast<ncclRedOp_t>(ncclNumOps), nullptr); }},
+      {"Broadcast NULL recvbuff", ncclInvalidArgument, "recvbuff",
+       [](ncclComm_t c, float* s, float*) { return ncclBroadcast(s, nullptr, 4, ncclFloat, 0, c, nullptr); }},
+      {"Reduce NULL recvbuff at root", ncclInvalidArgument, "recvbuff",
+       [](ncclComm_t c, float* s, float*) { return ncclReduce(s, nullptr, 4, ncclFloat, ncclSum, 0, c, nullptr); }},
+      {"AllGather bad datatype", ncclInvalidArgument, "datatype",
+       [](ncclComm_t c, float* s, float* r) {
+         return ncclAllGather(s, r, 4, static_cast<ncclDataType_t>(77), c, nullptr);
+       }},
+      {"AllGather count overflow", ncclInvalidArgument, "count",
+       [](ncclComm_t c, float* s, float* r) { return ncclAllGather(s, r, SIZE_MAX / 2, ncclFloat, c, nullptr); }},
+      {"ReduceScatter bad op", ncclInvalidArgument, "op",
+       [](ncclComm_t c, float* s, float* r) {
+         return ncclReduceScatter(s, r, 4, ncclFloat, static_cast<ncclRedOp_t>(ncclNumOps), c, nullptr);
+       }},
+      {"ReduceScatter count overflow", ncclInvalidArgument, "count",
+       [](ncclComm_t c, float* s, float* r) {
+         return ncclReduceScatter(s, r, SIZE_MAX / 3, ncclFloat, ncclSum, c, nullptr);
+       }},
+      {"Send count overflow", ncclInvalidArgument, "count",
+       [](ncclComm_t c, float* s, float*) { return ncclSend(s, SIZE_MAX / 2, ncclFloat, 0, c, nullptr); }},
+      {"Recv NULL comm", ncclInvalidArgument, "comm",
+       [](ncclComm_t, float*, float* r) { return ncclRecv(r, 4, ncclFloat, 0, nullptr, nullptr); }},
+      {"Broadcast not a comm", ncclInvalidArgument, "not a live communicator",
+       [fake](ncclComm_t, float* s, float* r) { return ncclBroadcast(s, r, 4, ncclFloat, 0, fake, nullptr); }},
+      {"GroupSimulateEnd uninitialised simInfo", ncclInvalidArgument, "NCCL_SIM_INFO_INITIALIZER",
+       [](ncclComm_t, float*, float*) {
+         ncclSimInfo_t info;
+         std::memset(&info, 0, sizeof info);
+         ncclGroupStart();
+         return ncclGroupSimulateEnd(&info);
+       }},
+  };
+  run(cases);
+}
+
 TEST(ApiErrorsLifecycle, DestroyedCommIsRejected) {
   ncclComm_t comm;
   NCCL_OK(ncclCommInitAll(&comm, 1, nullptr));

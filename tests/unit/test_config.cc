@@ -43,9 +43,10 @@ TEST(Config, RejectsBadFieldsWithTheirName) {
       {"size", [](ncclConfig_t* c) { c->size = 1u << 20; }},
       {"version", [](ncclConfig_t* c) { c->version = 7; }},
       {"blocking", [](ncclConfig_t* c) { c->blocking = 2; }},
-      {"cgaClusterSize", [](ncclConfig_t* c) { c->cgaClusterSize = 9; }},
+      {"cgaClusterSize", [](ncclConfig_t* c) { c->cgaClusterSize = -1; }},
       {"minCTAs", [](ncclConfig_t* c) { c->minCTAs = 0; }},
-      {"maxCTAs", [](ncclConfig_t* c) { c->maxCTAs = 65; }},
+      {"maxCTAs", [](ncclConfig_t* c) { c->maxCTAs = 0; }},
+      {"maxCTAs", [](ncclConfig_t* c) { c->maxCTAs = -4; }},
       {"minCTAs", [](ncclConfig_t* c) { c->minCTAs = 8, c->maxCTAs = 4; }},
       {"netName", [](ncclConfig_t* c) { c->netName = "carrier-pigeon"; }},
       {"splitShare", [](ncclConfig_t* c) { c->splitShare = 3; }},
@@ -63,6 +64,19 @@ TEST(Config, RejectsBadFieldsWithTheirName) {
         << bc.field << ": " << threadLastError();
     EXPECT_EQ(c.minCTAs, 33);
   }
+}
+
+// As NCCL: values above what the hardware has are clamped, with a warning.
+TEST(Config, LargeCtaAndClusterValuesAreClamped) {
+  ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+  cfg.maxCTAs = 1000;
+  cfg.minCTAs = 200;
+  cfg.cgaClusterSize = 9;
+  CommConfig c;
+  ASSERT_EQ(parseConfig(&cfg, "test", &c), ncclSuccess);
+  EXPECT_EQ(c.maxCTAs, kMaxChannels);
+  EXPECT_EQ(c.minCTAs, kMaxChannels);
+  EXPECT_EQ(c.cgaClusterSize, 8);
 }
 
 TEST(Config, SmallerOlderLayoutIsAccepted) {
