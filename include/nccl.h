@@ -40,6 +40,15 @@ typedef struct CUstream_st* cudaStream_t;
 extern "C" {
 #endif
 
+/* In C++ the enums below have int as their underlying type (same size and ABI as in C),
+ * so any value a C caller passes is a value mccl can check and reject, not undefined
+ * behaviour. */
+#ifdef __cplusplus
+#define MCCL_ENUM_INT : int
+#else
+#define MCCL_ENUM_INT
+#endif
+
 /* A communicator: opaque handle. */
 typedef struct ncclComm* ncclComm_t;
 #define NCCL_COMM_NULL NULL
@@ -51,7 +60,7 @@ typedef struct {
 } ncclUniqueId;
 
 /* Result of every call. */
-typedef enum {
+typedef enum MCCL_ENUM_INT {
   ncclSuccess = 0,            /* the call did what was asked                           */
   ncclUnhandledCudaError = 1, /* a CUDA call failed                                    */
   ncclSystemError = 2,        /* the OS, MPI, UCX or another library failed            */
@@ -124,7 +133,7 @@ typedef struct ncclSimInfo_v22200 {
 /* Reduction operations. Values from ncclNumOps up are handles made by
  * ncclRedOpCreatePreMulSum. */
 typedef enum { ncclNumOps_dummy = 5 } ncclRedOp_dummy_t;
-typedef enum {
+typedef enum MCCL_ENUM_INT {
   ncclSum = 0,
   ncclProd = 1,
   ncclMax = 2,
@@ -135,7 +144,7 @@ typedef enum {
 } ncclRedOp_t;
 
 /* Element types. */
-typedef enum {
+typedef enum MCCL_ENUM_INT {
   ncclInt8 = 0,
   ncclChar = 0,
   ncclUint8 = 1,
@@ -157,7 +166,7 @@ typedef enum {
 } ncclDataType_t;
 
 /* Where the scalar of a PreMulSum lives and when it is read. */
-typedef enum {
+typedef enum MCCL_ENUM_INT {
   ncclScalarDevice = 0,       /* device-visible memory, read when the collective runs */
   ncclScalarHostImmediate = 1 /* host memory, read before ncclRedOpCreatePreMulSum returns */
 } ncclScalarResidence_t;

@@ -189,6 +189,7 @@ void RootService::run() {
     for (Conn& c : conns_) fds.push_back({c.fd, POLLIN, 0});
     int n = poll(fds.data(), fds.size(), 200);
     if (n <= 0) continue;
+    const size_t polled = fds.size() - 1;  // connections accepted below were not polled
     if (fds[0].revents & POLLIN) {
       for (;;) {
         int fd = -1;
@@ -204,7 +205,7 @@ void RootService::run() {
         conns_.push_back(Conn{fd, {}});
       }
     }
-    for (size_t i = 0; i < conns_.size(); ++i) {
+    for (size_t i = 0; i < polled; ++i) {
       if (!(fds[i + 1].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       Conn& c = conns_[i];
       uint8_t tmp[512];

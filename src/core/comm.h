@@ -42,6 +42,7 @@ struct ncclComm {
   std::unique_ptr<mccl::Bootstrap> bootstrap;
   std::vector<mccl::PeerInfo> peers;  // indexed by rank, filled by init
   mccl::Topology topo;                // nodes and local ranks, from peers
+  bool gpuNet = false;                // a GPU comm with peers reached over the network
 
   // Life cycle.
   std::atomic<ncclResult_t> asyncError{ncclSuccess};

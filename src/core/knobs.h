@@ -49,6 +49,7 @@ enum class KnobType { Int, Size, Bool, String };
   X(HostChannels, "MCCL_HOST_NCHANNELS", Int, "0", "channels of host plans (0: automatic)")     \
   X(GpuFence, "MCCL_GPU_FENCE", String, "acqrel", "kernel flag fence: acqrel, or sc (tests)")  \
   X(GpuSlices, "MCCL_GPU_SLICES", Int, "1", "flags per GPU FIFO slot (1 is fastest measured)")     \
+  X(NetChannels, "MCCL_NET_NCHANNELS", Int, "4", "channels of a GPU plan with network peers")       \
   X(FifoSlots, "MCCL_FIFO_SLOTS", Int, "8", "pipeline slots of each connection's FIFO")        \
   X(TreeThreshold, "MCCL_TREE_THRESHOLD", Size, "0",                                            \
     "AllReduce below this many bytes uses the tree (0: the model decides)")                    \

@@ -19,6 +19,7 @@ struct Fabric {
 
 Fabric fabricOf(const ncclComm* comm) {
   if (comm->isHost()) return {5.0, 5.0};
+  if (comm->gpuNet) return {10.0, 5.0};  // the proxy and UCX (TCP-class network)
   return {2.0, 300.0};
 }
 
@@ -79,6 +80,9 @@ PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes) 
     const double perChannel = 128.0 * 1024;
     const double total = bytes * (op.kind == OpKind::AllGather || op.kind == OpKind::ReduceScatter ? n : 1);
     nch = static_cast<int>(std::min(64.0, std::max(1.0, std::ceil(total / perChannel))));
+    // Over the network the proxy, not the SMs, is the limit: a few channels keep enough
+    // puts in flight, and each costs pinned staging memory per peer.
+    if (comm->gpuNet) nch = std::min<int>(nch, static_cast<int>(std::max<int64_t>(1, knobInt(Knob::NetChannels))));
   }
   int64_t minc = knobInt(Knob::MinNChannels), maxc = knobInt(Knob::MaxNChannels);
   if (minc > 0) nch = std::max<int>(nch, static_cast<int>(minc));

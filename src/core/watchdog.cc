@@ -171,8 +171,8 @@ void Watchdog::connectInitiated(Peer& p) {
   p.lastHeard = Clock::now();
 }
 
-void Watchdog::acceptHellos(std::vector<int>& pending, const pollfd* pfds) {
-  for (size_t i = 0; i < pending.size(); ++i) {
+void Watchdog::acceptHellos(std::vector<int>& pending, size_t polled, const pollfd* pfds) {
+  for (size_t i = 0; i < polled; ++i) {
     if (!(pfds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
     int fd = pending[i];
     pending[i] = -1;
@@ -236,6 +236,8 @@ void Watchdog::run() {
     for (int fd : pending) fds.push_back({fd, POLLIN, 0});
     for (auto& p : peers_) fds.push_back({p->fd, POLLIN, 0});  // fd -1 is ignored by poll
     ::poll(fds.data(), fds.size(), 100);
+    const size_t polledPending = pending.size(), peerBase = 1 + polledPending;
+    acceptHellos(pending, polledPending, fds.data() + 1);
     if (fds[0].revents & POLLIN) {
       for (;;) {
         int fd = -1;
@@ -244,8 +246,6 @@ void Watchdog::run() {
         else closeFd(&fd);
       }
     }
-    const size_t peerBase = 1 + (fds.size() - 1 - peers_.size());
-    acceptHellos(pending, fds.data() + 1);
     auto now = Clock::now();
     for (size_t i = 0; i < peers_.size(); ++i) {
       Peer& p = *peers_[i];

@@ -51,7 +51,8 @@ class Watchdog {
   void connectInitiated(Peer& p);
   // Parses bytes from p; false when p's connection ended (farewell, bad message).
   bool consume(Peer& p, const uint8_t* data, size_t n);
-  void acceptHellos(std::vector<int>& pending, const ::pollfd* pfds);
+  // Reads the hellos of the first `polled` pending connections (those pfds describes).
+  void acceptHellos(std::vector<int>& pending, size_t polled, const ::pollfd* pfds);
 
   ncclComm* comm_;
   int rank_;

@@ -182,7 +182,10 @@ ncclResult_t HostTransport::finish(const ConnKey& key, Conn& c, const ConnInfo& 
   } else {
     const PeerInfo& peer = comm_->peers[key.peer];
     MCCL_CHECK(ucx_->endpoint(key.peer, peer.addr, peer.addrLen, &pm.ep));
-    MCCL_CHECK(ucx_->unpack(key.peer, pm.ep, info.rkey, info.rkeyLen, info.addr, allowDirect_, &c.remote));
+    // Direct mapping (ucp_rkey_ptr) only on one host: a peer of another host identity is
+    // reached with puts even when UCX could map it (MCCL_HOST_ID fake nodes).
+    const bool direct = allowDirect_ && peer.hostHash == comm_->peers[comm_->rank].hostHash;
+    MCCL_CHECK(ucx_->unpack(key.peer, pm.ep, info.rkey, info.rkeyLen, info.addr, direct, &c.remote));
     pm.worker = ucx_.get();
     pm.remote = c.remote;
     pm.direct = static_cast<uint8_t*>(c.remote.direct);

@@ -19,6 +19,9 @@ struct IpcTransport::Info {
   uint64_t ptr = 0;         // region (same process)
   uint64_t offset = 0;      // offset of the region inside the exported allocation
   cudaIpcMemHandle_t handle;
+  uint32_t net = 0;         // 1: a network connection (netRec), not IPC
+  uint32_t pad = 0;
+  NetRecord netRec;
 };
 
 struct IpcTransport::Conn {
@@ -49,12 +52,30 @@ IpcTransport::IpcTransport(ncclComm* comm) : comm_(comm), exchange_(comm, sizeof
 
 IpcTransport::~IpcTransport() {
   CudaDeviceGuard guard(comm_->cudaDev);
+  net_.reset();  // stops the proxy's use of this communicator first
   for (auto& kv : opened_) cudaIpcCloseMemHandle(kv.second);
   for (auto& kv : conns_)
     if (kv.second->ownsLocal) cudaFree(kv.second->local);
   if (arena_) cudaFree(arena_);
   if (dConns_) cudaFree(dConns_);
   if (dIndex_) cudaFree(dIndex_);
+}
+
+ncclResult_t IpcTransport::prepare(PeerInfo* mine, bool peersMayBeRemote) {
+  if (!peersMayBeRemote) return ncclSuccess;
+  NetLayout layout;
+  layout.slots = slots_;
+  layout.slotBytes = slotBytes_;
+  int64_t slices = knobInt(Knob::GpuSlices);
+  layout.slices = static_cast<uint32_t>(slices < 1 ? 1 : slices > 16 ? 16 : slices);
+  net_.reset(new GpuNet(comm_, layout));
+  ncclResult_t r = net_->prepare(mine);
+  if (r != ncclSuccess) {
+    // Without UCX only IPC peers can be reached; a network peer reports it when needed.
+    WARN("rank %d: no UCX network path for GPU peers (%s)", mine->rank, threadLastError());
+    net_.reset();
+  }
+  return ncclSuccess;
 }
 
 ncclResult_t IpcTransport::setup(int maxChannels) {
@@ -96,16 +117,24 @@ ncclResult_t IpcTransport::controlSlot(uint8_t** ptr, uint64_t* offset) {
 
 ncclResult_t IpcTransport::need(const ConnKey& key) {
   if (conns_.count(key)) return ncclSuccess;
-  if (!canReach(key.peer))
-    return MCCL_ERR(ncclInvalidUsage, comm_,
-                    "rank %d cannot reach the GPU of rank %d over CUDA IPC (P2P disabled or not "
-                    "supported); the network path for such GPU peers is not implemented yet",
-                    comm_->rank, key.peer);
   CudaDeviceGuard guard(comm_->cudaDev);
   CaptureModeRelaxed relaxed;
   auto c = std::make_unique<Conn>();
   c->mine.slots = slots_;
   c->mine.slotBytes = slotBytes_;
+  if (!canReach(key.peer)) {
+    if (!net_)
+      return MCCL_ERR(ncclSystemError, comm_,
+                      "rank %d cannot reach the GPU of rank %d over CUDA IPC (%s) and has no UCX network path",
+                      comm_->rank, key.peer, knobBool(Knob::P2pDisable) ? "NCCL_P2P_DISABLE=1" : "another host");
+    c->mine.net = 1;
+    MCCL_CHECK(net_->start(key, &c->mine.netRec));
+    // The kernel's step counter stays in device memory.
+    MCCL_CHECK(controlSlot(&c->local, &c->mine.offset));
+    Info mine = c->mine;
+    conns_.emplace(key, std::move(c));
+    return exchange_.post(key, &mine);
+  }
   c->mine.dev = comm_->cudaDev;
   const PeerInfo& me = comm_->peers[comm_->rank];
   c->mine.sameProcess = comm_->peers[key.peer].processHash == me.processHash ? 1 : 0;
@@ -162,15 +191,22 @@ ncclResult_t IpcTransport::mapPeer(int peer, const Info& info, uint8_t** ptr) {
 }
 
 ncclResult_t IpcTransport::finish(const ConnKey& key, Conn& c, const Info& info) {
-  if (info.magic != Info::kMagic || info.slots < 2 || info.slotBytes == 0)
+  if (info.magic != Info::kMagic || info.slots < 2 || info.slotBytes == 0 || info.net != c.mine.net)
     return MCCL_ERR(ncclInternalError, comm_, "rank %d sent an invalid GPU connection record", key.peer);
   CudaDeviceGuard guard(comm_->cudaDev);
   CaptureModeRelaxed relaxed;
-  uint8_t* peer = nullptr;
-  MCCL_CHECK(mapPeer(key.peer, info, &peer));
   DevConn d;
+  std::memset(&d, 0, sizeof d);
+  uint8_t* peer = nullptr;
+  if (c.mine.net) {
+    MCCL_CHECK(net_->finish(key, info.netRec, &d));
+  } else {
+    MCCL_CHECK(mapPeer(key.peer, info, &peer));
+  }
   d.peer = static_cast<uint32_t>(key.peer);
-  if (key.send) {
+  if (c.mine.net) {
+    // GpuNet filled buf, tail, head, sizes and the layout.
+  } else if (key.send) {
     d.buf = peer + ConnRegion::kDataOff;
     d.tail = reinterpret_cast<uint64_t*>(peer + ConnRegion::kFlagOff);
     d.head = reinterpret_cast<uint64_t*>(c.local + ConnRegion::kFlagOff);
@@ -190,8 +226,9 @@ ncclResult_t IpcTransport::finish(const ConnKey& key, Conn& c, const Info& info)
   CUDA_TRY(cudaMemcpy(dConns_ + index, &d, sizeof d, cudaMemcpyHostToDevice), "cudaMemcpy(connection)");
   CUDA_TRY(cudaMemcpy(dIndex_ + slot, &index, sizeof index, cudaMemcpyHostToDevice), "cudaMemcpy(index)");
   c.ready = true;
-  INFO(kLogP2p, "rank %d %s rank %d channel %d class %d over CUDA %s", comm_->rank, key.send ? "->" : "<-",
-       key.peer, key.channel, static_cast<int>(key.cls), info.sameProcess ? "P2P (same process)" : "IPC");
+  if (!c.mine.net)
+    INFO(kLogP2p, "rank %d %s rank %d channel %d class %d over CUDA %s", comm_->rank, key.send ? "->" : "<-",
+         key.peer, key.channel, static_cast<int>(key.cls), info.sameProcess ? "P2P (same process)" : "IPC");
   return ncclSuccess;
 }
 

@@ -1,4 +1,6 @@
-// Intra-node GPU connections over CUDA IPC (NVLink or PCIe). The receiver's FIFO and tail
+// The connections of a GPU communicator. Peers this GPU reaches go over CUDA IPC (NVLink
+// or PCIe); the others (another host, NCCL_P2P_DISABLE=1) go to GpuNet, the UCX network
+// path driven by the proxy thread. Over IPC the receiver's FIFO and tail
 // live in the receiver's device memory and are mapped into the sender (cudaIpc handles
 // for another process, plain device pointers with peer access for a thread of this
 // process); the sender's head lives in the sender's memory and is mapped into the
@@ -18,6 +20,7 @@
 
 #include "core/connect.h"
 #include "kernels/dev_work.h"
+#include "ucx_transport/gpu_net.h"
 
 struct ncclComm;
 
@@ -28,8 +31,13 @@ class IpcTransport {
   explicit IpcTransport(ncclComm* comm);
   ~IpcTransport();
 
+  // Before the init exchange: the network path's UCX worker when peers may be in other
+  // processes (its address goes into mine).
+  ncclResult_t prepare(PeerInfo* mine, bool peersMayBeRemote);
   // Allocates the connection table for maxChannels channels.
   ncclResult_t setup(int maxChannels);
+  // A failure of the network path (proxy), or ncclSuccess.
+  ncclResult_t netStatus() { return net_ ? net_->status() : ncclSuccess; }
   ncclResult_t need(const ConnKey& key);
   bool ready(const ConnKey& key) const;
   bool allReady() const { return exchange_.idle(); }
@@ -51,6 +59,7 @@ class IpcTransport {
   ncclResult_t controlSlot(uint8_t** ptr, uint64_t* offset);
 
   ncclComm* comm_;
+  std::unique_ptr<GpuNet> net_;
   ConnectExchange exchange_;
   std::map<ConnKey, std::unique_ptr<Conn>> conns_;
   int maxChannels_ = 0;

@@ -396,6 +396,13 @@ __device__ __noinline__ bool runLane(const DevComm& comm, const DevWork& w, int 
       }
       laneSync(lc.barrier, lc.nthreads);
       if (lc.tid == 0) {
+        // A network connection's proxy puts only the bytes of the slice: say where they are.
+        for (int k = 0; k < st.nsend; ++k) {
+          CachedConn* e = sh.sconn[k];
+          if (e->c.sizes)
+            e->c.sizes[e->n % (static_cast<uint64_t>(e->c.slots) * S)] =
+                static_cast<uint64_t>(off) * esize << 32 | static_cast<uint64_t>(cnt) * esize;
+        }
         // Every thread's stores (ordered by the barrier) become visible before the flags:
         // one system fence, then plain volatile flag stores.
         fenceSys(comm.fence);

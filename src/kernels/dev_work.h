@@ -19,6 +19,8 @@ struct DevConn {
   uint64_t* tail;       // messages posted (send: the peer's word; recv: mine)
   uint64_t* head;       // messages consumed (send: mine; recv: the peer's word)
   uint64_t* step;       // my persistent counter (posted for send, consumed for recv)
+  uint64_t* sizes;      // network send: where each posted slice lies in its slot (the
+                        // proxy puts only those bytes); null over CUDA IPC
   uint64_t slotBytes;
   uint32_t slots;
   uint32_t peer;

@@ -85,9 +85,15 @@ class GpuDataPath : public DataPath {
     if (hostFlags_) cudaFreeHost(hostFlags_);
   }
 
+  ncclResult_t prepare(PeerInfo* mine) override {
+    CudaDeviceGuard guard(comm_->cudaDev);
+    return ipc_.prepare(mine, !comm_->bootstrap->allRanksInProcess());
+  }
+
   ncclResult_t setup() override {
     CudaDeviceGuard guard(comm_->cudaDev);
     MCCL_CHECK(ipc_.setup(kGpuMaxChannels));
+    for (int p = 0; p < comm_->nranks; ++p) comm_->gpuNet |= !ipc_.canReach(p);
     CUDA_TRY(cudaHostAlloc(&hostFlags_, 64, cudaHostAllocMapped), "cudaHostAlloc(flags)");
     std::memset(hostFlags_, 0, 64);
     int32_t* dFlags = nullptr;
@@ -152,6 +158,12 @@ class GpuDataPath : public DataPath {
 
   ncclResult_t asyncStatus() override {
     MCCL_CHECK(comm_->checkPeers());
+    ncclResult_t net = ipc_.netStatus();
+    if (net != ncclSuccess) {
+      abort();  // kernels waiting on the network leave
+      comm_->fail(net);
+      return net;
+    }
     int32_t e = hostFlags_ ? reinterpret_cast<volatile int32_t*>(hostFlags_)[1] : 0;
     if (e == kDevOk) return ncclSuccess;
     int32_t peer = reinterpret_cast<volatile int32_t*>(hostFlags_)[2];
@@ -207,6 +219,11 @@ class GpuDataPath : public DataPath {
       if (comm_->checkPeers() != ncclSuccess) {
         abort();  // kernels waiting on the lost rank leave
         return ncclRemoteError;
+      }
+      ncclResult_t net = ipc_.netStatus();
+      if (net != ncclSuccess) {
+        abort();
+        return net;
       }
       if (std::chrono::steady_clock::now() > deadline) {
         abort();  // the kernels see the flag and leave

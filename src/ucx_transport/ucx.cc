@@ -138,6 +138,32 @@ ncclResult_t UcxWorker::endpoint(int rank, const void* addr, size_t addrLen, ucp
   return ncclSuccess;
 }
 
+ncclResult_t UcxWorker::registerRegion(void* ptr, size_t size, UcxRegion* out) {
+  UcxRegion r;
+  r.size = size;
+  ucp_mem_map_params_t mp;
+  std::memset(&mp, 0, sizeof mp);
+  mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
+  mp.address = ptr;
+  mp.length = size;
+  ucs_status_t st = ucp_mem_map(ctx_->handle(), &mp, &r.memh);
+  if (st != UCS_OK)
+    return MCCL_ERR(ncclSystemError, comm_, "UCX: ucp_mem_map of %zu bytes at %p failed: %s", size, ptr,
+                    ucs_status_string(st));
+  r.ptr = ptr;
+  void* packed = nullptr;
+  size_t len = 0;
+  st = ucp_rkey_pack(ctx_->handle(), r.memh, &packed, &len);
+  if (st != UCS_OK) {
+    ucp_mem_unmap(ctx_->handle(), r.memh);
+    return MCCL_ERR(ncclSystemError, comm_, "UCX: ucp_rkey_pack failed: %s", ucs_status_string(st));
+  }
+  r.rkey.assign(static_cast<uint8_t*>(packed), static_cast<uint8_t*>(packed) + len);
+  ucp_rkey_buffer_release(packed);
+  *out = std::move(r);
+  return ncclSuccess;
+}
+
 ncclResult_t UcxWorker::mapRegion(size_t size, bool allocate, UcxRegion* out) {
   UcxRegion r;
   r.size = size;
@@ -175,6 +201,7 @@ ncclResult_t UcxWorker::mapRegion(size_t size, bool allocate, UcxRegion* out) {
   }
   r.rkey.assign(static_cast<uint8_t*>(packed), static_cast<uint8_t*>(packed) + len);
   ucp_rkey_buffer_release(packed);
+  r.ownsPtr = own != nullptr;
   std::memset(r.ptr, 0, size);
   *out = std::move(r);
   return ncclSuccess;
@@ -183,8 +210,10 @@ ncclResult_t UcxWorker::mapRegion(size_t size, bool allocate, UcxRegion* out) {
 void UcxWorker::unmapRegion(UcxRegion* r) {
   if (!r->memh) return;
   ucp_mem_unmap(ctx_->handle(), r->memh);
+  if (r->ownsPtr) free(r->ptr);
   r->memh = nullptr;
   r->ptr = nullptr;
+  r->ownsPtr = false;
 }
 
 ncclResult_t UcxWorker::unpack(int rank, ucp_ep_h ep, const uint8_t* rkey, size_t len, uint64_t addr,
@@ -237,9 +266,9 @@ int UcxWorker::failedPeer(std::string* why) const {
   return failedRank_;
 }
 
-ncclResult_t UcxWorker::progress() {
-  while (ucp_worker_progress(worker_) != 0) {
-  }
+ncclResult_t UcxWorker::progress(bool* any) {
+  while (ucp_worker_progress(worker_) != 0)
+    if (any) *any = true;
   std::string why;
   int failed = failedPeer(&why);
   if (failed >= 0)
@@ -251,8 +280,8 @@ ncclResult_t UcxWorker::progress() {
   return ncclSuccess;
 }
 
-ncclResult_t UcxWorker::quiescent(bool* done) {
-  MCCL_CHECK(progress());
+ncclResult_t UcxWorker::quiescent(bool* done, bool* any) {
+  MCCL_CHECK(progress(any));
   size_t keep = 0;
   for (size_t i = 0; i < pending_.size(); ++i) {
     if (ucp_request_check_status(pending_[i].req) == UCS_INPROGRESS) {

@@ -44,6 +44,7 @@ struct UcxRegion {
   size_t size = 0;
   ucp_mem_h memh = nullptr;
   std::vector<uint8_t> rkey;  // packed
+  bool ownsPtr = false;       // ptr was allocated by mapRegion (posix_memalign)
 };
 
 // What a peer needs to reach a region: its address and packed rkey.
@@ -65,6 +66,8 @@ class UcxWorker {
   ncclResult_t endpoint(int rank, const void* addr, size_t addrLen, ucp_ep_h* ep);
 
   ncclResult_t mapRegion(size_t size, bool allocate, UcxRegion* out);
+  // Registers memory the caller owns (pinned host memory of the GPU network path).
+  ncclResult_t registerRegion(void* ptr, size_t size, UcxRegion* out);
   void unmapRegion(UcxRegion* r);
   // Unpacks a peer's rkey; when allowDirect, also tries to map the memory locally.
   ncclResult_t unpack(int rank, ucp_ep_h ep, const uint8_t* rkey, size_t len, uint64_t addr,
@@ -75,10 +78,10 @@ class UcxWorker {
   ncclResult_t put(int rank, ucp_ep_h ep, const void* src, size_t n, const UcxRemote& dst,
                    uint64_t offset);
   void fence();
-  // Drives UCX; reports a failed peer or operation.
-  ncclResult_t progress();
-  // True when every tracked request has completed.
-  ncclResult_t quiescent(bool* done);
+  // Drives UCX; reports a failed peer or operation. *any: UCX made progress.
+  ncclResult_t progress(bool* any = nullptr);
+  // True when every tracked request has completed (frees the completed ones).
+  ncclResult_t quiescent(bool* done, bool* any = nullptr);
   // First peer found failed (-1 if none), with UCX's reason.
   int failedPeer(std::string* why) const;
 
