@@ -391,11 +391,20 @@ ncclResult_t TcpBootstrap::writeFrame(int fd, int peer, const FrameHeader& h, co
 ncclResult_t TcpBootstrap::connectPeer(int peer) {
   if (!addrs_[peer].valid())
     return MCCL_ERR(ncclInternalError, owner_, "bootstrap: no address for rank %d", peer);
-  int fd = -1;
-  ncclResult_t res = connectTo(addrs_[peer], deadline(), &aborted_, &fd);
+  int fd = -1, err = 0;
+  // The peer's address came from the exchange, so its socket was listening and listens
+  // until it leaves: connections refused for a whole second mean its process is gone
+  // (a full backlog drops connections, it does not refuse them).
+  const Deadline until = deadline();
+  ncclResult_t res;
+  for (;;) {
+    auto now = std::chrono::steady_clock::now();
+    res = connectTo(addrs_[peer], std::min(until, now + std::chrono::seconds(1)), &aborted_, &fd, &err);
+    if (res == ncclSuccess || err == ECONNREFUSED || aborted() || std::chrono::steady_clock::now() >= until) break;
+  }
   if (res != ncclSuccess)
-    return MCCL_ERR(res, owner_, "bootstrap: rank %d cannot connect to rank %d at %s", rank_, peer,
-                    addrs_[peer].str().c_str());
+    return MCCL_ERR(res, owner_, "bootstrap: rank %d cannot connect to rank %d at %s%s", rank_, peer,
+                    addrs_[peer].str().c_str(), err == ECONNREFUSED ? " (refused: its process is gone)" : "");
   HelloMsg hello{};
   hello.secret = secret_;
   hello.role = static_cast<uint32_t>(HelloRole::RankToRank);

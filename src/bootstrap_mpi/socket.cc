@@ -218,8 +218,9 @@ ncclResult_t listenOn(SockAddr* addr, int* fd) {
 }
 
 ncclResult_t connectTo(const SockAddr& addr, Deadline deadline, const std::atomic<bool>* abort,
-                       int* fd) {
+                       int* fd, int* lastErrno) {
   int delayMs = 10;
+  if (lastErrno) *lastErrno = 0;
   for (;;) {
     if (abort && abort->load())
       return MCCL_ERR(ncclRemoteError, nullptr, "connect to %s: aborted", addr.str().c_str());
@@ -251,6 +252,7 @@ ncclResult_t connectTo(const SockAddr& addr, Deadline deadline, const std::atomi
       return ncclSuccess;
     }
     close(s);
+    if (lastErrno) *lastErrno = err;
     bool retry = err == ECONNREFUSED || err == ECONNRESET || err == ETIMEDOUT || err == EAGAIN;
     if (!retry || std::chrono::steady_clock::now() > deadline)
       return MCCL_ERR(ncclRemoteError, nullptr, "connect to %s failed: %s", addr.str().c_str(),

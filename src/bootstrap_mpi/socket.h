@@ -45,8 +45,9 @@ Deadline deadlineAfter(double seconds);
 ncclResult_t listenOn(SockAddr* addr, int* fd);
 
 // Connects (retrying refused connections until deadline); returns a non-blocking fd.
+// *lastErrno (optional) receives the errno of the last failed attempt.
 ncclResult_t connectTo(const SockAddr& addr, Deadline deadline, const std::atomic<bool>* abort,
-                       int* fd);
+                       int* fd, int* lastErrno = nullptr);
 
 // Accepts one pending connection (non-blocking); *fd = -1 when none is pending.
 ncclResult_t acceptOne(int listenFd, int* fd);

@@ -181,7 +181,8 @@ NCCL_API ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclCom
   MCCL_CHECK(comm->checkUsable(call));
   *newcomm = nullptr;
   std::unique_ptr<Bootstrap> child;
-  MCCL_CHECK(comm->bootstrap->split(color, key, &child));
+  if (ncclResult_t r = comm->bootstrap->split(color, key, &child); r != ncclSuccess)
+    return comm->attributeRemoteError(r);
   uint64_t splitIndex = comm->splitCount++;
   if (!child) return ncclSuccess;
   InitParams p;

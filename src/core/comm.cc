@@ -49,7 +49,9 @@ ncclResult_t ncclComm::checkPeers() {
 ncclResult_t ncclComm::attributeRemoteError(ncclResult_t r) {
   if (r != ncclRemoteError || !watchdog || aborted.load()) return r;
   std::string why, first = lastError();
-  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  // The watchdog names the rank within a few hundred ms of a death (a closed or refused
+  // liveness connection); a frozen rank takes its silence limit and is not waited for.
+  auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1500);
   while (watchdog->lostRank(&why) < 0) {
     if (std::chrono::steady_clock::now() > until) return r;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));

@@ -98,7 +98,12 @@ ncclResult_t runWork(std::vector<CommOps>& work) {
   for (size_t i = 0; i < work.size(); ++i) {
     ncclComm* c = work[i].comm;
     ncclResult_t r = c->checkUsable("ncclGroupEnd");
-    if (r == ncclSuccess) r = c->dataPath->submit(work[i].ops, &works[i]);
+    if (r == ncclSuccess) {
+      // Submitting may exchange connection records with peers (lazy connect); a peer lost
+      // there is named like one lost while the work runs.
+      r = c->dataPath->submit(work[i].ops, &works[i]);
+      if (r != ncclSuccess) r = c->attributeRemoteError(r);
+    }
     if (r != ncclSuccess) {
       finished[i] = true;
       if (first == ncclSuccess) first = r;

@@ -50,6 +50,7 @@ struct Watchdog::Peer {
   bool up = false;         // the connection was made once
   bool gone = false;       // said farewell, or lost: no longer watched
   bool warned = false;
+  int refusals = 0;  // connection attempts (200 ms of retries each) refused in a row
   uint8_t in[sizeof(Msg)];  // a message read in part
   size_t inBytes = 0;
   SockAddr addr;
@@ -157,10 +158,28 @@ void Watchdog::markLost(int rank, const char* how) {
 
 void Watchdog::connectInitiated(Peer& p) {
   auto now = Clock::now();
-  if (p.fd >= 0 || p.up || p.gone || !p.initiator || now < p.nextTry) return;
-  p.nextTry = now + std::chrono::milliseconds(250);
-  int fd = -1;
-  if (connectTo(p.addr, now + std::chrono::milliseconds(200), &stop_, &fd) != ncclSuccess) return;
+  if (p.fd >= 0 || p.up || p.gone || now < p.nextTry) return;
+  // The lower rank opens the link. The higher rank, while it waits, probes the lower
+  // one's listening socket: a refused connection means the peer's process is gone (its
+  // socket listened since init and lives until the communicator is destroyed), so a
+  // rank that dies before the link is made is still noticed at once, on both sides.
+  if (!p.initiator && now - started_ < std::chrono::milliseconds(300)) return;
+  p.nextTry = now + std::chrono::milliseconds(p.initiator ? 250 : 300);
+  int fd = -1, err = 0;
+  if (connectTo(p.addr, now + std::chrono::milliseconds(200), &stop_, &fd, &err) != ncclSuccess) {
+    // connectTo retried for 200 ms: refused all along is no passing state.
+    p.refusals = err == ECONNREFUSED ? p.refusals + 1 : 0;
+    if (p.refusals >= 1) {
+      p.gone = true;
+      markLost(p.rank, "refused the liveness connection: its process died");
+    }
+    return;
+  }
+  p.refusals = 0;
+  if (!p.initiator) {  // a probe: the peer is alive; it drops the connection (no hello)
+    closeFd(&fd);
+    return;
+  }
   Hello h{kHelloMagic, rank_, secret_};
   if (writeAll(fd, &h, sizeof h, Clock::now() + std::chrono::seconds(2), &stop_) != ncclSuccess) {
     closeFd(&fd);
@@ -226,7 +245,7 @@ bool Watchdog::consume(Peer& p, const uint8_t* data, size_t n) {
 
 void Watchdog::run() {
   const auto beatEvery = std::chrono::milliseconds(500);
-  const auto started = Clock::now();
+  const auto started = started_ = Clock::now();
   std::vector<int> pending;
   std::vector<pollfd> fds;
   while (!stop_.load()) {

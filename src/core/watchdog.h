@@ -59,6 +59,7 @@ class Watchdog {
   uint64_t secret_ = 0;
   int listenFd_ = -1;
   double silenceLimit_ = 15.0;
+  std::chrono::steady_clock::time_point started_{};  // when run() began
   std::vector<std::unique_ptr<Peer>> peers_;
   std::vector<std::string> hosts_;
   std::thread thread_;

@@ -351,6 +351,9 @@ Outcome runCase(Fault fault, int n, int victim, std::mt19937& rng, Reporting* re
       continue;
     }
     double detect = rep.tError - tFault;
+    if (std::getenv("MCCL_FAULT_VERBOSE") && detect > 1.0)
+      std::printf("[ slow     ] %s victim %d: %sdetected after %.2f s, call %d, ops %d: %s\n", faultName(fault), victim,
+                  who.c_str(), detect, rep.failedCall, rep.opsDone, rep.lastError);
     out.worstDetect = std::max(out.worstDetect, detect);
     out.worstAbort = std::max(out.worstAbort, rep.abortSec);
     if (detect > timeout + kSlack)
