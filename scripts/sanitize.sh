@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Sanitizer jobs (host data path; CUDA off):
 #   scripts/sanitize.sh asan   AddressSanitizer + UndefinedBehaviorSanitizer (and LSan at
-#                              exit): unit, ranks-as-threads, MPI np 1..5, preload, examples,
-#                              fault and soak tests, in build-asan
+#                              exit): unit, ranks-as-threads, MPI np 1..4, preload, examples,
+#                              fault and soak tests, in build-asan (MCCL_ASAN_TESTS: regex)
 #   scripts/sanitize.sh tsan   ThreadSanitizer: the threaded tests (ranks as threads of one
 #                              process: TCP bootstrap root and ranks, concurrent communicators
 #                              and groups, nonblocking init) and the fault tests (watchdog
@@ -30,7 +30,11 @@ case "$MODE" in
     export OMPI_MCA_mca_base_component_disable_dlclose=1
     export MCCL_FAULT_REPS=${MCCL_FAULT_REPS:-5}
     cd "$DIR"
-    ctest --output-on-failure -j "${MCCL_TEST_JOBS:-1}" -LE gpu
+    # Default: unit, ranks-as-threads, faults, MPI np 1..4, soak, preload and examples.
+    # MPI np 5 and the fake-node run repeat np 1..4's code paths at twice the time under
+    # ASan; MCCL_ASAN_TESTS=. runs them too.
+    ctest --output-on-failure -j "${MCCL_TEST_JOBS:-1}" -LE gpu \
+      -R "${MCCL_ASAN_TESTS:-^(unit|threads|faults|mpi_np[1-4]|soak_np4|preload_host_np[0-9]|example_.*)\$}"
     ;;
   tsan)
     DIR=${MCCL_TSAN_DIR:-build-tsan}

@@ -10,21 +10,12 @@
 
 #include "gpu_util.h"
 #include "mccl_mpi.h"
+#include "mpi_util.h"
 #include "test_util.h"
 
 using namespace mccl_test;
 
 namespace {
-int worldRank() {
-  int r;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int worldSize() {
-  int s;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
 // Every rank must see a GPU of its own, else every rank skips.
 bool gpusForAll() {
   int have = gpuCount() > 0 ? 1 : 0, all = 0;

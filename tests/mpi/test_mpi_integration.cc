@@ -9,21 +9,12 @@
 #include <vector>
 
 #include "mccl_mpi.h"
+#include "mpi_util.h"
 #include "test_util.h"
 
 using namespace mccl_test;
 
 namespace {
-int worldRank() {
-  int r;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int worldSize() {
-  int s;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
 bool isLive(ncclComm_t c) {
   int n;
   return ncclCommCount(c, &n) == ncclSuccess;

@@ -7,22 +7,11 @@
 #include <thread>
 
 #include "mccl_mpi.h"
+#include "mpi_util.h"
 #include "test_util.h"
 
 using namespace mccl_test;
 
-namespace {
-int worldRank() {
-  int r;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int worldSize() {
-  int s;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
-}  // namespace
 
 TEST(MpiInit, FromWorld) {
   ncclComm_t comm = nullptr;
