@@ -74,6 +74,9 @@ struct Schedule {
   int64_t align;      // chunk boundaries are multiples of this many elements
   const int32_t* ring;     // position -> rank (nullptr: identity)
   const int32_t* ringPos;  // rank -> position (nullptr: identity)
+  int32_t nnodes;             // nodes (hosts); the ring holds each node's ranks together
+  const int32_t* nodeFirst;   // nnodes + 1 ring positions: node k is [nodeFirst[k], nodeFirst[k+1])
+                              // (nullptr, or nnodes <= 1: one node)
 };
 
 // ---- Small helpers -----------------------------------------------------------------------
@@ -191,6 +194,46 @@ MCCL_HD TreeNode dtreeNode(int n, int tree, int rank) {
   return t;
 }
 
+// Node of ring position p.
+MCCL_HD int nodeOfPos(const Schedule& s, int p) {
+  int lo = 0, hi = s.nnodes - 1;
+  while (lo < hi) {
+    int mid = (lo + hi + 1) / 2;
+    if (s.nodeFirst[mid] <= p) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+// The tree of a Tree schedule, over ranks. On one node: the double binary tree over ranks.
+// On several: NCCL's shape, a double binary tree between nodes and a chain inside each node
+// (ring order, first rank to last), so each tree edge between nodes is crossed once. A
+// node's first rank links to its parent node and to its first child node; its last rank
+// links to its second child node: no rank has more than two children. A child node hangs
+// from its parent's first rank if it is the parent's first child, else from its last.
+MCCL_HD TreeNode treeNodeOf(const Schedule& s, int tree, int rank) {
+  if (s.nnodes <= 1 || s.nodeFirst == nullptr) return dtreeNode(s.nranks, tree, rank);
+  TreeNode t;
+  t.parent = -1;
+  t.child[0] = t.child[1] = -1;
+  t.nchild = 0;
+  const int p = ringPosOf(s, rank);
+  const int k = nodeOfPos(s, p);
+  const int first = s.nodeFirst[k], last = s.nodeFirst[k + 1] - 1;
+  const TreeNode nt = dtreeNode(s.nnodes, tree, k);
+  if (p > first) {
+    t.parent = ringRank(s, p - 1);
+  } else if (nt.parent >= 0) {
+    const TreeNode pt = dtreeNode(s.nnodes, tree, nt.parent);
+    const bool firstChild = pt.nchild > 0 && pt.child[0] == k;
+    t.parent = ringRank(s, firstChild ? s.nodeFirst[nt.parent] : s.nodeFirst[nt.parent + 1] - 1);
+  }
+  if (p == first && nt.nchild > 0) t.child[t.nchild++] = ringRank(s, s.nodeFirst[nt.child[0]]);
+  if (p < last) t.child[t.nchild++] = ringRank(s, p + 1);
+  if (p == last && nt.nchild > 1) t.child[t.nchild++] = ringRank(s, s.nodeFirst[nt.child[1]]);
+  return t;
+}
+
 // Binomial tree rooted at `root`: over relative ranks rel = (rank - root) mod n, the
 // parent of rel clears its highest set bit; children are rel + 2^k for every 2^k above
 // rel's highest bit, sent largest subtree first.
@@ -257,7 +300,7 @@ MCCL_HD int64_t numSteps(const Schedule& s, int c, int lane) {
     case Algo::Chain:
       return loops;
     case Algo::Tree: {
-      TreeNode t = dtreeNode(n, treeOfChannel(s, c), s.rank);
+      TreeNode t = treeNodeOf(s, treeOfChannel(s, c), s.rank);
       if (lane == 1 && t.parent < 0) return 0;  // the root broadcasts within its up steps
       return loops;
     }
@@ -372,7 +415,7 @@ MCCL_HD Step stepAt(const Schedule& s, int c, int lane, int64_t i) {
       return st;
     }
     case Algo::Tree: {
-      TreeNode t = dtreeNode(n, treeOfChannel(s, c), s.rank);
+      TreeNode t = treeNodeOf(s, treeOfChannel(s, c), s.rank);
       int64_t o = off + i * s.chunk;
       int64_t len = min64(s.chunk, off + cnt - o);
       if (lane == 0) {

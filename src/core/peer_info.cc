@@ -77,8 +77,11 @@ Topology Topology::build(const std::vector<PeerInfo>& peers, int myRank) {
     t.nodeRanks[node].push_back(r);
   }
   t.nNodes = static_cast<int>(t.nodeRanks.size());
-  for (const auto& ranks : t.nodeRanks)
+  for (const auto& ranks : t.nodeRanks) {
+    t.nodeFirst.push_back(static_cast<int32_t>(t.ring.size()));
     for (int r : ranks) t.ring.push_back(r);
+  }
+  t.nodeFirst.push_back(static_cast<int32_t>(t.ring.size()));
   t.ringPos.assign(n, 0);
   for (int pos = 0; pos < n; ++pos) t.ringPos[t.ring[pos]] = pos;
   if (myRank >= 0 && myRank < n) {

@@ -45,6 +45,8 @@ struct Topology {
   // The ring every ring/chain schedule follows: ranks grouped by node, so a ring crosses
   // between nodes once per node. ring[position] = rank, ringPos[rank] = position.
   std::vector<int32_t> ring, ringPos;
+  // Ring positions where each node's ranks start, and nNodes (the end) last.
+  std::vector<int32_t> nodeFirst;
 
   // Nodes numbered by first appearance in rank order.
   static Topology build(const std::vector<PeerInfo>& peers, int myRank);

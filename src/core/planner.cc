@@ -28,8 +28,17 @@ double log2i(int n) { return n > 1 ? std::ceil(std::log2(static_cast<double>(n))
 double ringAllReduceUs(Fabric f, int n, double bytes) {
   return 2 * (n - 1) * f.alphaUs + 2.0 * (n - 1) / n * bytes / (f.gbps * 1e3);
 }
-double treeAllReduceUs(Fabric f, int n, double bytes) {
-  return 2 * log2i(n) * f.alphaUs + 2.0 * bytes / (f.gbps * 1e3);
+// Depth of the tree a Tree schedule uses: a binary tree over ranks on one node; over
+// several, a binary tree between nodes plus the chain inside the largest node.
+double treeDepth(const ncclComm* comm) {
+  const Topology& t = comm->topo;
+  if (t.nNodes <= 1) return log2i(comm->nranks);
+  size_t largest = 1;
+  for (const auto& ranks : t.nodeRanks) largest = std::max(largest, ranks.size());
+  return log2i(t.nNodes) + static_cast<double>(largest - 1);
+}
+double treeAllReduceUs(Fabric f, double depth, double bytes) {
+  return 2 * depth * f.alphaUs + 2.0 * bytes / (f.gbps * 1e3);
 }
 double chainUs(Fabric f, int n, double bytes) { return (n - 1) * f.alphaUs + bytes / (f.gbps * 1e3); }
 double binomialUs(Fabric f, int n, double bytes) { return log2i(n) * (f.alphaUs + bytes / (f.gbps * 1e3)); }
@@ -50,7 +59,7 @@ PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes) 
       if (!ring && !tree) ring = true;
       int64_t thresh = knobInt(Knob::TreeThreshold);
       bool preferTree = thresh > 0 ? bytes < static_cast<double>(thresh)
-                                   : treeAllReduceUs(f, n, bytes) < ringAllReduceUs(f, n, bytes);
+                                   : treeAllReduceUs(f, treeDepth(comm), bytes) < ringAllReduceUs(f, n, bytes);
       c.algo = (tree && (!ring || (preferTree && n > 2))) ? Algo::Tree : Algo::Ring;
       break;
     }
@@ -120,6 +129,8 @@ Schedule makeSchedule(const ncclComm* comm, const OpDesc& op, const PlanChoice& 
   s.align = choice.align;
   s.ring = comm->topo.ring.empty() ? nullptr : comm->topo.ring.data();
   s.ringPos = comm->topo.ringPos.empty() ? nullptr : comm->topo.ringPos.data();
+  s.nnodes = comm->topo.nNodes;
+  s.nodeFirst = comm->topo.nodeFirst.empty() ? nullptr : comm->topo.nodeFirst.data();
   return s;
 }
 
@@ -129,7 +140,7 @@ double estimateOpTimeUs(const ncclComm* comm, const OpDesc& op) {
   const double bytes = static_cast<double>(op.bytes());
   if (n <= 1) return f.alphaUs;
   switch (op.kind) {
-    case OpKind::AllReduce: return std::min(ringAllReduceUs(f, n, bytes), treeAllReduceUs(f, n, bytes));
+    case OpKind::AllReduce: return std::min(ringAllReduceUs(f, n, bytes), treeAllReduceUs(f, treeDepth(comm), bytes));
     case OpKind::AllGather:
     case OpKind::ReduceScatter: return (n - 1) * f.alphaUs + (n - 1) * bytes / (f.gbps * 1e3);
     case OpKind::Broadcast:

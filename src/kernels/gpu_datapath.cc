@@ -99,7 +99,13 @@ class GpuDataPath : public DataPath {
     int32_t* dFlags = nullptr;
     CUDA_TRY(cudaHostGetDevicePointer(&dFlags, hostFlags_, 0), "cudaHostGetDevicePointer");
     const int n = comm_->nranks;
-    CUDA_TRY(cudaMalloc(&dRing_, sizeof(int32_t) * 2 * static_cast<size_t>(n)), "cudaMalloc(ring)");
+    // ring, ringPos, nodeFirst
+    const size_t nodeEntries = comm_->topo.nodeFirst.size();
+    CUDA_TRY(cudaMalloc(&dRing_, sizeof(int32_t) * (2 * static_cast<size_t>(n) + nodeEntries)), "cudaMalloc(ring)");
+    if (nodeEntries > 0)
+      CUDA_TRY(cudaMemcpy(dRing_ + 2 * n, comm_->topo.nodeFirst.data(), sizeof(int32_t) * nodeEntries,
+                          cudaMemcpyHostToDevice),
+               "cudaMemcpy");
     CUDA_TRY(cudaMemcpy(dRing_, comm_->topo.ring.data(), sizeof(int32_t) * n, cudaMemcpyHostToDevice), "cudaMemcpy");
     CUDA_TRY(cudaMemcpy(dRing_ + n, comm_->topo.ringPos.data(), sizeof(int32_t) * n, cudaMemcpyHostToDevice),
              "cudaMemcpy");
@@ -259,6 +265,7 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
     w.s = makeSchedule(comm_, op, choice);
     w.s.ring = dp_->devRing();
     w.s.ringPos = dp_->devRing() + comm_->nranks;
+    w.s.nodeFirst = comm_->topo.nodeFirst.empty() ? nullptr : dp_->devRing() + 2 * comm_->nranks;
     w.in = op.sendbuff;
     w.out = op.recvbuff;
     w.type = static_cast<uint8_t>(op.datatype);

@@ -138,7 +138,8 @@ struct Sim {
 uint32_t allMask(int n) { return n >= 32 ? ~0u : ((1u << n) - 1); }
 
 void simulate(Coll coll, Algo algo, int n, int64_t count, int nch, int64_t chunk, int64_t align,
-              int root, const std::vector<int32_t>* ring = nullptr) {
+              int root, const std::vector<int32_t>* ring = nullptr,
+              const std::vector<int32_t>* nodeFirst = nullptr) {
   SCOPED_TRACE(std::string(collName(coll)) + "/" + algoName(algo) + " n=" + std::to_string(n) +
                " count=" + std::to_string(count) + " ch=" + std::to_string(nch) +
                " chunk=" + std::to_string(chunk) + " root=" + std::to_string(root));
@@ -149,7 +150,9 @@ void simulate(Coll coll, Algo algo, int n, int64_t count, int nch, int64_t chunk
     for (int i = 0; i < n; ++i) pos[(*ring)[i]] = i;
   }
   sim.base = Schedule{coll, algo, n, 0, root, nch, count, chunk, align,
-                      ring ? ring->data() : nullptr, ring ? pos.data() : nullptr};
+                      ring ? ring->data() : nullptr, ring ? pos.data() : nullptr,
+                      nodeFirst ? static_cast<int32_t>(nodeFirst->size()) - 1 : 0,
+                      nodeFirst ? nodeFirst->data() : nullptr};
   sim.n = n;
   int64_t inSize = coll == Coll::ReduceScatter ? count * n : count;
   int64_t outSize = coll == Coll::AllGather ? count * n : count;
@@ -206,6 +209,67 @@ TEST(Schedule, TreeAllReduce) {
   for (int n = 1; n <= 16; ++n)
     for (int64_t count : kCounts)
       for (int nch : {1, 2, 4}) simulate(Coll::AllReduce, Algo::Tree, n, count, nch, 8, 1, 0);
+}
+
+// Random node layouts (1..n nodes of uneven sizes, ranks shuffled into the ring): the
+// hierarchical tree is a tree (one root, each parent lists its child, at most two
+// children), every edge between nodes starts or ends at a node's first or last rank,
+// each node's ranks form a chain, and the AllReduce is exact.
+std::vector<int32_t> randomNodes(int n, std::mt19937& rng) {
+  std::vector<int32_t> first{0};
+  while (first.back() < n) {
+    int size = 1 + static_cast<int>(rng() % 4);
+    first.push_back(std::min(n, first.back() + size));
+  }
+  return first;
+}
+
+TEST(Schedule, HierarchicalTreeIsATreeWithChainsInsideNodes) {
+  std::mt19937 rng(11);
+  for (int n = 1; n <= 24; ++n)
+    for (int trial = 0; trial < 6; ++trial) {
+      std::vector<int32_t> ring(static_cast<size_t>(n)), pos(static_cast<size_t>(n));
+      std::iota(ring.begin(), ring.end(), 0);
+      std::shuffle(ring.begin(), ring.end(), rng);
+      for (int i = 0; i < n; ++i) pos[ring[i]] = i;
+      std::vector<int32_t> first = randomNodes(n, rng);
+      Schedule s{Coll::AllReduce, Algo::Tree, n, 0, 0, 2, 100, 8, 1, ring.data(), pos.data(),
+                 static_cast<int32_t>(first.size()) - 1, first.data()};
+      auto nodeOf = [&](int rank) { return nodeOfPos(s, pos[rank]); };
+      for (int tree = 0; tree < 2; ++tree) {
+        int roots = 0;
+        for (int r = 0; r < n; ++r) {
+          TreeNode t = treeNodeOf(s, tree, r);
+          ASSERT_LE(t.nchild, 2);
+          if (t.parent < 0) {
+            ++roots;
+            continue;
+          }
+          TreeNode p = treeNodeOf(s, tree, t.parent);
+          bool listed = false;
+          for (int k = 0; k < p.nchild; ++k) listed |= p.child[k] == r;
+          ASSERT_TRUE(listed) << "n=" << n << " tree " << tree << " rank " << r;
+          if (first.size() == 2) continue;  // one node: the double binary tree over ranks
+          if (nodeOf(t.parent) == nodeOf(r)) {
+            ASSERT_EQ(pos[t.parent] + 1, pos[r]) << "inside a node the tree is the ring's chain";
+          } else {
+            ASSERT_EQ(pos[r], first[nodeOf(r)]) << "a node is entered at its first rank";
+          }
+        }
+        ASSERT_EQ(roots, 1) << n;
+      }
+      // Edges between nodes: at most (nodes - 1) per tree, i.e. each tree edge once.
+      for (int tree = 0; tree < 2; ++tree) {
+        int cross = 0;
+        for (int r = 0; r < n; ++r) {
+          TreeNode t = treeNodeOf(s, tree, r);
+          cross += t.parent >= 0 && nodeOf(t.parent) != nodeOf(r);
+        }
+        ASSERT_EQ(cross, std::max(0, static_cast<int>(first.size()) - 2));
+      }
+      for (int nch : {1, 2})
+        simulate(Coll::AllReduce, Algo::Tree, n, trial % 2 ? 7 : 300, nch, 8, 1, 0, &ring, &first);
+    }
 }
 
 TEST(Schedule, RingAllGatherAndReduceScatter) {
