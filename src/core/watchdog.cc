@@ -20,9 +20,11 @@ namespace mccl {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr uint32_t kHelloMagic = 0x77646f67;  // "wdog"
+constexpr uint32_t kHelloMagic = 0x77646f67;     // "wdog": opens a liveness link
+constexpr uint32_t kFarewellMagic = 0x77627965;  // "wbye": the rank leaves (no link was up)
 constexpr int kFullMeshLimit = 256;
 constexpr size_t kMaxPending = 1024;  // accepted connections whose hello is not read yet
+constexpr auto kGrace = std::chrono::milliseconds(300);
 
 struct Hello {
   uint32_t magic;
@@ -51,6 +53,10 @@ struct Watchdog::Peer {
   bool gone = false;       // said farewell, or lost: no longer watched
   bool warned = false;
   int refusals = 0;  // connection attempts (200 ms of retries each) refused in a row
+  // Its link closed without a bye, or its socket refused us: lost unless a farewell hello
+  // (sent on its own connection, so it may arrive after the close) comes within kGrace.
+  const char* suspectWhy = nullptr;
+  Clock::time_point suspectAt;
   uint8_t in[sizeof(Msg)];  // a message read in part
   size_t inBytes = 0;
   SockAddr addr;
@@ -116,18 +122,47 @@ Watchdog::~Watchdog() {
   stop_.store(true);
   if (thread_.joinable()) thread_.join();
   for (auto& p : peers_) closeFd(&p->fd);
+  for (int& fd : pending_) closeFd(&fd);
   closeFd(&listenFd_);
 }
 
 void Watchdog::farewell() {
   stop_.store(true);
   if (thread_.joinable()) thread_.join();
-  // The thread is gone: the fds are this caller's now.
+  // The thread is gone: the fds are this caller's now. A peer must never take this
+  // rank's leaving for a death, whatever state its link is in:
+  //  * links that are up get a bye;
+  //  * connections this side accepted, or that wait in the backlog, whose hello may not
+  //    be read yet, get a bye too (the initiator reads it on its link before the close);
+  //  * peers with no link at all get a farewell hello on a connection of its own, so
+  //    that a later refused connection is not taken for a death.
+  const Msg bye{kBye, {0, 0, 0}, rank_};
+  for (;;) {
+    int fd = -1;
+    if (listenFd_ < 0 || acceptOne(listenFd_, &fd) != ncclSuccess || fd < 0) break;
+    if (pending_.size() < kMaxPending) pending_.push_back(fd);
+    else closeFd(&fd);
+  }
+  for (int& fd : pending_) {
+    (void)::send(fd, &bye, sizeof bye, MSG_NOSIGNAL | MSG_DONTWAIT);
+    closeFd(&fd);
+  }
+  pending_.clear();
+  const auto until = Clock::now() + std::chrono::milliseconds(500);
   for (auto& p : peers_) {
-    if (p->fd < 0) continue;
-    Msg m{kBye, {0, 0, 0}, rank_};
-    (void)::send(p->fd, &m, sizeof m, MSG_NOSIGNAL | MSG_DONTWAIT);
-    closeFd(&p->fd);
+    if (p->fd >= 0) {
+      (void)::send(p->fd, &bye, sizeof bye, MSG_NOSIGNAL | MSG_DONTWAIT);
+      closeFd(&p->fd);
+      continue;
+    }
+    if (p->gone || Clock::now() > until) continue;
+    int fd = -1;
+    if (connectTo(p->addr, std::min(until, Clock::now() + std::chrono::milliseconds(200)), nullptr, &fd) !=
+        ncclSuccess)
+      continue;  // gone already
+    Hello h{kFarewellMagic, rank_, secret_};
+    (void)writeAll(fd, &h, sizeof h, Clock::now() + std::chrono::milliseconds(200), nullptr);
+    closeFd(&fd);
   }
 }
 
@@ -156,9 +191,16 @@ void Watchdog::markLost(int rank, const char* how) {
     if (p->fd >= 0 && p->rank != rank) (void)::send(p->fd, &m, sizeof m, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
+void Watchdog::suspect(Peer& p, const char* why) {
+  closeFd(&p.fd);
+  if (p.suspectWhy) return;
+  p.suspectWhy = why;
+  p.suspectAt = Clock::now();
+}
+
 void Watchdog::connectInitiated(Peer& p) {
   auto now = Clock::now();
-  if (p.fd >= 0 || p.up || p.gone || now < p.nextTry) return;
+  if (p.fd >= 0 || p.up || p.gone || p.suspectWhy || now < p.nextTry) return;
   // The lower rank opens the link. The higher rank, while it waits, probes the lower
   // one's listening socket: a refused connection means the peer's process is gone (its
   // socket listened since init and lives until the communicator is destroyed), so a
@@ -167,12 +209,8 @@ void Watchdog::connectInitiated(Peer& p) {
   p.nextTry = now + std::chrono::milliseconds(p.initiator ? 250 : 300);
   int fd = -1, err = 0;
   if (connectTo(p.addr, now + std::chrono::milliseconds(200), &stop_, &fd, &err) != ncclSuccess) {
-    // connectTo retried for 200 ms: refused all along is no passing state.
     p.refusals = err == ECONNREFUSED ? p.refusals + 1 : 0;
-    if (p.refusals >= 1) {
-      p.gone = true;
-      markLost(p.rank, "refused the liveness connection: its process died");
-    }
+    if (p.refusals >= 1) suspect(p, "refused the liveness connection: its process died");
     return;
   }
   p.refusals = 0;
@@ -198,7 +236,14 @@ void Watchdog::acceptHellos(std::vector<int>& pending, size_t polled, const poll
     Hello h{};
     // The hello arrives whole (16 bytes in one segment) or the connection is dropped.
     ssize_t got = ::recv(fd, &h, sizeof h, MSG_DONTWAIT);
-    bool ok = got == static_cast<ssize_t>(sizeof h) && h.magic == kHelloMagic && secretsEqual(h.secret, secret_);
+    bool ok = got == static_cast<ssize_t>(sizeof h) && (h.magic == kHelloMagic || h.magic == kFarewellMagic) &&
+              secretsEqual(h.secret, secret_);
+    if (ok && h.magic == kFarewellMagic) {
+      for (auto& p : peers_)
+        if (p->rank == h.rank && p->fd < 0) p->gone = true;  // left on purpose
+      closeFd(&fd);
+      continue;
+    }
     Peer* peer = nullptr;
     if (ok)
       for (auto& p : peers_)
@@ -246,7 +291,7 @@ bool Watchdog::consume(Peer& p, const uint8_t* data, size_t n) {
 void Watchdog::run() {
   const auto beatEvery = std::chrono::milliseconds(500);
   const auto started = started_ = Clock::now();
-  std::vector<int> pending;
+  std::vector<int>& pending = pending_;
   std::vector<pollfd> fds;
   while (!stop_.load()) {
     for (auto& p : peers_) connectInitiated(*p);
@@ -269,6 +314,13 @@ void Watchdog::run() {
     for (size_t i = 0; i < peers_.size(); ++i) {
       Peer& p = *peers_[i];
       if (p.gone) continue;
+      if (p.suspectWhy) {
+        if (now - p.suspectAt >= kGrace) {
+          p.gone = true;
+          markLost(p.rank, p.suspectWhy);
+        }
+        continue;
+      }
       if (p.fd < 0) {
         // Not connected yet. An address that cannot be reached is not a failure of the
         // peer: warn once; the data path's timeouts still apply.
@@ -286,9 +338,7 @@ void Watchdog::run() {
           p.lastHeard = now;
           if (!consume(p, buf, static_cast<size_t>(got))) continue;
         } else if (got == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
-          closeFd(&p.fd);
-          p.gone = true;
-          markLost(p.rank, "closed its connection without leaving the communicator: its process died");
+          suspect(p, "closed its connection without leaving the communicator: its process died");
           continue;
         }
       }
@@ -296,9 +346,7 @@ void Watchdog::run() {
         Msg m{kBeat, {0, 0, 0}, rank_};
         if (::send(p.fd, &m, sizeof m, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
             errno != EINTR) {
-          closeFd(&p.fd);
-          p.gone = true;
-          markLost(p.rank, "reset its connection: its process died");
+          suspect(p, "reset its connection: its process died");
           continue;
         }
         p.lastSent = now;

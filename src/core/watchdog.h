@@ -49,6 +49,8 @@ class Watchdog {
   void run();
   void markLost(int rank, const char* how);
   void connectInitiated(Peer& p);
+  // p's link ended badly: lost after a grace period unless its farewell arrives.
+  void suspect(Peer& p, const char* why);
   // Parses bytes from p; false when p's connection ended (farewell, bad message).
   bool consume(Peer& p, const uint8_t* data, size_t n);
   // Reads the hellos of the first `polled` pending connections (those pfds describes).
@@ -60,6 +62,7 @@ class Watchdog {
   int listenFd_ = -1;
   double silenceLimit_ = 15.0;
   std::chrono::steady_clock::time_point started_{};  // when run() began
+  std::vector<int> pending_;  // accepted connections whose hello is not read yet (thread's)
   std::vector<std::unique_ptr<Peer>> peers_;
   std::vector<std::string> hosts_;
   std::thread thread_;
