@@ -40,7 +40,10 @@ void verbose(const char* call, size_t bytes, const char* path, const char* why) 
 }
 
 #ifdef MCCL_HAVE_CUDA
-// One stream per device for the calls the preload takes over.
+// One stream per device for the calls the preload takes over. A blocking stream: it waits
+// for work the program queued on the legacy default stream (a cudaMemcpy from pageable
+// memory may return before its DMA lands; a kernel that filled the buffer), as an
+// unmodified MPI program expects of a device buffer handed to MPI.
 cudaStream_t streamFor(int dev) {
   static std::mutex mu;
   static std::unordered_map<int, cudaStream_t> streams;
@@ -48,7 +51,7 @@ cudaStream_t streamFor(int dev) {
   auto it = streams.find(dev);
   if (it != streams.end()) return it->second;
   cudaStream_t s = nullptr;
-  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  cudaStreamCreateWithFlags(&s, cudaStreamDefault);
   streams[dev] = s;
   return s;
 }

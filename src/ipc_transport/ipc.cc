@@ -90,11 +90,13 @@ ncclResult_t IpcTransport::setup(int maxChannels) {
 }
 
 bool IpcTransport::canReach(int peer) const {
+  // A rank's connection to itself is a copy on its own GPU, P2P disabled or not (as in
+  // NCCL, where NCCL_P2P_DISABLE concerns pairs of GPUs).
+  if (peer == comm_->rank) return true;
   if (knobBool(Knob::P2pDisable)) return false;
   const PeerInfo& me = comm_->peers[comm_->rank];
   const PeerInfo& p = comm_->peers[peer];
   if (p.hostHash != me.hostHash || p.cudaDev < 0) return false;
-  if (peer == comm_->rank) return true;
   int other = -1;
   if (cudaDeviceGetByPCIBusId(&other, p.busId) != cudaSuccess) {
     cudaGetLastError();

@@ -50,8 +50,13 @@ class GpuMemory : public Memory {
     cudaFree(p);
   }
   void upload(void* dst, const void* src, size_t bytes) override {
+    // On this stream and waited for: a plain cudaMemcpy from pageable memory may return
+    // before its DMA lands, and the legacy stream it runs on does not order the
+    // non-blocking stream the collectives use (a self Send/Recv once read zeros).
     cudaSetDevice(dev_);
-    cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice);
+    cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_);
+    cudaError_t e = cudaStreamSynchronize(stream_);
+    if (e != cudaSuccess) ADD_FAILURE() << "upload: " << cudaGetErrorString(e);
   }
   void download(void* dst, const void* src, size_t bytes) override {
     cudaSetDevice(dev_);

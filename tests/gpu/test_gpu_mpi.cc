@@ -83,6 +83,7 @@ TEST(GpuMpi, UniqueIdPathAndGraph) {
   CUDA_OK(cudaMalloc(&out, count * sizeof(float)));
   std::vector<float> h(count, static_cast<float>(r + 1));
   CUDA_OK(cudaMemcpy(in, h.data(), count * sizeof(float), cudaMemcpyHostToDevice));
+  CUDA_OK(cudaDeviceSynchronize());  // the non-blocking stream below does not wait for it
   cudaStream_t s;
   CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   cudaGraph_t g;
