@@ -11,6 +11,20 @@
 //   mpirun -np 4 mccl_soak [ops=10000] [seed=2026]
 #include <malloc.h>
 #include <mpi.h>
+
+// Under AddressSanitizer the heap is ASan's (mallinfo2 sees none of it, and its allocator
+// and quarantine map memory as the run goes): the flat-memory limits are checked in the
+// plain build, and LSan checks leaks here.
+#if defined(__SANITIZE_ADDRESS__)
+#define MCCL_SOAK_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MCCL_SOAK_UNDER_ASAN 1
+#endif
+#endif
+#ifndef MCCL_SOAK_UNDER_ASAN
+#define MCCL_SOAK_UNDER_ASAN 0
+#endif
 #include <unistd.h>
 
 #include <cstdio>
@@ -153,7 +167,11 @@ int main(int argc, char** argv) {
                       static_cast<double>(mapsEnd - mapsAfterWarmup)};
   double worst[3];
   MPI_Allreduce(growth, worst, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  bool ok = allFailures == 0 && worst[1] <= heapLimitKiB && worst[2] <= 0;
+  const bool memoryChecked = !MCCL_SOAK_UNDER_ASAN;
+  bool ok = allFailures == 0 && (!memoryChecked || (worst[1] <= heapLimitKiB && worst[2] <= 0));
+  if (rank == 0 && !memoryChecked)
+    std::printf("soak: ASan build: memory limits not checked here (checked in the plain build; LSan checks "
+                "leaks at exit)\n");
   if (rank == 0)
     std::printf("soak: %ld ops on %d ranks (seed %u): %ld wrong results; after warm-up, worst rank: heap in use "
                 "%+.1f KiB (limit %.0f), mappings %+.0f (limit 0), resident %+.2f MiB: %s\n",
