@@ -35,7 +35,9 @@ ncclResult_t NetConn::step(bool* moved) {
     if (tail <= done_) return ncclSuccess;
     const uint64_t* sizes = reinterpret_cast<const uint64_t*>(local_ + NetLayout::kSizesOff);
     for (uint64_t m = done_; m < tail; ++m) {
-      const uint64_t packed = sizes[m % layout_.sizeEntries()];
+      // Written by the kernel (another agent) while this runs: an atomic load, relaxed;
+      // the tail's acquire load above orders it after the kernel's stores.
+      const uint64_t packed = __atomic_load_n(&sizes[m % layout_.sizeEntries()], __ATOMIC_RELAXED);
       const uint64_t off = packed >> 32, bytes = packed & 0xffffffffull;
       if (bytes == 0) continue;  // an empty slice still counts: both sides stay in step
       if (off + bytes > layout_.slotBytes)

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -77,18 +78,31 @@ void runTransfer(NetLayout layout, uint64_t nslices, unsigned seed) {
     sl[m] = {(m % S) * per, bytes};
   }
   std::atomic<bool> bad{false};
+  // Host threads stand in for the kernels here, and the proxy's writes into their regions
+  // are UCX's plain copies, ordered by ucp_worker_fence: invisible to ThreadSanitizer. A
+  // thread that saw a counter move passes through the clients' locks, which the proxy
+  // holds for the whole pass that made the writes: a happens-before TSan can see.
+  auto afterProxy = [&] {
+    { std::lock_guard<std::mutex> g(s.client->lock()); }
+    { std::lock_guard<std::mutex> g(r.client->lock()); }
+  };
   std::thread producer([&] {
     uint64_t* sizes = reinterpret_cast<uint64_t*>(s.region + NetLayout::kSizesOff);
     for (uint64_t m = 0; m < nslices && !bad; ++m) {
       const uint64_t slot = m / S;
       // Reuse a slot only once the receiver consumed every slice of its last use.
-      if (m % S == 0 && slot >= layout.slots && !waitAtLeast(s.region + NetLayout::kHeadOff, (slot - layout.slots + 1) * S)) {
-        bad = true;
-        break;
+      if (m % S == 0 && slot >= layout.slots) {
+        if (!waitAtLeast(s.region + NetLayout::kHeadOff, (slot - layout.slots + 1) * S)) {
+          bad = true;
+          break;
+        }
+        afterProxy();
       }
       uint8_t* dst = s.region + layout.dataOff() + (slot % layout.slots) * layout.slotBytes + sl[m].first;
       for (uint64_t i = 0; i < sl[m].second; ++i) dst[i] = pattern(m, i);
-      sizes[m % layout.sizeEntries()] = NetLayout::packSize(sl[m].first, sl[m].second);
+      // Atomic, as the proxy reads it; the kernel's plain store plus fence is the same on a GPU.
+      __atomic_store_n(&sizes[m % layout.sizeEntries()], NetLayout::packSize(sl[m].first, sl[m].second),
+                       __ATOMIC_RELAXED);
       storeRelease(s.region + NetLayout::kTailOff, m + 1);
     }
   });
@@ -98,6 +112,7 @@ void runTransfer(NetLayout layout, uint64_t nslices, unsigned seed) {
       bad = true;
       break;
     }
+    afterProxy();
     const uint8_t* src = r.region + layout.dataOff() + ((m / S) % layout.slots) * layout.slotBytes + sl[m].first;
     for (uint64_t i = 0; i < sl[m].second; ++i) wrong += src[i] != pattern(m, i);
     storeRelease(r.region + NetLayout::kHeadOff, m + 1);
