@@ -10,71 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "example_util.h" /* CHECK_NCCL, buffers on the GPU or the host */
 #include "mccl_mpi.h"
-
-#if defined(MCCL_EXAMPLE_CUDA)
-#include <cuda_runtime.h>
-#endif
-
-#define CHECK_NCCL(call)                                                                     \
-  do {                                                                                       \
-    ncclResult_t r_ = (call);                                                                \
-    if (r_ != ncclSuccess) {                                                                 \
-      fprintf(stderr, "%s:%d %s failed: %s (%s)\n", __FILE__, __LINE__, #call,              \
-              ncclGetErrorString(r_), ncclGetLastError(NULL));                               \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
-    }                                                                                        \
-  } while (0)
-
-/* Buffers live on the GPU for a GPU communicator, in host memory otherwise. */
-static void* allocBuf(size_t bytes, int isHost) {
-#if defined(MCCL_EXAMPLE_CUDA)
-  if (!isHost) {
-    void* p = NULL;
-    if (cudaMalloc(&p, bytes) != cudaSuccess) MPI_Abort(MPI_COMM_WORLD, 1);
-    return p;
-  }
-#endif
-  (void)isHost;
-  return malloc(bytes);
-}
-static void freeBuf(void* p, int isHost) {
-#if defined(MCCL_EXAMPLE_CUDA)
-  if (!isHost) {
-    cudaFree(p);
-    return;
-  }
-#endif
-  (void)isHost;
-  free(p);
-}
-static void toBuf(void* dst, const void* src, size_t bytes, int isHost) {
-#if defined(MCCL_EXAMPLE_CUDA)
-  if (!isHost) {
-    cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice);
-    return;
-  }
-#endif
-  (void)isHost;
-  memcpy(dst, src, bytes);
-}
-static void fromBuf(void* dst, const void* src, size_t bytes, int isHost) {
-#if defined(MCCL_EXAMPLE_CUDA)
-  if (!isHost) {
-    cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost);
-    return;
-  }
-#endif
-  (void)isHost;
-  memcpy(dst, src, bytes);
-}
-static void syncStream(cudaStream_t s, int isHost) {
-#if defined(MCCL_EXAMPLE_CUDA)
-  if (!isHost) cudaStreamSynchronize(s);
-#endif
-  (void)s;
-  (void)isHost;
-}
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -87,10 +24,7 @@ int main(int argc, char** argv) {
   CHECK_NCCL(mcclCommInitFromMpi(&comm, MPI_COMM_WORLD, MCCL_DEVICE_AUTO, NULL));
   int isHost = 1;
   CHECK_NCCL(mcclCommIsHost(comm, &isHost));
-  cudaStream_t stream = NULL;
-#if defined(MCCL_EXAMPLE_CUDA)
-  if (!isHost) cudaStreamCreate(&stream);
-#endif
+  cudaStream_t stream = exStream(isHost);
   if (rank == 0)
     printf("%s: %d ranks, %s memory, %zu floats\n", mcclGetVersionString(), size, isHost ? "host" : "GPU",
            count);
@@ -98,21 +32,21 @@ int main(int argc, char** argv) {
   /* Rank r contributes r + 1 + (i % 7): the sum at i is n(n+1)/2 + n (i % 7). */
   float* host = (float*)malloc(count * sizeof(float));
   for (size_t i = 0; i < count; ++i) host[i] = (float)(rank + 1 + (int)(i % 7));
-  float* send = (float*)allocBuf(count * sizeof(float), isHost);
-  float* recv = (float*)allocBuf(count * sizeof(float), isHost);
-  toBuf(send, host, count * sizeof(float), isHost);
+  float* send = (float*)exAlloc(count * sizeof(float), isHost);
+  float* recv = (float*)exAlloc(count * sizeof(float), isHost);
+  exCopy(send, host, count * sizeof(float), isHost, 1);
 
   CHECK_NCCL(ncclAllReduce(send, recv, count, ncclFloat, ncclSum, comm, stream)); /* warm-up */
-  syncStream(stream, isHost);
+  exSync(stream, isHost);
   const int iters = 10;
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();
   for (int i = 0; i < iters; ++i) CHECK_NCCL(ncclAllReduce(send, recv, count, ncclFloat, ncclSum, comm, stream));
-  syncStream(stream, isHost);
+  exSync(stream, isHost);
   double us = (MPI_Wtime() - t0) * 1e6 / iters, maxUs;
   MPI_Reduce(&us, &maxUs, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 
-  fromBuf(host, recv, count * sizeof(float), isHost);
+  exCopy(host, recv, count * sizeof(float), isHost, 0);
   long bad = 0;
   for (size_t i = 0; i < count; ++i) {
     float want = (float)(size * (size + 1) / 2 + size * (int)(i % 7));
@@ -127,8 +61,8 @@ int main(int argc, char** argv) {
            bytes / (maxUs * 1e3) * 2.0 * (size - 1) / size);
   }
 
-  freeBuf(send, isHost);
-  freeBuf(recv, isHost);
+  exFree(send, isHost);
+  exFree(recv, isHost);
   free(host);
   CHECK_NCCL(ncclCommDestroy(comm));
   MPI_Finalize();

@@ -9,7 +9,6 @@
 #include "core/peer_info.h"
 #include "mccl_mpi.h"
 
-#define NCCL_API extern "C" __attribute__((visibility("default")))
 
 using namespace mccl;
 

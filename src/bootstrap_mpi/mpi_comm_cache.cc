@@ -10,7 +10,6 @@
 #include "core/error.h"
 #include "mccl_mpi.h"
 
-#define NCCL_API extern "C" __attribute__((visibility("default")))
 
 namespace mccl {
 namespace {

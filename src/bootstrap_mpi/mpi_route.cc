@@ -22,7 +22,6 @@
 #include <cuda_runtime.h>
 #endif
 
-#define NCCL_API extern "C" __attribute__((visibility("default")))
 
 using namespace mccl;
 

@@ -17,7 +17,6 @@
 #include <cuda_runtime.h>
 #endif
 
-#define NCCL_API extern "C" __attribute__((visibility("default")))
 
 using namespace mccl;
 

@@ -6,7 +6,6 @@
 #include "core/group.h"
 #include "core/types.h"
 
-#define NCCL_API extern "C" __attribute__((visibility("default")))
 
 using namespace mccl;
 

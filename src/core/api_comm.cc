@@ -17,7 +17,6 @@
 #include "core/knobs.h"
 #include "mccl.h"
 
-#define NCCL_API extern "C" __attribute__((visibility("default")))
 
 using namespace mccl;
 

@@ -15,10 +15,10 @@
 #include "core/comm.h"
 #include "core/datapath.h"
 #include "core/debug.h"
+#include "core/error.h"
 #include "core/knobs.h"
 #include "core/watchdog.h"
 
-#define NCCL_API extern "C" __attribute__((visibility("default")))
 
 namespace mccl {
 namespace {

@@ -47,6 +47,9 @@ const char* resultString(ncclResult_t r);
     }                                                                           \
   } while (0)
 
+// Marks a public entry point: C linkage, exported (the library hides everything else).
+#define NCCL_API extern "C" __attribute__((visibility("default")))
+
 // Entry points catch everything: no C++ exception crosses the C API.
 #define MCCL_API_BEGIN try {
 #define MCCL_API_END                                                                       \

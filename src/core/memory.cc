@@ -13,7 +13,6 @@
 #include "core/cuda_memory.h"
 #endif
 
-#define NCCL_API extern "C" __attribute__((visibility("default")))
 
 namespace mccl {
 
