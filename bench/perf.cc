@@ -113,6 +113,7 @@ double busFactor(Op op, int n) {
 struct Result {
   double us = 0;
   double algbw = 0, busbw = 0;
+  double hostUs = 0;  // eager GPU runs: CPU time of one call (enqueue and launch)
 };
 
 class Bench {
@@ -165,7 +166,7 @@ class Bench {
     for (int i = 0; i < warm; ++i) issue();
     sync();
     MPI_Barrier(MPI_COMM_WORLD);
-    double us = 0;
+    double us = 0, hostUs = 0;
 #ifdef MCCL_PERF_CUDA
     if (!host_ && !useMpi) {
       cudaEvent_t a, b;
@@ -192,7 +193,9 @@ class Bench {
         CHECK_CUDA(cudaGraphDestroy(g));
       } else {
         CHECK_CUDA(cudaEventRecord(a, stream_));
+        auto h0 = std::chrono::steady_clock::now();
         for (int i = 0; i < iters; ++i) issue();
+        hostUs = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - h0).count() / iters;
         CHECK_CUDA(cudaEventRecord(b, stream_));
         CHECK_CUDA(cudaEventSynchronize(b));
         float ms;
@@ -214,6 +217,7 @@ class Bench {
     MPI_Allreduce(&us, &maxUs, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     Result r;
     r.us = maxUs;
+    MPI_Allreduce(&hostUs, &r.hostUs, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     r.algbw = static_cast<double>(bytes) / (maxUs * 1e3);
     r.busbw = r.algbw * busFactor(op, n_);
     return r;
@@ -411,7 +415,7 @@ int main(int argc, char** argv) {
   FILE* csv = nullptr;
   if (rank == 0 && !o.csv.empty()) {
     csv = std::fopen(o.csv.c_str(), "w");
-    if (csv) std::fprintf(csv, "lib,op,bytes,time_us,algbw,busbw%s\n", mpi ? ",mpi_time_us,mpi_busbw,ratio" : "");
+    if (csv) std::fprintf(csv, "lib,op,bytes,time_us,algbw,busbw,host_us%s\n", mpi ? ",mpi_time_us,mpi_busbw,ratio" : "");
   }
   if (rank == 0) {
     int v = 0;
@@ -422,8 +426,8 @@ int main(int argc, char** argv) {
   bool allOk = true;
   for (Op op : o.ops) {
     if (rank == 0) {
-      std::printf("## %s\n#%13s %10s %11s %11s", kOpNames[static_cast<int>(op)], "size(B)", "time(us)", "algbw(GB/s)",
-                  "busbw(GB/s)");
+      std::printf("## %s\n#%13s %10s %11s %11s %8s", kOpNames[static_cast<int>(op)], "size(B)", "time(us)", "algbw(GB/s)",
+                  "busbw(GB/s)", "host(us)");
       if (mpi) std::printf(" %12s %11s %7s", "mpi time(us)", "mpi busbw", "ratio");
       std::printf("\n");
     }
@@ -446,12 +450,13 @@ int main(int argc, char** argv) {
       Result r = median(rs);
       Result m = median(ms);
       if (rank == 0) {
-        std::printf("%14zu %10.2f %11.2f %11.2f", bytes, r.us, r.algbw, r.busbw);
+        std::printf("%14zu %10.2f %11.2f %11.2f %8.2f", bytes, r.us, r.algbw, r.busbw, r.hostUs);
         if (mpi) std::printf(" %12.2f %11.2f %7.2f", m.us, m.busbw, m.us / r.us);
         std::printf("\n");
         std::fflush(stdout);
         if (csv) {
-          std::fprintf(csv, "%s,%s,%zu,%.3f,%.3f,%.3f", lib, kOpNames[static_cast<int>(op)], bytes, r.us, r.algbw, r.busbw);
+          std::fprintf(csv, "%s,%s,%zu,%.3f,%.3f,%.3f,%.3f", lib, kOpNames[static_cast<int>(op)], bytes, r.us, r.algbw,
+                       r.busbw, r.hostUs);
           if (mpi) std::fprintf(csv, ",%.3f,%.3f,%.3f", m.us, m.busbw, m.us / r.us);
           std::fprintf(csv, "\n");
         }

@@ -41,7 +41,15 @@ enum class Algo : uint8_t {
 };
 
 // Which connections a schedule uses (connections are per peer, channel, direction, class).
-enum class ConnClass : uint8_t { Ring = 0, Tree = 1, P2p = 2 };
+// Ll and LlP2p are the GPU LL protocol's connections (small slots of flagged lines) for
+// collectives and for Send/Recv.
+enum class ConnClass : uint8_t { Ring = 0, Tree = 1, P2p = 2, Ll = 3, LlP2p = 4 };
+constexpr int kNumConnClasses = 5;
+
+// The GPU LL protocol's all-pairs collectives: every rank exchanges with every other one,
+// on at most this many ranks, over at most this many channels.
+constexpr int kLlMaxRanks = 8;
+constexpr int kLlMaxChannels = 32;
 
 // Buffers a step reads its local contribution from or writes to.
 enum class Buf : uint8_t { None = 0, Input = 1, Output = 2, Scratch = 3 };
@@ -478,6 +486,31 @@ MCCL_HD Step stepAt(const Schedule& s, int c, int lane, int64_t i) {
     }
   }
   return makeStep(Buf::None, Buf::None, 0, 0, 0);
+}
+
+// ---- All pairs (the GPU LL protocol) -------------------------------------------------------
+// Every rank sends the data a peer needs straight to that peer: whom rank s.rank sends to
+// and receives from. Send/Recv: the one peer (itself included); collectives: never itself.
+
+MCCL_HD bool allPairsSendsTo(const Schedule& s, int r) {
+  switch (s.coll) {
+    case Coll::AllReduce: case Coll::AllGather: case Coll::ReduceScatter: return r != s.rank;
+    case Coll::Broadcast: return r != s.rank && s.rank == s.root;
+    case Coll::Reduce: return r != s.rank && r == s.root;
+    case Coll::Send: return r == s.root;
+    case Coll::Recv: return false;
+  }
+  return false;
+}
+MCCL_HD bool allPairsRecvsFrom(const Schedule& s, int r) {
+  switch (s.coll) {
+    case Coll::AllReduce: case Coll::AllGather: case Coll::ReduceScatter: return r != s.rank;
+    case Coll::Broadcast: return r != s.rank && r == s.root;
+    case Coll::Reduce: return r != s.rank && s.rank == s.root;
+    case Coll::Recv: return r == s.root;
+    case Coll::Send: return false;
+  }
+  return false;
 }
 
 // Scratch elements a lane needs (binomial Reduce with more than two children).

@@ -1,5 +1,6 @@
 #include "core/enqueue.h"
 
+#include <chrono>
 #include <limits>
 
 #include "core/comm.h"
@@ -25,6 +26,11 @@ const char* opKindName(OpKind k) {
 }
 
 size_t OpDesc::bytes() const { return count * datatypeSize(datatype); }
+
+uint64_t steadyNs() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
 
 namespace {
 
@@ -84,6 +90,7 @@ ncclResult_t validate(ncclComm* comm, OpDesc& op, const char* call) {
 }  // namespace
 
 ncclResult_t enqueueOp(ncclComm* comm, OpDesc op, const char* call) {
+  if (knobBool(Knob::Profile)) op.enqueueNs = steadyNs();
   ncclResult_t r = validate(comm, op, call);
   if (r != ncclSuccess) {
     groupSetError(r);

@@ -2,6 +2,8 @@
 // and is either queued in the caller's group or run as a group of one.
 #pragma once
 
+#include <cstdint>
+
 #include "core/op.h"
 
 struct ncclComm;
@@ -9,5 +11,8 @@ struct ncclComm;
 namespace mccl {
 
 ncclResult_t enqueueOp(ncclComm* comm, OpDesc op, const char* call);
+
+// Monotonic nanoseconds (MCCL_PROFILE timestamps).
+uint64_t steadyNs();
 
 }  // namespace mccl

@@ -20,7 +20,7 @@ enum class KnobType { Int, Size, Bool, String };
     "BOOTSTRAP,REG,ALL; a leading ^ excludes")                                                 \
   X(DebugFile, "NCCL_DEBUG_FILE", String, "", "log to this file (%h host, %p pid) instead of stdout") \
   X(Algo, "NCCL_ALGO", String, "", "algorithms allowed: ring, tree (comma list, ^ excludes)")  \
-  X(Proto, "NCCL_PROTO", String, "", "protocols allowed: LL, Simple (comma list, ^ excludes)") \
+  X(Proto, "NCCL_PROTO", String, "", "protocols allowed: LL, Simple (comma list, ^ excludes; LL128 is not built: Simple)") \
   X(BuffSize, "NCCL_BUFFSIZE", Size, "4194304", "bytes of each connection's FIFO")             \
   X(NThreads, "NCCL_NTHREADS", Int, "0", "CUDA threads per channel block (0: automatic)")      \
   X(MinNChannels, "NCCL_MIN_NCHANNELS", Int, "0", "fewest channels a plan uses (0: automatic)") \
@@ -41,6 +41,8 @@ enum class KnobType { Int, Size, Bool, String };
   X(WarnAfter, "MCCL_WARN_AFTER", Int, "10", "seconds a wait runs before it is logged at WARN") \
   X(DumpSchedule, "MCCL_DUMP_SCHEDULE", Bool, "0", "print every schedule a plan builds")       \
   X(DumpSignal, "MCCL_DUMP_SIGNAL", Bool, "0", "SIGUSR2 dumps the state of every communicator") \
+  X(Profile, "MCCL_PROFILE", Bool, "0",                                                          \
+    "GPU communicators: time the host phases of every launch, printed at destroy")             \
   X(HostId, "MCCL_HOST_ID", String, "", "overrides the host identity (tests make fake nodes)") \
   X(Transport, "MCCL_TRANSPORT", String, "auto", "host peers: auto, ucx or loopback")          \
   X(UcxDirect, "MCCL_UCX_DIRECT", Bool, "1", "map peers' FIFOs directly when UCX allows it")   \
@@ -51,6 +53,8 @@ enum class KnobType { Int, Size, Bool, String };
   X(GpuSlices, "MCCL_GPU_SLICES", Int, "1", "flags per GPU FIFO slot (1 is fastest measured)")     \
   X(NetChannels, "MCCL_NET_NCHANNELS", Int, "4", "channels of a GPU plan with network peers")       \
   X(FifoSlots, "MCCL_FIFO_SLOTS", Int, "8", "pipeline slots of each connection's FIFO")        \
+  X(LlMaxBytes, "MCCL_LL_MAX_BYTES", Size, "0",                                                 \
+    "GPU: the LL protocol below this many bytes sent per rank (0: the tuner decides)")         \
   X(TreeThreshold, "MCCL_TREE_THRESHOLD", Size, "0",                                            \
     "AllReduce below this many bytes uses the tree (0: the model decides)")                    \
   X(MpiThreshold, "MCCL_MPI_THRESHOLD", Size, "1048576",                                        \

@@ -26,6 +26,7 @@ struct OpDesc {
   int root = 0;  // Broadcast/Reduce root; Send/Recv peer
   cudaStream_t stream = nullptr;
   uint64_t seq = 0;  // collective sequence number on its communicator (p2p: 0)
+  uint64_t enqueueNs = 0;  // MCCL_PROFILE: when the API call entered the library
 
   bool isP2p() const { return kind == OpKind::Send || kind == OpKind::Recv; }
   bool hasReduction() const {

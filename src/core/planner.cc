@@ -11,6 +11,11 @@
 namespace mccl {
 namespace {
 
+// LL below this many bytes sent by the busiest rank (MCCL_LL_MAX_BYTES overrides), and
+// about this many bytes of each peer's data per LL channel.
+constexpr int64_t kLlDefaultMaxTraffic = 2 << 20;
+constexpr double kLlBytesPerChannel = 16 * 1024;
+
 // Latency per step (us) and bandwidth per link (GB/s) of the fabric a comm uses.
 struct Fabric {
   double alphaUs;
@@ -45,6 +50,26 @@ double binomialUs(Fabric f, int n, double bytes) { return log2i(n) * (f.alphaUs 
 
 bool allowed(const char* algo) { return knobListAllows(knobStr(Knob::Algo), algo); }
 
+// Bytes the busiest rank sends when op runs on the all-pairs LL protocol.
+double llTrafficBytes(const OpDesc& op, int n) {
+  const double b = static_cast<double>(op.bytes());
+  return op.isP2p() ? b : b * (n - 1);
+}
+
+// The LL protocol runs between GPUs that reach each other over CUDA IPC, all pairs at once
+// (so up to kLlMaxRanks ranks for collectives), below a traffic threshold: one-shot latency
+// wins over the ring's bandwidth until the doubled bytes of LL lines cost more.
+bool chooseLl(const ncclComm* comm, const OpDesc& op) {
+  if (comm->isHost() || comm->gpuNet) return false;
+  if (!op.isP2p() && comm->nranks > kLlMaxRanks) return false;
+  const std::string protos = knobStr(Knob::Proto);
+  if (!knobListAllows(protos, "LL")) return false;
+  if (!knobListAllows(protos, "Simple")) return true;  // LL is the only protocol allowed
+  int64_t limit = knobInt(Knob::LlMaxBytes);
+  if (limit <= 0) limit = kLlDefaultMaxTraffic;
+  return llTrafficBytes(op, comm->nranks) <= static_cast<double>(limit);
+}
+
 }  // namespace
 
 PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes) {
@@ -75,6 +100,22 @@ PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes) 
     case OpKind::ReduceScatter: c.algo = Algo::Ring; break;
     case OpKind::Send:
     case OpKind::Recv: c.algo = Algo::P2p; break;
+  }
+  if (chooseLl(comm, op)) {
+    // LL: a block per channel, each moving a share of every peer's data in 32 KiB steps.
+    // A step's cost is mostly latency (load, store over NVLink, poll), so more blocks with
+    // less each beat fewer blocks with more steps.
+    c.proto = Proto::LL;
+    const double perPeer = static_cast<double>(op.bytes());
+    int nch = static_cast<int>(std::min<double>(kLlMaxChannels, std::max(1.0, std::ceil(perPeer / kLlBytesPerChannel))));
+    int64_t minc = knobInt(Knob::MinNChannels), maxc = knobInt(Knob::MaxNChannels);
+    if (minc > 0) nch = std::max<int>(nch, static_cast<int>(minc));
+    if (maxc > 0) nch = std::min<int>(nch, static_cast<int>(maxc));
+    nch = std::max(comm->config.minCTAs, std::min(nch, comm->config.maxCTAs));
+    c.nchannels = std::max(1, std::min(nch, kLlMaxChannels));
+    c.align = 1;
+    c.chunk = 0;
+    return c;
   }
   // Channels: a host rank is one thread, so one channel unless asked. A GPU uses one block
   // per channel: enough of them to fill NVLink for large messages, one for small ones.

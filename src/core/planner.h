@@ -11,8 +11,13 @@ struct ncclComm;
 
 namespace mccl {
 
+// How a GPU operation moves its data (dev_work.h): LL for small and medium messages between
+// GPUs of one node, Simple (the schedule's FIFOs) for the rest and for host communicators.
+enum class Proto : uint8_t { Simple, LL };
+
 struct PlanChoice {
   Algo algo = Algo::Ring;
+  Proto proto = Proto::Simple;
   int nchannels = 1;
   int64_t chunk = 0;  // elements per step
   int64_t align = 1;  // elements

@@ -32,7 +32,6 @@ struct IpcTransport::Conn {
 };
 
 namespace {
-constexpr size_t kArenaBytes = 2u << 20;  // 8192 sender head words of 256 bytes
 
 #define CUDA_TRY(call, what)                                                                  \
   do {                                                                                        \
@@ -56,9 +55,8 @@ IpcTransport::~IpcTransport() {
   for (auto& kv : opened_) cudaIpcCloseMemHandle(kv.second);
   for (auto& kv : conns_)
     if (kv.second->ownsLocal) cudaFree(kv.second->local);
-  if (arena_) cudaFree(arena_);
+  if (ctrl_) cudaFree(ctrl_);
   if (dConns_) cudaFree(dConns_);
-  if (dIndex_) cudaFree(dIndex_);
 }
 
 ncclResult_t IpcTransport::prepare(PeerInfo* mine, bool peersMayBeRemote) {
@@ -80,12 +78,13 @@ ncclResult_t IpcTransport::prepare(PeerInfo* mine, bool peersMayBeRemote) {
 
 ncclResult_t IpcTransport::setup(int maxChannels) {
   maxChannels_ = maxChannels;
-  capacity_ = 3 * maxChannels * comm_->nranks * 2;
+  capacity_ = kNumConnClasses * maxChannels * comm_->nranks * 2;
   CUDA_TRY(cudaMalloc(&dConns_, sizeof(DevConn) * static_cast<size_t>(capacity_)), "cudaMalloc(connections)");
-  CUDA_TRY(cudaMalloc(&dIndex_, sizeof(int32_t) * static_cast<size_t>(capacity_)), "cudaMalloc(connection index)");
-  CUDA_TRY(cudaMemset(dIndex_, 0xff, sizeof(int32_t) * static_cast<size_t>(capacity_)), "cudaMemset");
-  CUDA_TRY(cudaMalloc(&arena_, kArenaBytes), "cudaMalloc(control arena)");
-  CUDA_TRY(cudaMemset(arena_, 0, kArenaBytes), "cudaMemset");
+  CUDA_TRY(cudaMemset(dConns_, 0, sizeof(DevConn) * static_cast<size_t>(capacity_)), "cudaMemset(connections)");
+  const size_t ctrlBytes = sizeof(uint64_t) * kCtrlWords * static_cast<size_t>(capacity_);
+  CUDA_TRY(cudaMalloc(&ctrl_, ctrlBytes), "cudaMalloc(control words)");
+  CUDA_TRY(cudaMemset(ctrl_, 0, ctrlBytes), "cudaMemset(control words)");
+  requested_.assign(static_cast<size_t>(capacity_), 0);
   return ncclSuccess;
 }
 
@@ -108,31 +107,32 @@ bool IpcTransport::canReach(int peer) const {
   return can != 0;
 }
 
-ncclResult_t IpcTransport::controlSlot(uint8_t** ptr, uint64_t* offset) {
-  if (arenaUsed_ + 256 > kArenaBytes)
-    return MCCL_ERR(ncclSystemError, comm_, "too many GPU connections on one communicator");
-  *offset = arenaUsed_;
-  *ptr = arena_ + arenaUsed_;
-  arenaUsed_ += 256;
-  return ncclSuccess;
+int IpcTransport::slotOf(const ConnKey& key) const {
+  return (((static_cast<int>(key.cls) * maxChannels_) + key.channel) * comm_->nranks + key.peer) * 2 + (key.send ? 1 : 0);
 }
 
 ncclResult_t IpcTransport::need(const ConnKey& key) {
-  if (conns_.count(key)) return ncclSuccess;
+  const int slot = slotOf(key);
+  if (slot < 0 || slot >= capacity_)
+    return MCCL_ERR(ncclInternalError, comm_, "GPU connection (peer %d, channel %d) out of range", key.peer, key.channel);
+  if (requested_[slot]) return ncclSuccess;  // the hot path: one array lookup
+  requested_[slot] = 1;
   CudaDeviceGuard guard(comm_->cudaDev);
   CaptureModeRelaxed relaxed;
   auto c = std::make_unique<Conn>();
-  c->mine.slots = slots_;
-  c->mine.slotBytes = slotBytes_;
+  const bool ll = key.cls == ConnClass::Ll || key.cls == ConnClass::LlP2p;
+  c->mine.slots = ll ? kLlSlots : slots_;
+  c->mine.slotBytes = ll ? kLlSlotBytes : slotBytes_;
   if (!canReach(key.peer)) {
+    if (ll)
+      return MCCL_ERR(ncclInternalError, comm_, "rank %d: the LL protocol was planned for rank %d, which is not reachable over CUDA IPC",
+                      comm_->rank, key.peer);
     if (!net_)
       return MCCL_ERR(ncclSystemError, comm_,
                       "rank %d cannot reach the GPU of rank %d over CUDA IPC (%s) and has no UCX network path",
                       comm_->rank, key.peer, knobBool(Knob::P2pDisable) ? "NCCL_P2P_DISABLE=1" : "another host");
     c->mine.net = 1;
     MCCL_CHECK(net_->start(key, &c->mine.netRec));
-    // The kernel's step counter stays in device memory.
-    MCCL_CHECK(controlSlot(&c->local, &c->mine.offset));
     Info mine = c->mine;
     conns_.emplace(key, std::move(c));
     return exchange_.post(key, &mine);
@@ -142,12 +142,15 @@ ncclResult_t IpcTransport::need(const ConnKey& key) {
   c->mine.sameProcess = comm_->peers[key.peer].processHash == me.processHash ? 1 : 0;
   void* exportBase;
   if (key.send) {
-    MCCL_CHECK(controlSlot(&c->local, &c->mine.offset));
-    exportBase = arena_;
+    // The receiver writes its consumed count into this connection's head word.
+    uint64_t* head = ctrl_ + kCtrlWords * static_cast<size_t>(slot) + kCtrlHead;
+    c->local = reinterpret_cast<uint8_t*>(head);
+    c->mine.offset = reinterpret_cast<uint8_t*>(head) - reinterpret_cast<uint8_t*>(ctrl_);
+    exportBase = ctrl_;
   } else {
-    size_t bytes = ConnRegion::kDataOff + static_cast<size_t>(slots_) * slotBytes_;
+    size_t bytes = ConnRegion::kDataOff + static_cast<size_t>(c->mine.slots) * c->mine.slotBytes;
     CUDA_TRY(cudaMalloc(&c->local, bytes), "cudaMalloc(FIFO)");
-    CUDA_TRY(cudaMemset(c->local, 0, ConnRegion::kDataOff), "cudaMemset(FIFO)");
+    CUDA_TRY(cudaMemset(c->local, 0, ll ? bytes : ConnRegion::kDataOff), "cudaMemset(FIFO)");
     c->ownsLocal = true;
     exportBase = c->local;
     c->mine.offset = 0;
@@ -206,27 +209,25 @@ ncclResult_t IpcTransport::finish(const ConnKey& key, Conn& c, const Info& info)
     MCCL_CHECK(mapPeer(key.peer, info, &peer));
   }
   d.peer = static_cast<uint32_t>(key.peer);
+  const int slot = slotOf(key);
+  uint64_t* ctrl = ctrl_ + kCtrlWords * static_cast<size_t>(slot);
   if (c.mine.net) {
     // GpuNet filled buf, tail, head, sizes and the layout.
   } else if (key.send) {
     d.buf = peer + ConnRegion::kDataOff;
     d.tail = reinterpret_cast<uint64_t*>(peer + ConnRegion::kFlagOff);
-    d.head = reinterpret_cast<uint64_t*>(c.local + ConnRegion::kFlagOff);
+    d.head = ctrl + kCtrlHead;
     d.slots = info.slots;  // the receiver's FIFO decides
     d.slotBytes = info.slotBytes;
   } else {
     d.buf = c.local + ConnRegion::kDataOff;
     d.tail = reinterpret_cast<uint64_t*>(c.local + ConnRegion::kFlagOff);
-    d.head = reinterpret_cast<uint64_t*>(peer + ConnRegion::kFlagOff);
-    d.slots = slots_;
-    d.slotBytes = slotBytes_;
+    d.head = reinterpret_cast<uint64_t*>(peer);  // the sender's head word
+    d.slots = c.mine.slots;
+    d.slotBytes = c.mine.slotBytes;
   }
-  d.step = reinterpret_cast<uint64_t*>(c.local + ConnRegion::kStepOff);
-  if (next_ >= capacity_) return MCCL_ERR(ncclInternalError, comm_, "GPU connection table is full");
-  int32_t index = next_++;
-  int slot = (((static_cast<int>(key.cls) * maxChannels_) + key.channel) * comm_->nranks + key.peer) * 2 + (key.send ? 1 : 0);
-  CUDA_TRY(cudaMemcpy(dConns_ + index, &d, sizeof d, cudaMemcpyHostToDevice), "cudaMemcpy(connection)");
-  CUDA_TRY(cudaMemcpy(dIndex_ + slot, &index, sizeof index, cudaMemcpyHostToDevice), "cudaMemcpy(index)");
+  d.step = ctrl + kCtrlStep;
+  CUDA_TRY(cudaMemcpy(dConns_ + slot, &d, sizeof d, cudaMemcpyHostToDevice), "cudaMemcpy(connection)");
   c.ready = true;
   if (!c.mine.net)
     INFO(kLogP2p, "rank %d %s rank %d channel %d class %d over CUDA %s", comm_->rank, key.send ? "->" : "<-",

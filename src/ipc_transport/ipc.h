@@ -6,9 +6,13 @@
 // process); the sender's head lives in the sender's memory and is mapped into the
 // receiver. Kernels then store data and flags straight into peer memory.
 //
-// The table of connections (DevConn) and the index the kernels look them up with live in
-// device memory, allocated once at their full size, so pointers baked into captured CUDA
-// graphs stay valid for the communicator's life.
+// The table of connections (DevConn), indexed by connSlot(class, channel, peer, direction),
+// lives in device memory, allocated once at its full size, so pointers baked into captured
+// CUDA graphs stay valid for the communicator's life.
+//
+// A receiver's FIFO holds slotBytes x slots of the class: the Simple classes (Ring, Tree,
+// P2p) take NCCL_BUFFSIZE split into MCCL_FIFO_SLOTS; the LL classes kLlSlots of
+// kLlSlotBytes, zeroed (a line's flag must never match before it is written).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -44,7 +48,7 @@ class IpcTransport {
   ncclResult_t progress();
 
   DevConn* devConns() const { return dConns_; }
-  int32_t* devIndex() const { return dIndex_; }
+  uint64_t* devCtrl() const { return ctrl_; }
   int maxChannels() const { return maxChannels_; }
   size_t slotBytes() const { return slotBytes_; }
 
@@ -56,7 +60,7 @@ class IpcTransport {
   struct Info;
   ncclResult_t finish(const ConnKey& key, Conn& c, const Info& info);
   ncclResult_t mapPeer(int peer, const Info& info, uint8_t** ptr);
-  ncclResult_t controlSlot(uint8_t** ptr, uint64_t* offset);
+  int slotOf(const ConnKey& key) const;  // connSlot() of the kernels
 
   ncclComm* comm_;
   std::unique_ptr<GpuNet> net_;
@@ -66,12 +70,11 @@ class IpcTransport {
   uint32_t slots_ = 8;
   size_t slotBytes_ = 0;
   DevConn* dConns_ = nullptr;
-  int32_t* dIndex_ = nullptr;
   int capacity_ = 0;
-  int next_ = 0;
-  // Senders' head words: one exported arena per communicator, 256 bytes a connection.
-  uint8_t* arena_ = nullptr;
-  size_t arenaUsed_ = 0;
+  // Control words of every connection slot (DevComm::ctrl): the step counter and, for a
+  // sender, the head its receiver writes. Exported, so receivers map it.
+  uint64_t* ctrl_ = nullptr;
+  std::vector<uint8_t> requested_;  // by slot: need() has run
   // Peer memory opened through IPC, by (peer, handle bytes).
   std::map<std::pair<int, std::string>, uint8_t*> opened_;
 };

@@ -10,58 +10,27 @@
 #include <cuda_runtime.h>
 
 #include "kernels/dev_reduce.cuh"
+#include "kernels/dev_sync.cuh"
 #include "kernels/dev_work.h"
 #include "kernels/launch.h"
+#include "kernels/ll_proto.cuh"
 #include "nccl.h"
 
 namespace mccl {
 namespace {
 
-__device__ __forceinline__ uint64_t ldVolatile(const uint64_t* p) {
-  uint64_t v;
-  asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-  return v;
-}
-// Orders this GPU's earlier accesses (and, through the block barrier, its block's) before
-// later ones at system scope. acq_rel is what the protocol needs and is much cheaper than
-// the sequentially consistent fence __threadfence_system() issues.
-__device__ __forceinline__ void fenceSys(int mode) {
-  if (mode == 1) asm volatile("fence.sc.sys;" ::: "memory");
-  else asm volatile("fence.acq_rel.sys;" ::: "memory");
-}
-__device__ __forceinline__ uint64_t globalTimer() {
-  uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-__device__ __forceinline__ void laneSync(int id, int nthreads) {
-  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(nthreads) : "memory");
-}
-
-// ---- Waiting ------------------------------------------------------------------------------
-
 // Spins until *p >= want. Gives up (false) when the communicator is aborted or the wait
 // exceeds MCCL_TIMEOUT, recording why in host-mapped memory.
 __device__ bool waitAtLeast(const DevComm& comm, const uint64_t* p, uint64_t want, int peer) {
-  if (ldVolatile(p) >= want) {
-    fenceSys(comm.fence);
-    return true;
-  }
-  uint64_t start = globalTimer();
+  uint64_t start = 0;
   for (uint32_t spins = 0;; ++spins) {
     if (ldVolatile(p) >= want) {
       fenceSys(comm.fence);
       return true;
     }
-    if ((spins & 1023) == 1023) {
-      if (*comm.abortFlag) {
-        atomicCAS(comm.error, kDevOk, kDevAborted);
-        return false;
-      }
-      if (comm.timeoutNs && globalTimer() - start > comm.timeoutNs) {
-        if (atomicCAS(comm.error, kDevOk, kDevTimeout) == kDevOk) *comm.errorPeer = peer;
-        return false;
-      }
+    if (spins == kSpinsPerCheck) {
+      spins = 0;
+      if (waitShouldStop(comm, &start, peer)) return false;
     }
   }
 }
@@ -254,15 +223,6 @@ __device__ __noinline__ void combine(uint8_t type, uint8_t red, const Io& io, in
   }
 }
 
-__host__ __device__ __forceinline__ size_t typeBytes(uint8_t t) {
-  switch (t) {
-    case ncclInt8: case ncclUint8: case ncclFloat8e4m3: case ncclFloat8e5m2: return 1;
-    case ncclFloat16: case ncclBfloat16: return 2;
-    case ncclInt32: case ncclUint32: case ncclFloat32: return 4;
-    default: return 8;
-  }
-}
-
 // ---- Steps ------------------------------------------------------------------------------------
 
 // Connections a lane uses, looked up once per work and kept with their step counters in
@@ -297,9 +257,8 @@ struct LaneCtx {
 __device__ CachedConn* lookup(const DevComm& comm, LaneShared& sh, ConnClass cls, int ch, int peer, bool send) {
   for (int k = 0; k < sh.ncache; ++k)
     if (sh.cache[k].peer == peer && sh.cache[k].send == (send ? 1 : 0)) return &sh.cache[k];
-  int idx = comm.connIndex[connSlot(comm, cls, ch, peer, send)];
   CachedConn* e = &sh.cache[sh.ncache < kConnCache ? sh.ncache++ : kConnCache - 1];
-  e->c = comm.conns[idx];
+  e->c = comm.conns[connSlot(comm, cls, ch, peer, send)];
   e->n = *e->c.step;
   e->peer = peer;
   e->send = send ? 1 : 0;
@@ -421,34 +380,44 @@ __device__ __noinline__ bool runLane(const DevComm& comm, const DevWork& w, int 
   return true;
 }
 
+// ---- LL dispatch ------------------------------------------------------------------------------
+
+// Any LL work (the generic kernel's path: groups that mix protocols, types or operators).
+__device__ __forceinline__ bool llRunAny(const DevComm& comm, const DevWork& w, int ch, LlShared& sh) {
+  return collReduces(w.s.coll) ? llReduceWorkAny(&comm, &w, ch, &sh) : llCopyWork(&comm, &w, ch, &sh);
+}
+
+// ---- Kernels ----------------------------------------------------------------------------------
+
+// Every protocol, type and operator: one block per queue runs its works in call order.
 template <int MW>
 __global__ void __launch_bounds__(kMaxThreads, 1) collKernel(const __grid_constant__ KernelArgs<MW> args) {
   __shared__ LaneShared shared[2];
-  const DevComm& comm = *args.comm;
+  __shared__ LlShared llShared;
+  const DevComm& comm = args.comm;
   const DevQueue& q = args.queues[blockIdx.x];
   const int nt = blockDim.x;
   for (int wi = 0; wi < args.nworks; ++wi) {
     const DevWork& w = args.works[wi];
-    const bool p2p = w.s.algo == Algo::P2p;
+    if (!queueRuns(q, w)) continue;
     const int ch = q.channel;
-    if (q.peer < 0) {
-      if (p2p || ch >= w.s.nchannels) continue;
-    } else {
-      if (!p2p || w.s.root != q.peer || (w.s.coll == Coll::Send) != (q.send != 0) || ch >= w.s.nchannels) continue;
-    }
-    if (threadIdx.x == 0) shared[0].abort = shared[1].abort = 0;
-    __syncthreads();
     bool ok;
-    if (numLanes(w.s) == 2) {
-      // Two lanes (the tree's reduce-up and broadcast-down) on the two halves of the block.
-      const int half = nt / 2;
-      LaneCtx lc{threadIdx.x < half ? 0 : 1, static_cast<int>(threadIdx.x) % half, half, threadIdx.x < half ? 1 : 2};
-      ok = runLane(comm, w, ch, lc, shared[lc.id]);
-      __syncthreads();
-      ok = ok && shared[0].abort == 0 && shared[1].abort == 0;
+    if (w.proto == kProtoLl) {
+      ok = llRunAny(comm, w, ch, llShared);
     } else {
-      LaneCtx lc{0, static_cast<int>(threadIdx.x), nt, 1};
-      ok = runLane(comm, w, ch, lc, shared[0]);
+      if (threadIdx.x == 0) shared[0].abort = shared[1].abort = 0;
+      __syncthreads();
+      if (numLanes(w.s) == 2) {
+        // Two lanes (the tree's reduce-up and broadcast-down) on the two halves of the block.
+        const int half = nt / 2;
+        LaneCtx lc{threadIdx.x < half ? 0 : 1, static_cast<int>(threadIdx.x) % half, half, threadIdx.x < half ? 1 : 2};
+        ok = runLane(comm, w, ch, lc, shared[lc.id]);
+        __syncthreads();
+        ok = ok && shared[0].abort == 0 && shared[1].abort == 0;
+      } else {
+        LaneCtx lc{0, static_cast<int>(threadIdx.x), nt, 1};
+        ok = runLane(comm, w, ch, lc, shared[0]);
+      }
     }
     if (!ok) return;
   }
@@ -456,17 +425,15 @@ __global__ void __launch_bounds__(kMaxThreads, 1) collKernel(const __grid_consta
 
 }  // namespace
 
-ncclResult_t launchCollKernel(const void* args, bool large, int blocks, int threads, cudaStream_t stream,
-                              const char** error) {
-  cudaError_t e;
-  if (large) {
-    const auto& a = *static_cast<const KernelArgs<kLargeLaunch>*>(args);
-    collKernel<kLargeLaunch><<<blocks, threads, 0, stream>>>(a);
+ncclResult_t launchKernel(const LaunchSpec& spec, const void* args, cudaStream_t stream, const char** error) {
+  const dim3 grid(spec.blocks), block(spec.threads);
+  if (spec.kind == LaunchKind::Generic) {
+    if (spec.large) collKernel<kLargeLaunch><<<grid, block, 0, stream>>>(*static_cast<const KernelArgs<kLargeLaunch>*>(args));
+    else collKernel<kSmallLaunch><<<grid, block, 0, stream>>>(*static_cast<const KernelArgs<kSmallLaunch>*>(args));
   } else {
-    const auto& a = *static_cast<const KernelArgs<kSmallLaunch>*>(args);
-    collKernel<kSmallLaunch><<<blocks, threads, 0, stream>>>(a);
+    launchLlKernel(spec, *static_cast<const KernelArgs<kSmallLaunch>*>(args), stream);
   }
-  e = cudaGetLastError();
+  cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) {
     *error = cudaGetErrorString(e);
     return ncclUnhandledCudaError;

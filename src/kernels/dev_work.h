@@ -26,12 +26,18 @@ struct DevConn {
   uint32_t peer;
 };
 
-// Layout of a connection's region in device memory.
+// Layout of a receiver's FIFO region in device memory.
 struct ConnRegion {
-  static constexpr uint64_t kFlagOff = 0;     // tail (receiver) or head (sender)
-  static constexpr uint64_t kStepOff = 128;   // posted/consumed counter
-  static constexpr uint64_t kDataOff = 256;   // FIFO slots (receiver only)
+  static constexpr uint64_t kFlagOff = 0;     // tail, written by the sender
+  static constexpr uint64_t kDataOff = 256;   // FIFO slots
 };
+
+// Each connection slot's control words in DevComm::ctrl: the kernel's step counter (posted
+// for a sender, consumed for a receiver) and a sender's head (written by its receiver).
+// At a fixed place, so a kernel loads them together with the connection itself.
+constexpr int kCtrlWords = 2;
+constexpr int kCtrlStep = 0;
+constexpr int kCtrlHead = 1;
 
 // Kernel error codes, written to host-mapped memory.
 enum DevError : int32_t { kDevOk = 0, kDevTimeout = 1, kDevAborted = 2 };
@@ -49,8 +55,8 @@ struct DevComm {
   int32_t slices;               // flags per FIFO slot: a step's chunk moves in this many slices
   const int32_t* ring;          // ring order (device copy)
   const int32_t* ringPos;
-  DevConn* conns;
-  int32_t* connIndex;           // [cls][channel][peer][dir] -> index into conns, or -1
+  DevConn* conns;               // [cls][channel][peer][dir] (connSlot); zero until connected
+  uint64_t* ctrl;               // kCtrlWords per connection slot
 };
 
 __host__ __device__ inline int connSlot(const DevComm& c, ConnClass cls, int channel, int peer, bool send) {
@@ -70,8 +76,24 @@ struct DevWork {
   uint8_t type;          // ncclDataType_t
   uint8_t red;           // DevRed
   uint8_t premul;        // multiply the local input by the scalar
-  uint8_t pad;
+  uint8_t proto;         // DevProto
 };
+
+// How a work moves its data: Simple follows the schedule s through the FIFOs of its
+// connection class; LL sends every peer its data directly in flagged 16-byte lines
+// (src/kernels/ll_proto.cuh), using only s.coll, s.count, s.root and s.nchannels.
+enum DevProto : uint8_t { kProtoSimple = 0, kProtoLl = 1 };
+
+// ---- LL protocol --------------------------------------------------------------------------
+// A line is 16 bytes: two 4-byte data words, each followed by a 4-byte flag, stored with
+// one 16-byte store; the reader spins until both flags equal the step's flag, so data and
+// "ready" travel together (no fence, no separate flag store). A slot holds one step of
+// kLlLines lines; a connection has kLlSlots slots. Flags are the sender's step count + 1,
+// never reset: a slot's stale lines carry an older flag.
+constexpr int kLlSlots = 4;
+constexpr int kLlLines = 4096;                                   // lines per slot
+constexpr uint32_t kLlSlotBytes = kLlLines * 16;                 // 64 KiB
+constexpr uint32_t kLlPayload = kLlLines * 8;                    // 32 KiB of data per step
 
 // A queue is run by one block, over the works in call order: the collectives that use
 // its channel, or the point-to-point operations with one peer in one direction.
@@ -86,7 +108,7 @@ constexpr int kMaxQueues = 128;
 
 template <int MaxWorks>
 struct KernelArgs {
-  DevComm* comm;
+  DevComm comm;  // by value: no dependent load before the first wait
   int32_t nqueues;
   int32_t nworks;
   DevQueue queues[kMaxQueues];

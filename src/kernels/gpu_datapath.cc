@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -15,6 +16,7 @@
 #include "algorithms/schedule_dump.h"
 #include "core/comm.h"
 #include "core/cuda_guard.h"
+#include "core/enqueue.h"
 #include "core/error.h"
 #include "core/knobs.h"
 #include "core/planner.h"
@@ -33,6 +35,8 @@ namespace {
   } while (0)
 
 constexpr int kGpuMaxChannels = 128;
+
+bool collReducesHost(Coll c) { return c == Coll::AllReduce || c == Coll::ReduceScatter || c == Coll::Reduce; }
 
 DevRed devRed(RedKind k) {
   switch (k) {
@@ -61,6 +65,9 @@ class GpuWork : public Work {
 
  private:
   ncclResult_t launch();
+  LaunchSpec launchSpec() const;
+  template <int MW>
+  void fillArgs(KernelArgs<MW>* args) const;
   ncclComm* comm_;
   GpuDataPath* dp_;
   std::vector<OpDesc> ops_;
@@ -73,13 +80,18 @@ class GpuDataPath : public DataPath {
  public:
   explicit GpuDataPath(ncclComm* comm) : DataPath(comm), ipc_(comm) {}
   ~GpuDataPath() override {
+    if (prof_.n > 0)
+      std::fprintf(stderr,
+                   "mccl profile: rank %d, %llu launches; host us per launch: API call to launch %.2f, "
+                   "kernel launch %.2f, after launch %.2f\n",
+                   comm_->rank, static_cast<unsigned long long>(prof_.n), prof_.plan / 1e3 / prof_.n,
+                   prof_.launch / 1e3 / prof_.n, prof_.after / 1e3 / prof_.n);
     CudaDeviceGuard guard(comm_->cudaDev);
     if (lastEvent_) {
       // Kernels still running use what is freed below: they end (or were aborted) first.
       waitLast(static_cast<double>(knobInt(Knob::Timeout)));
       cudaEventDestroy(lastEvent_);
     }
-    if (dComm_) cudaFree(dComm_);
     if (dRing_) cudaFree(dRing_);
     if (scratch_) cudaFree(scratch_);
     if (hostFlags_) cudaFreeHost(hostFlags_);
@@ -125,9 +137,8 @@ class GpuDataPath : public DataPath {
     h.ring = dRing_;
     h.ringPos = dRing_ + n;
     h.conns = ipc_.devConns();
-    h.connIndex = ipc_.devIndex();
-    CUDA_TRY(cudaMalloc(&dComm_, sizeof(DevComm)), "cudaMalloc(comm)");
-    CUDA_TRY(cudaMemcpy(dComm_, &h, sizeof h, cudaMemcpyHostToDevice), "cudaMemcpy(comm)");
+    h.ctrl = ipc_.devCtrl();
+    hComm_ = h;
     CUDA_TRY(cudaEventCreateWithFlags(&lastEvent_, cudaEventDisableTiming), "cudaEventCreate");
     return ncclSuccess;
   }
@@ -155,11 +166,23 @@ class GpuDataPath : public DataPath {
     std::lock_guard<std::mutex> lock(launchMu_);
     if (!launched_) return "";
     if (cudaEventQuery(lastEvent_) != cudaErrorNotReady) return "";
-    return "kernel still running: " + lastLaunch_;
+    char what[192];
+    std::snprintf(what, sizeof what, "kernel still running: %zu op(s) from %s seq %llu (%zu x %s)", last_.nops,
+                  opKindName(last_.kind), static_cast<unsigned long long>(last_.seq), last_.count,
+                  datatypeName(last_.type));
+    return what;
   }
-  void noteLaunch(std::string what) {
+  // What the last eager launch ran (formatted only by a hang report).
+  struct LaunchNote {
+    size_t nops = 0;
+    OpKind kind = OpKind::AllReduce;
+    uint64_t seq = 0;
+    size_t count = 0;
+    ncclDataType_t type = ncclFloat32;
+  };
+  void noteLaunch(const LaunchNote& n) {
     std::lock_guard<std::mutex> lock(launchMu_);
-    lastLaunch_ = std::move(what);
+    last_ = n;
   }
 
   ncclResult_t asyncStatus() override {
@@ -182,8 +205,17 @@ class GpuDataPath : public DataPath {
     return r;
   }
 
+  // MCCL_PROFILE: host time of each launch, from the first operation's API call.
+  void profile(uint64_t enqueueNs, uint64_t beforeLaunch, uint64_t afterKernel, uint64_t done) {
+    if (!enqueueNs) return;
+    prof_.n += 1;
+    prof_.plan += beforeLaunch - enqueueNs;
+    prof_.launch += afterKernel - beforeLaunch;
+    prof_.after += done - afterKernel;
+  }
+
   IpcTransport& ipc() { return ipc_; }
-  DevComm* devComm() const { return dComm_; }
+  const DevComm& devCommHost() const { return hComm_; }
   const int32_t* devRing() const { return dRing_; }
 
   // Scratch for binomial Reduce: one chunk per channel and lane, allocated once.
@@ -240,15 +272,18 @@ class GpuDataPath : public DataPath {
   }
 
   IpcTransport ipc_;
-  DevComm* dComm_ = nullptr;
+  DevComm hComm_{};  // passed by value in every launch
   int32_t* dRing_ = nullptr;
   void* scratch_ = nullptr;
   int32_t* hostFlags_ = nullptr;
   cudaEvent_t lastEvent_ = nullptr;
   cudaStream_t lastStream_ = nullptr;
   bool launched_ = false;
-  mutable std::mutex launchMu_;  // lastLaunch_ is read by hang reports from other threads
-  std::string lastLaunch_;
+  mutable std::mutex launchMu_;  // last_ is read by hang reports from other threads
+  LaunchNote last_;
+  struct {
+    uint64_t n = 0, plan = 0, launch = 0, after = 0;
+  } prof_;
 };
 
 ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
@@ -274,11 +309,18 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
     w.scalarBits = op.red.scalarBits;
     w.scalarPtr = op.red.scalarPtr;
     w.postDiv = op.red.kind == RedKind::SumPostDiv ? op.red.postDivisor : 0;
+    w.proto = choice.proto == Proto::LL ? kProtoLl : kProtoSimple;
     Schedule hostView = makeSchedule(comm_, op, choice);
-    if (scratchElems(hostView) > 0) MCCL_CHECK(dp_->scratch(&w.scratch));
-    if (dump) std::printf("[mccl rank %d] seq %llu %s", comm_->rank, static_cast<unsigned long long>(op.seq),
-                          dumpSchedule(hostView).c_str());
-    const ConnClass cls = connClassOf(hostView.algo);
+    if (w.proto == kProtoSimple && scratchElems(hostView) > 0) MCCL_CHECK(dp_->scratch(&w.scratch));
+    if (dump) {
+      if (w.proto == kProtoLl)
+        std::printf("[mccl rank %d] seq %llu %s: LL all pairs, %d channel(s)\n", comm_->rank,
+                    static_cast<unsigned long long>(op.seq), opKindName(op.kind), hostView.nchannels);
+      else
+        std::printf("[mccl rank %d] seq %llu %s", comm_->rank, static_cast<unsigned long long>(op.seq),
+                    dumpSchedule(hostView).c_str());
+    }
+    const ConnClass cls = w.proto == kProtoLl ? (op.isP2p() ? ConnClass::LlP2p : ConnClass::Ll) : connClassOf(hostView.algo);
     if (op.isP2p()) {
       // Large messages to a peer are split over several channels, each its own queue
       // (block) and connection; both sides choose the same split from the size.
@@ -286,7 +328,7 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
       for (int c = 0; c < hostView.nchannels; ++c) {
         int64_t off, cnt;
         scheduleChannelRange(hostView, c, &off, &cnt);
-        if (cnt > 0) MCCL_CHECK(ipc.need(ConnKey{op.root, c, ConnClass::P2p, send}));
+        if (cnt > 0) MCCL_CHECK(ipc.need(ConnKey{op.root, c, cls, send}));
         int& have = p2pQueue[{op.root * 2 + (send ? 1 : 0), c}];
         if (have) continue;
         have = 1;
@@ -296,6 +338,14 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
         q.send = send ? 1 : 0;
         queues_.push_back(q);
       }
+    } else if (w.proto == kProtoLl) {
+      maxCh = std::max(maxCh, hostView.nchannels);
+      if (op.count > 0)
+        for (int c = 0; c < hostView.nchannels; ++c)
+          for (int r = 0; r < comm_->nranks; ++r) {
+            if (allPairsSendsTo(hostView, r)) MCCL_CHECK(ipc.need(ConnKey{r, c, cls, true}));
+            if (allPairsRecvsFrom(hostView, r)) MCCL_CHECK(ipc.need(ConnKey{r, c, cls, false}));
+          }
     } else {
       maxCh = std::max(maxCh, hostView.nchannels);
       if (op.count > 0 && hostView.nranks > 1) {
@@ -367,36 +417,28 @@ ncclResult_t GpuWork::launch() {
     events.push_back(e);
   }
   MCCL_CHECK(dp_->beforeLaunch(stream, capturing));
-  const bool large = works_.size() > static_cast<size_t>(kSmallLaunch);
-  const char* err = nullptr;
-  ncclResult_t r;
+  const uint64_t tLaunch = ops_.front().enqueueNs ? steadyNs() : 0;
   const int blocks = static_cast<int>(queues_.size());
   if (blocks == 0) return ncclSuccess;
-  if (large) {
+  LaunchSpec spec = launchSpec();
+  spec.blocks = blocks;
+  spec.threads = launchThreads();
+  const char* err = nullptr;
+  ncclResult_t r;
+  if (spec.large) {
     auto args = std::make_unique<KernelArgs<kLargeLaunch>>();
-    args->comm = dp_->devComm();
-    args->nqueues = blocks;
-    args->nworks = static_cast<int32_t>(works_.size());
-    std::copy(queues_.begin(), queues_.end(), args->queues);
-    std::copy(works_.begin(), works_.end(), args->works);
-    r = launchCollKernel(args.get(), true, blocks, launchThreads(), stream, &err);
+    fillArgs(args.get());
+    r = launchKernel(spec, args.get(), stream, &err);
   } else {
     KernelArgs<kSmallLaunch> args;
-    std::memset(&args, 0, sizeof args);
-    args.comm = dp_->devComm();
-    args.nqueues = blocks;
-    args.nworks = static_cast<int32_t>(works_.size());
-    std::copy(queues_.begin(), queues_.end(), args.queues);
-    std::copy(works_.begin(), works_.end(), args.works);
-    r = launchCollKernel(&args, false, blocks, launchThreads(), stream, &err);
+    fillArgs(&args);
+    r = launchKernel(spec, &args, stream, &err);
   }
   if (r != ncclSuccess) return MCCL_ERR(r, comm_, "kernel launch failed: %s", err ? err : "?");
+  const uint64_t tKernel = tLaunch ? steadyNs() : 0;
   if (!capturing) {
     const OpDesc& first = ops_.front();
-    char what[192];
-    std::snprintf(what, sizeof what, "%zu op(s) from %s seq %llu (%zu x %s)", ops_.size(), opKindName(first.kind),
-                  static_cast<unsigned long long>(first.seq), first.count, datatypeName(first.datatype));
-    dp_->noteLaunch(what);
+    dp_->noteLaunch({ops_.size(), first.kind, first.seq, first.count, first.datatype});
   }
   MCCL_CHECK(dp_->afterLaunch(stream, capturing));
   for (size_t i = 0; i < others.size(); ++i) {
@@ -404,7 +446,41 @@ ncclResult_t GpuWork::launch() {
     cudaStreamWaitEvent(others[i], events[i], 0);
     cudaEventDestroy(events[i]);
   }
+  if (tLaunch) dp_->profile(ops_.front().enqueueNs, tLaunch, tKernel, steadyNs());
   return ncclSuccess;
+}
+
+// The kernel for this group: one compiled for its arithmetic when every work is LL and the
+// reducing ones are sums of one type; else the generic one.
+LaunchSpec GpuWork::launchSpec() const {
+  LaunchSpec spec;
+  spec.large = works_.size() > static_cast<size_t>(kSmallLaunch);
+  bool allLl = !spec.large, reduces = false;
+  for (const DevWork& w : works_) {
+    if (w.proto != kProtoLl) {
+      allLl = false;
+      break;
+    }
+    if (!collReducesHost(w.s.coll)) continue;
+    if (w.red != kRedSum || (reduces && w.type != spec.type)) {
+      allLl = false;
+      break;
+    }
+    reduces = true;
+    spec.type = w.type;
+  }
+  if (allLl) spec.kind = reduces ? LaunchKind::LlSum : LaunchKind::LlCopy;
+  return spec;
+}
+
+template <int MW>
+void GpuWork::fillArgs(KernelArgs<MW>* args) const {
+  std::memset(static_cast<void*>(args), 0, offsetof(KernelArgs<MW>, works));
+  args->comm = dp_->devCommHost();
+  args->nqueues = static_cast<int32_t>(queues_.size());
+  args->nworks = static_cast<int32_t>(works_.size());
+  std::copy(queues_.begin(), queues_.end(), args->queues);
+  std::copy(works_.begin(), works_.end(), args->works);
 }
 
 ncclResult_t GpuWork::progress(bool* done) {

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# One call on the GPU machine: fabric microbenchmarks, the GPU tests under each protocol,
+# mccl-perf against nccl-perf (eager and CUDA graph), and sweeps of the tuner's knobs.
+# Binaries come from scripts/gpu-carry.sh (.carry/). Logs and CSVs go to a work folder,
+# tarred into $OUT/logs.tgz with the summary tables beside it (the device tool brings back
+# at most 8 files); the last lines printed are the comparison tables.
+#
+#   scripts/gpu-sweep.sh [tests] [perf] [graph] [llsweep] [simplesweep] [micro]   (default: all)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+FINAL=${OUT:-gpu-out}
+OUT=$(mktemp -d /tmp/gpu-sweep.XXXXXX)
+mkdir -p "$FINAL"
+BIN=${MCCL_BIN:-.carry}
+export LD_LIBRARY_PATH="$PWD/$BIN:${LD_LIBRARY_PATH:-}"
+export NCCL_NVLS_ENABLE=0   # never NVLink multicast on shared machines
+export MCCL_TIMEOUT=${MCCL_TIMEOUT:-20}
+NGPU=$(nvidia-smi -L 2>/dev/null | wc -l)
+MPIRUN="mpirun --allow-run-as-root --oversubscribe --bind-to none -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x MCCL_TIMEOUT"
+STEPS=${*:-tests perf graph llsweep simplesweep micro}
+has() { [[ " $STEPS " == *" $1 "* ]]; }
+{ date -u; nvidia-smi -L; nvidia-smi topo -m; } > "$OUT/topo.txt" 2>&1
+echo "GPUs: $NGPU   steps: $STEPS"
+
+if has micro; then
+  timeout 60 "$BIN/micro_latency" > "$OUT/micro_latency.txt" 2>&1
+  timeout 60 "$BIN/micro_p2p_bw" >> "$OUT/micro_latency.txt" 2>&1
+  cat "$OUT/micro_latency.txt"
+fi
+
+if has tests; then
+  # Default tuner (LL small, Simple large), then each protocol forced for every size.
+  for proto in default LL Simple; do
+    env=(); [ "$proto" != default ] && env=(NCCL_PROTO=$proto)
+    filter='*'; [ "$proto" = Simple ] && filter='GpuSingleProcess.EveryTypeOpAndForm:GpuSingleProcess.PointToPointPatterns'
+    [ "$proto" = LL ] && filter='GpuSingleProcess.EveryTypeOpAndForm:GpuSingleProcess.PointToPointPatterns:GpuSingleProcess.OneThreadGroups*:GpuSingleProcess.GraphCapture*'
+    env "${env[@]}" timeout 200 "$BIN/mccl_gpu_tests" --gtest_filter="$filter" > "$OUT/gpu_single_$proto.log" 2>&1
+    echo "gpu_single[$proto]: rc=$? $(grep -aE '^\[  (PASSED|FAILED) ' "$OUT/gpu_single_$proto.log" | tr '\n' ' ')"
+    grep -a -m5 -E 'rank [0-9]+:|Failure|expected' "$OUT/gpu_single_$proto.log" | cut -c1-300
+  done
+  for proto in default LL; do
+    p=""; [ "$proto" != default ] && p=$proto
+    NCCL_PROTO=$p MCCL_TEST_QUICK=1 timeout 150 $MPIRUN -x NCCL_PROTO -x MCCL_TEST_QUICK -np "$NGPU" \
+      "$BIN/mccl_gpu_mpi_tests" > "$OUT/gpu_mpi_$proto.log" 2>&1
+    echo "gpu_mpi[$proto]: rc=$? $(grep -aE '(PASSED|FAILED) ' "$OUT/gpu_mpi_$proto.log" | head -2 | tr '\n' ' ')"
+    grep -a -m5 -E 'Failure|expected' "$OUT/gpu_mpi_$proto.log" | cut -c1-300
+  done
+fi
+
+perf() {  # perf NAME LIB ARGS... (env from the caller)
+  local name=$1 lib=$2
+  shift 2
+  timeout 300 $MPIRUN $PERF_X -np "$NGPU" "$BIN/$lib-perf" "$@" --csv "$OUT/$name.csv" > "$OUT/$name.txt" 2> "$OUT/$name.err"
+  local rc=$?
+  [ $rc -ne 0 ] && { echo "$name: rc=$rc"; tail -3 "$OUT/$name.err"; }
+}
+PERF_X=""
+
+if has perf; then
+  for lib in mccl nccl; do perf perf_$lib $lib -b 8 -e 2G -f 4 -o all -t 3; done
+  python3 scripts/ratio_table.py "$OUT/perf_mccl.csv" "$OUT/perf_nccl.csv" > "$OUT/ratio.md"
+fi
+if has graph; then
+  for lib in mccl nccl; do perf graph_$lib $lib -b 8 -e 4M -f 8 -o allreduce,allgather,broadcast,sendrecv -G 10 -t 3; done
+  python3 scripts/ratio_table.py "$OUT/graph_mccl.csv" "$OUT/graph_nccl.csv" > "$OUT/ratio_graph.md"
+fi
+
+if has llsweep; then
+  # LL: channels x threads over the sizes where it is a candidate.
+  for th in 256 512; do
+    for ch in 1 2 4 8 16 32; do
+      PERF_X="-x NCCL_PROTO=LL -x NCCL_MIN_NCHANNELS=$ch -x NCCL_MAX_NCHANNELS=$ch -x NCCL_NTHREADS=$th" \
+        perf ll_t${th}_c${ch} mccl -b 4K -e 16M -f 4 -o allreduce,allgather,sendrecv,reducescatter -t 1 -c 0
+    done
+  done
+  PERF_X=""
+  python3 - "$OUT" <<'EOF' > "$OUT/llsweep.md"
+import csv, glob, os, re, sys
+out = sys.argv[1]
+rows = {}
+for f in glob.glob(os.path.join(out, "ll_t*_c*.csv")):
+    m = re.search(r"ll_t(\d+)_c(\d+)", f)
+    for r in csv.DictReader(open(f)):
+        rows.setdefault((r["op"], int(r["bytes"])), {})[(int(m[1]), int(m[2]))] = float(r["time_us"])
+cfgs = sorted({c for v in rows.values() for c in v})
+print("LL time (us) by threads/channels\n")
+print("| op | bytes | " + " | ".join(f"t{t}c{c}" for t, c in cfgs) + " | best |")
+print("|---|---:|" + "---:|" * (len(cfgs) + 1))
+for k in sorted(rows):
+    v = rows[k]
+    best = min(v, key=v.get)
+    print(f"| {k[0]} | {k[1]} | " + " | ".join(f"{v.get(c, float('nan')):.1f}" for c in cfgs) + f" | t{best[0]}c{best[1]} |")
+EOF
+fi
+
+if has simplesweep; then
+  # Simple: channels x FIFO geometry at large sizes.
+  for ch in 16 32 64; do
+    for buf in 1M 4M; do
+      for sl in 1 4; do
+        PERF_X="-x NCCL_PROTO=Simple -x NCCL_MIN_NCHANNELS=$ch -x NCCL_MAX_NCHANNELS=$ch -x NCCL_BUFFSIZE=$buf -x MCCL_GPU_SLICES=$sl" \
+          perf simple_c${ch}_b${buf}_s${sl} mccl -b 32M -e 1G -f 32 -o allreduce,sendrecv,reduce -t 1 -c 0
+      done
+    done
+  done
+  PERF_X="-x NCCL_PROTO=Simple -x NCCL_NTHREADS=256" perf simple_t256 mccl -b 32M -e 1G -f 32 -o allreduce,sendrecv,reduce -t 1 -c 0
+  PERF_X=""
+  grep -H -E '^ +[0-9]' "$OUT"/simple_*.txt | sed "s#$OUT/##" > "$OUT/simplesweep.txt"
+fi
+
+tar -C "$OUT" -czf "$FINAL/logs.tgz" . 2>/dev/null
+for f in ratio.md ratio_graph.md llsweep.md simplesweep.txt micro_latency.txt; do [ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"; done
+[ -f "$OUT/ratio.md" ] && { echo "== eager"; cat "$OUT/ratio.md"; }
+[ -f "$OUT/ratio_graph.md" ] && { echo "== graph"; cat "$OUT/ratio_graph.md"; }
+[ -f "$OUT/llsweep.md" ] && cat "$OUT/llsweep.md"
+[ -f "$OUT/simplesweep.txt" ] && cat "$OUT/simplesweep.txt"
+exit 0

@@ -1,0 +1,56 @@
+// Device-side waiting and ordering shared by the protocols: volatile loads, system fences,
+// the global timer, named barriers, and the abort/timeout check every wait makes.
+#pragma once
+
+#include <stdint.h>
+
+#include "kernels/dev_work.h"
+
+namespace mccl {
+
+__device__ __forceinline__ uint64_t ldVolatile(const uint64_t* p) {
+  uint64_t v;
+  asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void stVolatile(uint64_t* p, uint64_t v) {
+  asm volatile("st.volatile.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+// Orders this GPU's earlier accesses (and, through the block barrier, its block's) before
+// later ones at system scope. acq_rel is what the protocol needs and is much cheaper than
+// the sequentially consistent fence __threadfence_system() issues.
+__device__ __forceinline__ void fenceSys(int mode) {
+  if (mode == 1) asm volatile("fence.sc.sys;" ::: "memory");
+  else asm volatile("fence.acq_rel.sys;" ::: "memory");
+}
+__device__ __forceinline__ uint64_t globalTimer() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+__device__ __forceinline__ void laneSync(int id, int nthreads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(nthreads) : "memory");
+}
+
+// Spins between checks of the abort flag and the clock.
+constexpr uint32_t kSpinsPerCheck = 1024;
+
+// The slow part of every wait, called once per kSpinsPerCheck spins: true when the wait
+// must end because the communicator was aborted or the wait has lasted longer than
+// MCCL_TIMEOUT (recorded in host-mapped memory, with the peer waited for). *start is the
+// wait's start time, 0 before the first check.
+__device__ __forceinline__ bool waitShouldStop(const DevComm& comm, uint64_t* start, int peer) {
+  if (*comm.abortFlag) {
+    atomicCAS(comm.error, kDevOk, kDevAborted);
+    return true;
+  }
+  const uint64_t now = globalTimer();
+  if (*start == 0) *start = now;
+  if (comm.timeoutNs && now - *start > comm.timeoutNs) {
+    if (atomicCAS(comm.error, kDevOk, kDevTimeout) == kDevOk) *comm.errorPeer = peer;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace mccl

@@ -1,0 +1,582 @@
+// The LL protocol: small and medium messages between GPUs of one node.
+//
+// Every rank sends the data a peer needs straight to that peer (all pairs, one hop), in
+// 16-byte lines that carry 8 bytes of data and two copies of a flag (dev_work.h). The
+// receiver spins on the line itself: no fence, no separate flag store, no barrier between
+// the data and its signal. Per step (one slot of kLlLines lines) the block synchronises
+// once, after which each receiving thread tells its peer that the slot may be reused.
+//
+//   AllReduce      send my slice to every peer; reduce every rank's slice, in rank order
+//   ReduceScatter  send peer p my part of its block; reduce my block, in rank order
+//   Reduce         non-roots send their slice to the root; the root reduces, in rank order
+//   AllGather      send my slice to every peer; store every peer's slice in its block
+//   Broadcast      the root sends its slice to every peer
+//   Send / Recv    one peer (its own connection class, LlP2p)
+//
+// Reducing in rank order makes every rank's AllReduce result bitwise identical.
+//
+// A work runs on nchannels blocks; channel c moves bytes [c * per, (c + 1) * per) of every
+// rank's block (per rounded up to 16 bytes), in steps of kLlPayload bytes.
+#pragma once
+
+#include <stdint.h>
+
+#include "kernels/dev_reduce.cuh"
+#include "kernels/dev_sync.cuh"
+#include "kernels/dev_work.h"
+#include "nccl.h"
+
+namespace mccl {
+
+// One peer's LL connections as a block uses them for one work (in shared memory).
+struct LlPeer {
+  uint4* sendSlots;          // the peer's FIFO (written over NVLink)
+  const uint64_t* sendHead;  // steps the peer has consumed (my memory, written by the peer)
+  uint64_t* sendStepPtr;     // my persistent count of steps sent
+  uint64_t sendStep;         // steps sent before this work
+  uint64_t credit;           // last value read from sendHead
+  const uint4* recvSlots;    // my FIFO
+  uint64_t* recvHead;        // the peer's word: steps I have consumed
+  uint64_t* recvStepPtr;
+  uint64_t recvStep;         // steps received before this work
+};
+
+struct LlShared {
+  LlPeer peer[kLlMaxRanks];  // collectives: by rank; Send/Recv: slot 0
+  int abort;
+};
+
+constexpr int kLlUnroll = 4;  // lines in flight per thread (data movement)
+
+// ---- Lines ------------------------------------------------------------------------------------
+
+__device__ __forceinline__ void llStore(uint4* p, uint64_t v, uint32_t flag) {
+  asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(static_cast<uint32_t>(v)),
+               "r"(flag), "r"(static_cast<uint32_t>(v >> 32)), "r"(flag)
+               : "memory");
+}
+
+// The slow part of reading a line: spins until its flags say it was written for this step.
+// Returns 0 (and stops the block's work) when the communicator is aborted, the wait outlasts
+// MCCL_TIMEOUT, or another thread of the block stopped. Inlined: a call would make the
+// caller save its live registers around it (spills in the hot loop).
+static __device__ __forceinline__ uint64_t llReadSlow(const uint4* p, uint32_t flag, const DevComm* comm, int* abort, int peer) {
+  uint64_t start = 0;
+  for (uint32_t spins = 0;; ++spins) {
+    uint32_t d0, f0, d1, f1;
+    asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(d0), "=r"(f0), "=r"(d1), "=r"(f1) : "l"(p) : "memory");
+    if (f0 == flag && f1 == flag) return static_cast<uint64_t>(d1) << 32 | d0;
+    if (spins == kSpinsPerCheck) {
+      spins = 0;
+      if (*reinterpret_cast<volatile int*>(abort)) return 0;
+      if (waitShouldStop(*comm, &start, peer)) {
+        *reinterpret_cast<volatile int*>(abort) = 1;
+        return 0;
+      }
+    }
+  }
+}
+
+__device__ __forceinline__ uint64_t llRead(const uint4* p, uint32_t flag, const DevComm* comm, int* abort, int peer) {
+  uint32_t d0, f0, d1, f1;
+  asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(d0), "=r"(f0), "=r"(d1), "=r"(f1) : "l"(p) : "memory");
+  if (f0 == flag && f1 == flag) return static_cast<uint64_t>(d1) << 32 | d0;
+  return llReadSlow(p, flag, comm, abort, peer);
+}
+
+// Waits until the peer has consumed `need` steps (so the slot of step `need - 1 + kLlSlots`
+// may be written). Inlined, like llReadSlow.
+static __device__ __forceinline__ void llWaitCredit(const uint64_t* head, uint64_t need, const DevComm* comm, int* abort, int peer) {
+  uint64_t start = 0;
+  for (uint32_t spins = 0; ldVolatile(head) < need; ++spins) {
+    if (spins == kSpinsPerCheck) {
+      spins = 0;
+      if (*reinterpret_cast<volatile int*>(abort)) return;
+      if (waitShouldStop(*comm, &start, peer)) {
+        *reinterpret_cast<volatile int*>(abort) = 1;
+        return;
+      }
+    }
+  }
+}
+
+// 8 bytes (or the nbytes < 8 of a last line) of user memory, any alignment.
+__device__ __forceinline__ uint64_t load8(const uint8_t* p, int nbytes) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  if (nbytes == 8 && (a & 7) == 0) return *reinterpret_cast<const uint64_t*>(p);
+  if (nbytes == 8 && (a & 3) == 0) {
+    const uint32_t* q = reinterpret_cast<const uint32_t*>(p);
+    return static_cast<uint64_t>(q[1]) << 32 | q[0];
+  }
+  uint64_t v = 0;
+  for (int b = 0; b < nbytes; ++b) v |= static_cast<uint64_t>(p[b]) << (8 * b);
+  return v;
+}
+__device__ __forceinline__ void store8(uint8_t* p, uint64_t v, int nbytes) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  if (nbytes == 8 && (a & 7) == 0) {
+    *reinterpret_cast<uint64_t*>(p) = v;
+  } else if (nbytes == 8 && (a & 3) == 0) {
+    uint32_t* q = reinterpret_cast<uint32_t*>(p);
+    q[0] = static_cast<uint32_t>(v);
+    q[1] = static_cast<uint32_t>(v >> 32);
+  } else {
+    for (int b = 0; b < nbytes; ++b) p[b] = static_cast<uint8_t>(v >> (8 * b));
+  }
+}
+
+__host__ __device__ __forceinline__ size_t typeBytes(uint8_t t) {
+  switch (t) {
+    case ncclInt8: case ncclUint8: case ncclFloat8e4m3: case ncclFloat8e5m2: return 1;
+    case ncclFloat16: case ncclBfloat16: return 2;
+    case ncclInt32: case ncclUint32: case ncclFloat32: return 4;
+    default: return 8;
+  }
+}
+
+// ---- Arithmetic on 8-byte words ---------------------------------------------------------------
+
+template <typename T, typename Op>
+struct LlRed {
+  using A = typename DevT<T>::A;
+  static constexpr int E = 8 / sizeof(T);
+  struct Acc {
+    A a[E];
+  };
+  static __device__ __forceinline__ void unpack(uint64_t w, T (&t)[E]) { memcpy(t, &w, 8); }
+  static __device__ __forceinline__ uint64_t pack(const T (&t)[E]) {
+    uint64_t w;
+    memcpy(&w, t, 8);
+    return w;
+  }
+  static __device__ __forceinline__ void first(Acc& acc, uint64_t w) {
+    T t[E];
+    unpack(w, t);
+#pragma unroll
+    for (int e = 0; e < E; ++e) acc.a[e] = DevT<T>::load(t[e]);
+  }
+  static __device__ __forceinline__ void add(Acc& acc, uint64_t w) {
+    T t[E];
+    unpack(w, t);
+#pragma unroll
+    for (int e = 0; e < E; ++e) acc.a[e] = Op::f(acc.a[e], DevT<T>::load(t[e]));
+  }
+  static __device__ __forceinline__ uint64_t finish(const Acc& acc, int postDiv) {
+    T t[E];
+#pragma unroll
+    for (int e = 0; e < E; ++e) t[e] = DevT<T>::store(postDiv > 1 ? divideBy(acc.a[e], postDiv) : acc.a[e]);
+    return pack(t);
+  }
+  static __device__ __forceinline__ uint64_t premul(uint64_t w, A s) {
+    T t[E];
+    unpack(w, t);
+#pragma unroll
+    for (int e = 0; e < E; ++e) t[e] = DevT<T>::store(OpProd::f(DevT<T>::load(t[e]), s));
+    return pack(t);
+  }
+  static __device__ __forceinline__ A scalar(const DevWork& w) {
+    if (!w.premul) return A(0);
+    T s;
+    if (w.scalarPtr) {
+      s = *static_cast<const T*>(w.scalarPtr);
+    } else {
+      uint64_t b = w.scalarBits;
+      memcpy(&s, &b, sizeof s);
+    }
+    return DevT<T>::load(s);
+  }
+};
+
+// How a reducing LL work does its arithmetic. LlTyped<T, Op> is inlined into the LL kernel
+// compiled for that type and operator (sums of every type: the common case). LlAny serves
+// every other (type, operator) and the generic kernel: the same LlRed arithmetic in the same
+// order, reached through one out-of-line switch per word, so both give bitwise-equal
+// results (every rank of an AllReduce must end with the same bits, whichever kernel ran).
+template <typename T, typename Op>
+struct LlTyped {
+  using R = LlRed<T, Op>;
+  // Lines in flight per thread: 4, or 2 for the 1-byte types (eight accumulators a line);
+  // more spills registers under the 128-register limit of 512-thread blocks.
+  static constexpr int kUnroll = sizeof(T) >= 2 ? 4 : 2;
+  using Acc = typename R::Acc;
+  typename R::A scalar;
+  bool premul;
+  int postDiv;
+  __device__ __forceinline__ explicit LlTyped(const DevWork& w)
+      : scalar(R::scalar(w)), premul(w.premul != 0), postDiv(w.postDiv) {}
+  __device__ __forceinline__ uint64_t pre(uint64_t v) const { return premul ? R::premul(v, scalar) : v; }
+  __device__ __forceinline__ void first(Acc& a, uint64_t v) const { R::first(a, v); }
+  __device__ __forceinline__ void add(Acc& a, uint64_t v) const { R::add(a, v); }
+  __device__ __forceinline__ uint64_t finish(const Acc& a) const { return R::finish(a, postDiv); }
+};
+
+// Room for any LlRed<T, Op>::Acc (at most 8 floats).
+struct LlAnyAcc {
+  alignas(8) uint8_t bytes[32];
+};
+
+// One out-of-line entry per operation on a word; cls = type * 4 + red.
+enum LlAnyOp : int { kLlFirst, kLlAdd, kLlFinish, kLlPremul };
+template <typename T, typename Op>
+__device__ __forceinline__ uint64_t llAnyApply(int what, LlAnyAcc* acc, uint64_t v, uint64_t scalarBits, int postDiv) {
+  using R = LlRed<T, Op>;
+  static_assert(sizeof(typename R::Acc) <= sizeof(LlAnyAcc), "accumulator too large");
+  auto* a = reinterpret_cast<typename R::Acc*>(acc->bytes);
+  switch (what) {
+    case kLlFirst: R::first(*a, v); return 0;
+    case kLlAdd: R::add(*a, v); return 0;
+    case kLlFinish: return R::finish(*a, postDiv);
+    default: {
+      T s;
+      memcpy(&s, &scalarBits, sizeof s);
+      return R::premul(v, DevT<T>::load(s));
+    }
+  }
+}
+template <typename T>
+__device__ __forceinline__ uint64_t llAnyApplyOp(int red, int what, LlAnyAcc* acc, uint64_t v, uint64_t sb, int pd) {
+  switch (red) {
+    case kRedSum: return llAnyApply<T, OpSum>(what, acc, v, sb, pd);
+    case kRedProd: return llAnyApply<T, OpProd>(what, acc, v, sb, pd);
+    case kRedMax: return llAnyApply<T, OpMax>(what, acc, v, sb, pd);
+    default: return llAnyApply<T, OpMin>(what, acc, v, sb, pd);
+  }
+}
+static __device__ __noinline__ uint64_t llAnyWord(int type, int red, int what, LlAnyAcc* acc, uint64_t v, uint64_t sb, int pd) {
+  switch (type) {
+    case ncclInt8: return llAnyApplyOp<int8_t>(red, what, acc, v, sb, pd);
+    case ncclUint8: return llAnyApplyOp<uint8_t>(red, what, acc, v, sb, pd);
+    case ncclInt32: return llAnyApplyOp<int32_t>(red, what, acc, v, sb, pd);
+    case ncclUint32: return llAnyApplyOp<uint32_t>(red, what, acc, v, sb, pd);
+    case ncclInt64: return llAnyApplyOp<int64_t>(red, what, acc, v, sb, pd);
+    case ncclUint64: return llAnyApplyOp<uint64_t>(red, what, acc, v, sb, pd);
+    case ncclFloat16: return llAnyApplyOp<__half>(red, what, acc, v, sb, pd);
+    case ncclFloat32: return llAnyApplyOp<float>(red, what, acc, v, sb, pd);
+    case ncclFloat64: return llAnyApplyOp<double>(red, what, acc, v, sb, pd);
+    case ncclBfloat16: return llAnyApplyOp<__nv_bfloat16>(red, what, acc, v, sb, pd);
+    case ncclFloat8e4m3: return llAnyApplyOp<Fp8E4M3>(red, what, acc, v, sb, pd);
+    default: return llAnyApplyOp<Fp8E5M2>(red, what, acc, v, sb, pd);
+  }
+}
+
+struct LlAny {
+  static constexpr int kUnroll = 1;
+  using Acc = LlAnyAcc;
+  int type, red, postDiv;
+  bool premul;
+  uint64_t scalarBits;
+  __device__ __forceinline__ explicit LlAny(const DevWork& w)
+      : type(w.type), red(w.red), postDiv(w.postDiv), premul(w.premul != 0), scalarBits(w.scalarBits) {
+    if (premul && w.scalarPtr) {
+      scalarBits = 0;
+      memcpy(&scalarBits, w.scalarPtr, typeBytes(w.type));
+    }
+  }
+  __device__ __forceinline__ uint64_t pre(uint64_t v) const {
+    return premul ? llAnyWord(type, kRedSum, kLlPremul, nullptr, v, scalarBits, 0) : v;
+  }
+  __device__ __forceinline__ void first(Acc& a, uint64_t v) const { llAnyWord(type, red, kLlFirst, &a, v, 0, 0); }
+  __device__ __forceinline__ void add(Acc& a, uint64_t v) const { llAnyWord(type, red, kLlAdd, &a, v, 0, 0); }
+  __device__ __forceinline__ uint64_t finish(const Acc& a) const {
+    return llAnyWord(type, red, kLlFinish, const_cast<Acc*>(&a), 0, 0, postDiv);
+  }
+};
+
+// ---- One work ---------------------------------------------------------------------------------
+
+struct LlRange {
+  uint64_t total;  // bytes of one rank's block (AllGather/ReduceScatter) or of the message
+  uint64_t off;    // this channel's bytes within the block
+  uint64_t len;
+  uint64_t nsteps;
+};
+
+__device__ __forceinline__ LlRange llRange(const DevWork& w, size_t esize, int ch) {
+  LlRange r;
+  r.total = static_cast<uint64_t>(w.s.count) * esize;
+  const int nch = w.s.nchannels > 0 ? w.s.nchannels : 1;
+  const uint64_t per = (r.total / nch + 15 + (r.total % nch ? 1 : 0)) & ~uint64_t(15);
+  r.off = per * ch < r.total ? per * ch : r.total;
+  r.len = r.total - r.off < per ? r.total - r.off : per;
+  r.nsteps = (r.len + kLlPayload - 1) / kLlPayload;
+  return r;
+}
+
+__device__ __forceinline__ bool llIsP2p(const DevWork& w) { return w.s.coll == Coll::Send || w.s.coll == Coll::Recv; }
+
+__device__ __forceinline__ bool llSendsTo(const DevWork& w, int r) { return allPairsSendsTo(w.s, r); }
+__device__ __forceinline__ bool llRecvsFrom(const DevWork& w, int r) { return allPairsRecvsFrom(w.s, r); }
+
+// Loads the connections of work w on channel ch into sh (one thread per peer slot).
+__device__ __forceinline__ void llSetup(const DevComm& comm, const DevWork& w, int ch, LlShared& sh) {
+  const bool p2p = llIsP2p(w);
+  const int nslots = p2p ? 1 : comm.nranks;
+  const ConnClass cls = p2p ? ConnClass::LlP2p : ConnClass::Ll;
+  if (threadIdx.x == 0) sh.abort = 0;
+  if (static_cast<int>(threadIdx.x) < nslots) {
+    const int r = p2p ? w.s.root : static_cast<int>(threadIdx.x);
+    LlPeer& P = sh.peer[threadIdx.x];
+    // The connections' pointers and their control words load in parallel (no dependency;
+    // into registers first, so no store to shared memory orders them).
+    const bool sends = llSendsTo(w, r), recvs = llRecvsFrom(w, r);
+    const int sslot = connSlot(comm, cls, ch, r, true), rslot = connSlot(comm, cls, ch, r, false);
+    uint64_t* const sctrl = comm.ctrl + kCtrlWords * sslot;
+    uint64_t* const rctrl = comm.ctrl + kCtrlWords * rslot;
+    uint8_t* sbuf = nullptr;
+    uint8_t* rbuf = nullptr;
+    uint64_t* rhead = nullptr;
+    uint64_t sstep = 0, rstep = 0, credit = 0;
+    if (sends) {
+      sbuf = comm.conns[sslot].buf;
+      sstep = sctrl[kCtrlStep];
+      credit = sctrl[kCtrlHead];
+    }
+    if (recvs) {
+      rbuf = comm.conns[rslot].buf;
+      rhead = comm.conns[rslot].head;
+      rstep = rctrl[kCtrlStep];
+    }
+    P.sendSlots = reinterpret_cast<uint4*>(sbuf);
+    P.sendHead = sctrl + kCtrlHead;
+    P.sendStepPtr = sctrl + kCtrlStep;
+    P.sendStep = sstep;
+    P.credit = credit;
+    P.recvSlots = reinterpret_cast<const uint4*>(rbuf);
+    P.recvHead = rhead;
+    P.recvStepPtr = rctrl + kCtrlStep;
+    P.recvStep = rstep;
+  }
+  __syncthreads();
+}
+
+// After step s: every thread is done with it. Tells each sending peer that the slot is
+// free; after the last step, saves the step counters. False when the work was stopped.
+__device__ __forceinline__ bool llEndStep(const DevComm& comm, const DevWork& w, LlShared& sh, uint64_t s,
+                                          uint64_t nsteps) {
+  __syncthreads();
+  if (*reinterpret_cast<volatile int*>(&sh.abort)) return false;
+  const bool p2p = llIsP2p(w);
+  const int nslots = p2p ? 1 : comm.nranks;
+  if (static_cast<int>(threadIdx.x) < nslots) {
+    const int r = p2p ? w.s.root : static_cast<int>(threadIdx.x);
+    LlPeer& P = sh.peer[threadIdx.x];
+    if (llRecvsFrom(w, r)) {
+      stVolatile(P.recvHead, P.recvStep + s + 1);
+      if (s + 1 == nsteps) *P.recvStepPtr = P.recvStep + nsteps;
+    }
+    if (s + 1 == nsteps && llSendsTo(w, r)) *P.sendStepPtr = P.sendStep + nsteps;
+  }
+  return true;
+}
+
+// Sends the U lines of one thread (words v) of step s to rank r.
+template <int U>
+__device__ __forceinline__ void llSendLines(const LlPeer& P, uint64_t s, int i0, int lines, const uint64_t (&v)[U],
+                                            const DevComm* comm, int* abort, int r) {
+  const uint64_t st = P.sendStep + s;
+  if (st >= static_cast<uint64_t>(kLlSlots) && P.credit < st + 1 - kLlSlots)
+    llWaitCredit(P.sendHead, st + 1 - kLlSlots, comm, abort, r);
+  uint4* base = P.sendSlots + (st % kLlSlots) * kLlLines;
+  const uint32_t flag = static_cast<uint32_t>(st + 1);
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    const int i = i0 + u * static_cast<int>(blockDim.x);
+    if (i < lines) llStore(base + i, v[u], flag);
+  }
+}
+
+__device__ __forceinline__ int lineBytes(uint64_t len, int i) {
+  const uint64_t b = static_cast<uint64_t>(i) * 8;
+  return len - b >= 8 ? 8 : static_cast<int>(len - b);
+}
+
+// Step s of a channel's range: its offset, bytes and lines.
+struct LlStep {
+  uint64_t off, len;
+  int lines;
+  __device__ __forceinline__ LlStep(const LlRange& rg, uint64_t s) {
+    off = rg.off + s * kLlPayload;
+    len = rg.off + rg.len - off < kLlPayload ? rg.off + rg.len - off : kLlPayload;
+    lines = static_cast<int>((len + 7) / 8);
+  }
+};
+
+// One thread's U lines of src at step st (lines i0, i0 + nt, ...), through f (pre-multiply).
+template <int U, typename F>
+__device__ __forceinline__ void llLoadLines(uint64_t (&v)[U], const uint8_t* src, const LlStep& st, int i0, int nt, F f) {
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    const int i = i0 + u * nt;
+    v[u] = i < st.lines ? f(load8(src + st.off + 8 * static_cast<uint64_t>(i), lineBytes(st.len, i))) : 0;
+  }
+}
+
+// AllReduce, ReduceScatter and Reduce with an arithmetic policy (LlTyped or LlAny).
+template <typename Policy>
+__device__ __forceinline__ bool llReduceLoop(const DevComm* commP, const DevWork* wP, int ch, LlShared* shP) {
+  constexpr int U = Policy::kUnroll;
+  const DevComm& comm = *commP;
+  const DevWork& w = *wP;
+  LlShared& sh = *shP;
+  const Policy red(w);
+  const LlRange rg = llRange(w, typeBytes(w.type), ch);
+  if (rg.nsteps == 0) return true;
+  const int n = comm.nranks, me = comm.rank, nt = blockDim.x;
+  const Coll coll = w.s.coll;
+  const bool receives = coll != Coll::Reduce || me == w.s.root;
+  const uint8_t* in = static_cast<const uint8_t*>(w.in);
+  uint8_t* out = static_cast<uint8_t*>(w.out);
+  const uint8_t* ownSrc = in + (coll == Coll::ReduceScatter ? static_cast<uint64_t>(me) * rg.total : 0);
+  auto pre = [&red](uint64_t v) { return red.pre(v); };
+  // The first lines of my data load while the connections are looked up.
+  uint64_t own[U];
+  llLoadLines(own, ownSrc, LlStep(rg, 0), threadIdx.x, nt, pre);
+  llSetup(comm, w, ch, sh);
+  int* const abort = &sh.abort;
+  for (uint64_t s = 0; s < rg.nsteps; ++s) {
+    const LlStep st(rg, s);
+    const uint64_t sOff = st.off, sLen = st.len;
+    const int lines = st.lines;
+    for (int i0 = threadIdx.x; i0 < lines; i0 += nt * U) {
+      if (s != 0 || i0 != static_cast<int>(threadIdx.x)) llLoadLines(own, ownSrc, st, i0, nt, pre);
+      // Send.
+      for (int r = 0; r < n; ++r) {
+        if (!llSendsTo(w, r)) continue;
+        if (coll == Coll::ReduceScatter) {
+          uint64_t v[U];
+          llLoadLines(v, in + static_cast<uint64_t>(r) * rg.total, st, i0, nt, pre);
+          llSendLines(sh.peer[r], s, i0, lines, v, commP, abort, r);
+        } else {
+          llSendLines(sh.peer[r], s, i0, lines, own, commP, abort, r);
+        }
+      }
+      if (!receives) continue;
+      // Reduce every rank's contribution in rank order.
+      typename Policy::Acc acc[U];
+      for (int r = 0; r < n; ++r) {
+        const uint4* base = nullptr;
+        uint32_t flag = 0;
+        if (r != me) {
+          const LlPeer& P = sh.peer[r];
+          const uint64_t step = P.recvStep + s;
+          base = P.recvSlots + (step % kLlSlots) * kLlLines;
+          flag = static_cast<uint32_t>(step + 1);
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          const int i = i0 + u * nt;
+          if (i >= lines) continue;
+          const uint64_t v = r == me ? own[u] : llRead(base + i, flag, commP, abort, r);
+          if (r == 0) red.first(acc[u], v);
+          else red.add(acc[u], v);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int i = i0 + u * nt;
+        if (i < lines)
+          store8(out + sOff + 8 * static_cast<uint64_t>(i), red.finish(acc[u]), lineBytes(sLen, i));
+      }
+    }
+    if (!llEndStep(comm, w, sh, s, rg.nsteps)) return false;
+  }
+  return true;
+}
+
+template <typename T, typename Op>
+__device__ __noinline__ bool llReduceWork(const DevComm* comm, const DevWork* w, int ch, LlShared* sh) {
+  return llReduceLoop<LlTyped<T, Op>>(comm, w, ch, sh);
+}
+static __device__ __noinline__ bool llReduceWorkAny(const DevComm* comm, const DevWork* w, int ch, LlShared* sh) {
+  return llReduceLoop<LlAny>(comm, w, ch, sh);
+}
+
+// AllGather, Broadcast, Send and Recv: data movement only.
+static __device__ __noinline__ bool llCopyWork(const DevComm* commP, const DevWork* wP, int ch, LlShared* shP) {
+  const DevComm& comm = *commP;
+  const DevWork& w = *wP;
+  LlShared& sh = *shP;
+  const size_t esize = typeBytes(w.type);
+  constexpr int U = kLlUnroll;
+  const LlRange rg = llRange(w, esize, ch);
+  if (rg.nsteps == 0) return true;
+  const int n = comm.nranks, me = comm.rank, nt = blockDim.x;
+  const Coll coll = w.s.coll;
+  const bool p2p = llIsP2p(w);
+  const uint8_t* in = static_cast<const uint8_t*>(w.in);
+  uint8_t* out = static_cast<uint8_t*>(w.out);
+  // My data (sent, and stored locally), and where each received block goes.
+  const bool hasSrc = coll == Coll::AllGather || coll == Coll::Send || (coll == Coll::Broadcast && me == w.s.root);
+  uint8_t* localDst = nullptr;
+  if (coll == Coll::AllGather) localDst = out + static_cast<uint64_t>(me) * rg.total;
+  if (coll == Coll::Broadcast && me == w.s.root) localDst = out;
+  if (localDst == in) localDst = nullptr;  // in place
+  auto same = [](uint64_t v) { return v; };
+  // The first lines of my data load while the connections are looked up.
+  uint64_t own[U];
+  if (hasSrc) llLoadLines(own, in, LlStep(rg, 0), threadIdx.x, nt, same);
+  llSetup(comm, w, ch, sh);
+  int* const abort = &sh.abort;
+  for (uint64_t s = 0; s < rg.nsteps; ++s) {
+    const LlStep st(rg, s);
+    const uint64_t sOff = st.off, sLen = st.len;
+    const int lines = st.lines;
+    for (int i0 = threadIdx.x; i0 < lines; i0 += nt * U) {
+      if (hasSrc) {
+        if (s != 0 || i0 != static_cast<int>(threadIdx.x)) llLoadLines(own, in, st, i0, nt, same);
+        if (p2p) {
+          llSendLines(sh.peer[0], s, i0, lines, own, commP, abort, w.s.root);
+        } else {
+          for (int r = 0; r < n; ++r)
+            if (r != me) llSendLines(sh.peer[r], s, i0, lines, own, commP, abort, r);
+        }
+        if (localDst) {
+#pragma unroll
+          for (int u = 0; u < U; ++u) {
+            const int i = i0 + u * nt;
+            if (i < lines) store8(localDst + sOff + 8 * static_cast<uint64_t>(i), own[u], lineBytes(sLen, i));
+          }
+        }
+      }
+      for (int r = 0; r < (p2p ? 1 : n); ++r) {
+        const int peer = p2p ? w.s.root : r;
+        if (!llRecvsFrom(w, peer)) continue;
+        const LlPeer& P = sh.peer[r];
+        const uint64_t step = P.recvStep + s;
+        const uint4* base = P.recvSlots + (step % kLlSlots) * kLlLines;
+        const uint32_t flag = static_cast<uint32_t>(step + 1);
+        uint8_t* dst = out + (coll == Coll::AllGather ? static_cast<uint64_t>(peer) * rg.total : 0) + sOff;
+        uint64_t v[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          const int i = i0 + u * nt;
+          v[u] = i < lines ? llRead(base + i, flag, commP, abort, peer) : 0;
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          const int i = i0 + u * nt;
+          if (i < lines) store8(dst + 8 * static_cast<uint64_t>(i), v[u], lineBytes(sLen, i));
+        }
+      }
+    }
+    if (!llEndStep(comm, w, sh, s, rg.nsteps)) return false;
+  }
+  return true;
+}
+
+// True when the block of queue q runs work w: collectives on every channel below their
+// count; point-to-point works on the queue of their peer, direction and channel.
+__device__ __forceinline__ bool queueRuns(const DevQueue& q, const DevWork& w) {
+  const bool p2p = w.s.algo == Algo::P2p;
+  if (q.channel >= w.s.nchannels) return false;
+  if (q.peer < 0) return !p2p;
+  return p2p && w.s.root == q.peer && (w.s.coll == Coll::Send) == (q.send != 0);
+}
+
+__host__ __device__ __forceinline__ bool collReduces(Coll c) {
+  return c == Coll::AllReduce || c == Coll::ReduceScatter || c == Coll::Reduce;
+}
+
+}  // namespace mccl

@@ -1,0 +1,164 @@
+// The GPU LL protocol's plan, checked without a GPU: the all-pairs pattern every rank
+// follows (each send has its receive on the peer, every contribution reaches whoever
+// needs it exactly once), and the planner's protocol choice (NCCL_PROTO, the traffic
+// threshold, the rank limit, network peers, host communicators).
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <vector>
+
+#include "algorithms/schedule.h"
+#include "core/comm.h"
+#include "core/knobs.h"
+#include "core/planner.h"
+
+using namespace mccl;
+
+namespace {
+
+Schedule allPairs(Coll coll, int n, int rank, int root) {
+  Schedule s{};
+  s.coll = coll;
+  s.algo = coll == Coll::Send || coll == Coll::Recv ? Algo::P2p : Algo::Ring;
+  s.nranks = n;
+  s.rank = rank;
+  s.root = root;
+  s.nchannels = 1;
+  return s;
+}
+
+// Which ranks' data ends up combined or stored at rank `at`: its own (where the collective
+// uses it) plus every rank it receives from.
+std::vector<int> contributors(Coll coll, int n, int at, int root) {
+  std::vector<int> got;
+  for (int r = 0; r < n; ++r)
+    if (allPairsRecvsFrom(allPairs(coll, n, at, root), r)) got.push_back(r);
+  return got;
+}
+
+}  // namespace
+
+TEST(LlAllPairs, EverySendHasItsReceive) {
+  for (Coll coll : {Coll::AllReduce, Coll::AllGather, Coll::ReduceScatter, Coll::Broadcast, Coll::Reduce})
+    for (int n = 1; n <= kLlMaxRanks; ++n)
+      for (int root = 0; root < n; ++root)
+        for (int a = 0; a < n; ++a)
+          for (int b = 0; b < n; ++b) {
+            const bool sends = allPairsSendsTo(allPairs(coll, n, a, root), b);
+            const bool recvs = allPairsRecvsFrom(allPairs(coll, n, b, root), a);
+            EXPECT_EQ(sends, recvs) << "coll " << static_cast<int>(coll) << " n " << n << " root " << root << " " << a
+                                    << " -> " << b;
+            if (a == b) EXPECT_FALSE(sends) << "a collective never sends to itself";
+          }
+}
+
+TEST(LlAllPairs, ContributionsReachWhoNeedsThem) {
+  for (int n = 1; n <= kLlMaxRanks; ++n)
+    for (int root = 0; root < n; ++root)
+      for (int at = 0; at < n; ++at) {
+        // AllReduce, AllGather, ReduceScatter: every other rank; Reduce: the root hears
+        // everyone, the others nobody; Broadcast: everyone but the root hears the root.
+        for (Coll coll : {Coll::AllReduce, Coll::AllGather, Coll::ReduceScatter})
+          EXPECT_EQ(contributors(coll, n, at, root).size(), static_cast<size_t>(n - 1));
+        EXPECT_EQ(contributors(Coll::Reduce, n, at, root).size(), at == root ? static_cast<size_t>(n - 1) : 0u);
+        std::vector<int> b = contributors(Coll::Broadcast, n, at, root);
+        if (at == root) EXPECT_TRUE(b.empty());
+        else EXPECT_EQ(b, std::vector<int>{root});
+      }
+}
+
+TEST(LlAllPairs, PointToPointIncludesSelf) {
+  EXPECT_TRUE(allPairsSendsTo(allPairs(Coll::Send, 3, 1, 1), 1));
+  EXPECT_TRUE(allPairsRecvsFrom(allPairs(Coll::Recv, 3, 1, 1), 1));
+  EXPECT_FALSE(allPairsSendsTo(allPairs(Coll::Send, 3, 1, 2), 0));
+  EXPECT_FALSE(allPairsRecvsFrom(allPairs(Coll::Send, 3, 1, 2), 2));
+}
+
+namespace {
+
+struct FakeGpuComm {
+  ncclComm comm;
+  FakeGpuComm(int n, bool net) {
+    comm.rank = 0;
+    comm.nranks = n;
+    comm.cudaDev = 0;
+    comm.gpuNet = net;
+  }
+};
+
+OpDesc opOf(OpKind kind, size_t bytes) {
+  OpDesc op;
+  op.kind = kind;
+  op.datatype = ncclFloat32;
+  op.count = bytes / 4;
+  op.root = 1;
+  return op;
+}
+
+class ProtoEnv : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    unsetenv("NCCL_PROTO");
+    unsetenv("MCCL_LL_MAX_BYTES");
+    unsetenv("NCCL_MAX_NCHANNELS");
+    knobsReload();
+  }
+  static void set(const char* k, const char* v) {
+    setenv(k, v, 1);
+    knobsReload();
+  }
+};
+
+}  // namespace
+
+TEST_F(ProtoEnv, SmallMessagesOnOneNodeUseLl) {
+  FakeGpuComm two(2, false);
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 8), 1 << 19).proto, Proto::LL);
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::Send, 4096), 1 << 19).proto, Proto::LL);
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 256u << 20), 1 << 19).proto, Proto::Simple);
+  // The threshold counts the bytes the busiest rank sends: (n - 1) copies of one-shot data.
+  FakeGpuComm eight(8, false);
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 512u << 10), 1 << 19).proto, Proto::LL);
+  EXPECT_EQ(choosePlan(&eight.comm, opOf(OpKind::AllReduce, 512u << 10), 1 << 19).proto, Proto::Simple);
+}
+
+TEST_F(ProtoEnv, LlNeedsIpcPeersAndAtMostEightRanksForCollectives) {
+  FakeGpuComm net(2, true);
+  EXPECT_EQ(choosePlan(&net.comm, opOf(OpKind::AllReduce, 8), 1 << 19).proto, Proto::Simple);
+  FakeGpuComm nine(9, false);
+  EXPECT_EQ(choosePlan(&nine.comm, opOf(OpKind::AllReduce, 8), 1 << 19).proto, Proto::Simple);
+  EXPECT_EQ(choosePlan(&nine.comm, opOf(OpKind::Send, 8), 1 << 19).proto, Proto::LL);
+  ncclComm host;
+  host.nranks = 2;
+  EXPECT_EQ(choosePlan(&host, opOf(OpKind::AllReduce, 8), 1 << 19).proto, Proto::Simple);
+}
+
+TEST_F(ProtoEnv, NcclProtoAndThresholdKnobs) {
+  FakeGpuComm two(2, false);
+  set("NCCL_PROTO", "Simple");
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 8), 1 << 19).proto, Proto::Simple);
+  set("NCCL_PROTO", "^LL");
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 8), 1 << 19).proto, Proto::Simple);
+  set("NCCL_PROTO", "LL");  // the only protocol allowed: every size
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 1u << 30), 1 << 19).proto, Proto::LL);
+  set("NCCL_PROTO", "");
+  set("MCCL_LL_MAX_BYTES", "4K");
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 4096), 1 << 19).proto, Proto::LL);
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 8192), 1 << 19).proto, Proto::Simple);
+}
+
+TEST_F(ProtoEnv, LlChannelsGrowWithSizeWithinLimits) {
+  FakeGpuComm two(2, false);
+  set("MCCL_LL_MAX_BYTES", "64M");
+  int last = 0;
+  for (size_t bytes = 8; bytes <= (64u << 20); bytes *= 4) {
+    PlanChoice c = choosePlan(&two.comm, opOf(OpKind::AllReduce, bytes), 1 << 19);
+    ASSERT_EQ(c.proto, Proto::LL);
+    EXPECT_GE(c.nchannels, last);
+    EXPECT_GE(c.nchannels, 1);
+    EXPECT_LE(c.nchannels, kLlMaxChannels);
+    last = c.nchannels;
+  }
+  set("NCCL_MAX_NCHANNELS", "2");
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 32u << 20), 1 << 19).nchannels, 2);
+}
