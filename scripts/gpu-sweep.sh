@@ -93,6 +93,40 @@ for k in sorted(rows):
 EOF
 fi
 
+if has profile; then
+  # Where the time goes: host phases and each protocol's per-step phases (MCCL_PROFILE),
+  # one size per run so the averages belong to it.
+  for spec in allreduce:8 allreduce:64K allreduce:1M allreduce:32M allreduce:1G sendrecv:8 sendrecv:1G reduce:1G \
+              allgather:1G; do
+    op=${spec%%:*} sz=${spec#*:}
+    PERF_X="-x MCCL_PROFILE=1" perf prof_${op}_$sz mccl -b $sz -e $sz -o $op -t 1 -c 0
+    { echo "== $op $sz"; grep -E '^ +[0-9]' "$OUT/prof_${op}_$sz.txt"; grep -h 'mccl profile' "$OUT/prof_${op}_$sz.err"; } >> "$OUT/profile.txt"
+  done
+  PERF_X=""
+  cat "$OUT/profile.txt"
+fi
+
+if has fifosweep; then
+  # Simple: bytes per post (NCCL_BUFFSIZE / MCCL_FIFO_SLOTS) and channels, mid to large sizes.
+  for ch in 32 64; do
+    for geo in 8:4M 4:4M 8:8M; do
+      sl=${geo%%:*} buf=${geo#*:}
+      PERF_X="-x NCCL_PROTO=Simple -x NCCL_MIN_NCHANNELS=$ch -x NCCL_MAX_NCHANNELS=$ch -x NCCL_BUFFSIZE=$buf -x MCCL_FIFO_SLOTS=$sl" \
+        perf fifo_c${ch}_s${sl}_b${buf} mccl -b 8M -e 1G -f 4 -o allreduce,sendrecv -t 1 -c 0
+    done
+  done
+  PERF_X=""
+  grep -H -E '^ +[0-9]' "$OUT"/fifo_*.txt | sed "s#$OUT/##" > "$OUT/fifosweep.txt"
+  # LL at the top of its range, after pipelining.
+  for ch in 16 32; do
+    PERF_X="-x NCCL_PROTO=LL -x NCCL_MIN_NCHANNELS=$ch -x NCCL_MAX_NCHANNELS=$ch" \
+      perf llbig_c${ch} mccl -b 256K -e 16M -f 4 -o allreduce,allgather,sendrecv,reducescatter -t 1 -c 0
+  done
+  PERF_X=""
+  grep -H -E '^ +[0-9]' "$OUT"/llbig_*.txt | sed "s#$OUT/##" >> "$OUT/fifosweep.txt"
+  cat "$OUT/fifosweep.txt"
+fi
+
 if has simplesweep; then
   # Simple: channels x FIFO geometry at large sizes.
   for ch in 16 32 64; do
@@ -109,7 +143,7 @@ if has simplesweep; then
 fi
 
 tar -C "$OUT" -czf "$FINAL/logs.tgz" . 2>/dev/null
-for f in ratio.md ratio_graph.md llsweep.md simplesweep.txt micro_latency.txt; do [ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"; done
+for f in ratio.md ratio_graph.md llsweep.md simplesweep.txt micro_latency.txt profile.txt fifosweep.txt; do [ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"; done
 [ -f "$OUT/ratio.md" ] && { echo "== eager"; cat "$OUT/ratio.md"; }
 [ -f "$OUT/ratio_graph.md" ] && { echo "== graph"; cat "$OUT/ratio_graph.md"; }
 [ -f "$OUT/llsweep.md" ] && cat "$OUT/llsweep.md"

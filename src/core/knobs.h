@@ -42,7 +42,7 @@ enum class KnobType { Int, Size, Bool, String };
   X(DumpSchedule, "MCCL_DUMP_SCHEDULE", Bool, "0", "print every schedule a plan builds")       \
   X(DumpSignal, "MCCL_DUMP_SIGNAL", Bool, "0", "SIGUSR2 dumps the state of every communicator") \
   X(Profile, "MCCL_PROFILE", Bool, "0",                                                          \
-    "GPU communicators: time the host phases of every launch, printed at destroy")             \
+    "GPU communicators: time the host phases of each launch and the phases of each kernel step; averages printed at destroy") \
   X(HostId, "MCCL_HOST_ID", String, "", "overrides the host identity (tests make fake nodes)") \
   X(Transport, "MCCL_TRANSPORT", String, "auto", "host peers: auto, ucx or loopback")          \
   X(UcxDirect, "MCCL_UCX_DIRECT", Bool, "1", "map peers' FIFOs directly when UCX allows it")   \
@@ -52,7 +52,8 @@ enum class KnobType { Int, Size, Bool, String };
   X(GpuFence, "MCCL_GPU_FENCE", String, "acqrel", "kernel flag fence: acqrel, or sc (tests)")  \
   X(GpuSlices, "MCCL_GPU_SLICES", Int, "1", "flags per GPU FIFO slot (1 is fastest measured)")     \
   X(NetChannels, "MCCL_NET_NCHANNELS", Int, "4", "channels of a GPU plan with network peers")       \
-  X(FifoSlots, "MCCL_FIFO_SLOTS", Int, "8", "pipeline slots of each connection's FIFO")        \
+  X(FifoSlots, "MCCL_FIFO_SLOTS", Int, "0",                                                      \
+    "pipeline slots of each connection's FIFO (0: 8 on host memory, 4 on GPUs: 1 MiB posts)")  \
   X(LlMaxBytes, "MCCL_LL_MAX_BYTES", Size, "0",                                                 \
     "GPU: the LL protocol below this many bytes sent per rank (0: the tuner decides)")         \
   X(TreeThreshold, "MCCL_TREE_THRESHOLD", Size, "0",                                            \

@@ -11,10 +11,13 @@
 namespace mccl {
 namespace {
 
-// LL below this many bytes sent by the busiest rank (MCCL_LL_MAX_BYTES overrides), and
-// about this many bytes of each peer's data per LL channel.
+// LL below this many bytes sent by the busiest rank (MCCL_LL_MAX_BYTES overrides; AllGather,
+// whose receivers only copy, keeps LL's lead longer), and about this many bytes of each
+// peer's data per LL channel. Measured on 2 x H200 (bench/results/gpu-2xH200-2026-11-22).
 constexpr int64_t kLlDefaultMaxTraffic = 2 << 20;
-constexpr double kLlBytesPerChannel = 16 * 1024;
+constexpr int64_t kLlAllGatherMaxTraffic = 4 << 20;
+constexpr double kLlBytesPerChannel = 8 * 1024;
+constexpr int64_t kP2pMinChunkBytes = 256 * 1024;
 
 // Latency per step (us) and bandwidth per link (GB/s) of the fabric a comm uses.
 struct Fabric {
@@ -66,7 +69,7 @@ bool chooseLl(const ncclComm* comm, const OpDesc& op) {
   if (!knobListAllows(protos, "LL")) return false;
   if (!knobListAllows(protos, "Simple")) return true;  // LL is the only protocol allowed
   int64_t limit = knobInt(Knob::LlMaxBytes);
-  if (limit <= 0) limit = kLlDefaultMaxTraffic;
+  if (limit <= 0) limit = op.kind == OpKind::AllGather ? kLlAllGatherMaxTraffic : kLlDefaultMaxTraffic;
   return llTrafficBytes(op, comm->nranks) <= static_cast<double>(limit);
 }
 
@@ -107,7 +110,10 @@ PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes) 
     // less each beat fewer blocks with more steps.
     c.proto = Proto::LL;
     const double perPeer = static_cast<double>(op.bytes());
-    int nch = static_cast<int>(std::min<double>(kLlMaxChannels, std::max(1.0, std::ceil(perPeer / kLlBytesPerChannel))));
+    // Send/Recv: all-to-all patterns run every peer's operations at once, so fewer
+    // channels per peer on larger cliques.
+    const int cap = op.isP2p() ? std::min(kLlMaxChannels, std::max(4, 32 / n)) : kLlMaxChannels;
+    int nch = static_cast<int>(std::min<double>(cap, std::max(1.0, std::ceil(perPeer / kLlBytesPerChannel))));
     int64_t minc = knobInt(Knob::MinNChannels), maxc = knobInt(Knob::MaxNChannels);
     if (minc > 0) nch = std::max<int>(nch, static_cast<int>(minc));
     if (maxc > 0) nch = std::min<int>(nch, static_cast<int>(maxc));
@@ -145,7 +151,13 @@ PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes) 
   }
   c.nchannels = std::max(1, std::min(nch, kMaxChannels));
   c.align = std::max<int64_t>(1, 64 / static_cast<int64_t>(esize));
-  c.chunk = std::max<int64_t>(c.align, static_cast<int64_t>(slotBytes / esize) / c.align * c.align);
+  // A step is a whole FIFO slot (each step pays a fence and flags), except that a
+  // Send/Recv pipelines sender and receiver only over two steps or more: half a channel's
+  // bytes, but never under 256 KiB (smaller measured slower; bench/results/gpu-2xH200-2026-11-22).
+  int64_t chunkBytes = static_cast<int64_t>(slotBytes);
+  if (!comm->isHost() && op.isP2p())
+    chunkBytes = std::min(chunkBytes, std::max(kP2pMinChunkBytes, static_cast<int64_t>(bytes) / c.nchannels / 2));
+  c.chunk = std::max<int64_t>(c.align, chunkBytes / static_cast<int64_t>(esize) / c.align * c.align);
   return c;
 }
 

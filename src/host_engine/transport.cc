@@ -75,6 +75,7 @@ struct HostTransport::Conn {
 
 HostTransport::HostTransport(ncclComm* comm) : comm_(comm), exchange_(comm, sizeof(ConnInfo)) {
   int64_t slots = knobInt(Knob::FifoSlots);
+  if (slots <= 0) slots = 8;
   if (slots < 2) slots = 2;
   if (slots > 64) slots = 64;
   int64_t buff = knobInt(Knob::BuffSize);

@@ -19,13 +19,15 @@
 namespace mccl {
 namespace {
 
-// Spins until *p >= want. Gives up (false) when the communicator is aborted or the wait
-// exceeds MCCL_TIMEOUT, recording why in host-mapped memory.
+// Spins until *p >= want, with acquire loads: what the peer stored before its flag is
+// visible to this thread, and through the barrier that follows to its block (no fence).
+// Gives up (false) when the communicator is aborted or the wait exceeds MCCL_TIMEOUT,
+// recording why in host-mapped memory.
 __device__ bool waitAtLeast(const DevComm& comm, const uint64_t* p, uint64_t want, int peer) {
   uint64_t start = 0;
   for (uint32_t spins = 0;; ++spins) {
-    if (ldVolatile(p) >= want) {
-      fenceSys(comm.fence);
+    if (ldAcquireSys(p) >= want) {
+      if (comm.fence == 1) fenceSys(1);
       return true;
     }
     if (spins == kSpinsPerCheck) {
@@ -125,8 +127,22 @@ __device__ __noinline__ void copyBytes(const Io& io, size_t bytes, bool fromFifo
   }
 }
 
-template <typename S, typename Op>
-__device__ __noinline__ void combineTyped(const Io& io, int tid, int nt) {
+// Any operator on one type, chosen per element: the general loop (pre-multiplied input,
+// integer average, three inputs, unaligned buffers, and the operators other than sum). One
+// out-of-line function a type, not one a (type, operator): ptxas keeps room for every
+// out-of-line callee in the kernel's stack, which the driver reserves for every thread.
+template <typename A>
+__device__ __forceinline__ A applyOp(uint8_t red, A a, A b) {
+  switch (red) {
+    case kRedSum: return OpSum::f(a, b);
+    case kRedProd: return OpProd::f(a, b);
+    case kRedMax: return OpMax::f(a, b);
+    default: return OpMin::f(a, b);
+  }
+}
+
+template <typename S>
+__device__ __noinline__ void combineTyped(uint8_t red, const Io& io, int tid, int nt) {
   constexpr int kUnrollReduce = unrollFor<S>();
   using T = DevT<S>;
   using A = typename T::A;
@@ -153,8 +169,8 @@ __device__ __noinline__ void combineTyped(const Io& io, int tid, int nt) {
   auto reduceOne = [&](S x0, S x1, S x2, bool first) -> S {
     A acc = T::load(x0);
     if (first && premul) acc = OpProd::f(acc, scalar);
-    if (p1) acc = Op::f(acc, T::load(x1));
-    if (p2) acc = Op::f(acc, T::load(x2));
+    if (p1) acc = applyOp(red, acc, T::load(x1));
+    if (p2) acc = applyOp(red, acc, T::load(x2));
     if (postDiv > 1) acc = divideBy(acc, postDiv);
     return T::store(acc);
   };
@@ -196,13 +212,75 @@ __device__ __noinline__ void combineTyped(const Io& io, int tid, int nt) {
   }
 }
 
+// The 16-byte vector a op b, element by element, in the type's arithmetic type.
+template <typename S, typename Op>
+__device__ __forceinline__ uint4 vecOp(uint4 a, uint4 b) {
+  using T = DevT<S>;
+  constexpr int E = 16 / sizeof(S);
+  S x[E], y[E];
+  memcpy(x, &a, 16);
+  memcpy(y, &b, 16);
+#pragma unroll
+  for (int j = 0; j < E; ++j) x[j] = T::store(Op::f(T::load(x[j]), T::load(y[j])));
+  uint4 r;
+  memcpy(&r, x, 16);
+  return r;
+}
+
+// The common reduction of the Simple protocol (recvReduceSend, recvReduceCopySend): the
+// local input or a message, op another message, into up to three outputs; 16-byte
+// vectors, nothing per element but the operator. Arguments by value: no Io in memory.
+template <typename S, typename Op>
+__device__ __noinline__ void combineFast(const uint8_t* p0, bool p0Fifo, const uint8_t* p1, uint8_t* o0, uint8_t* o1,
+                                         uint8_t* o2, size_t nvec, int tid, int nt) {
+  constexpr int U = 4;
+  for (size_t base = tid; base < nvec; base += static_cast<size_t>(nt) * U) {
+    uint4 a[U], b[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const size_t i = base + static_cast<size_t>(u) * nt;
+      if (i < nvec) {
+        a[u] = p0Fifo ? ldFifo(p0 + 16 * i) : ldUser(p0 + 16 * i);
+        b[u] = ldFifo(p1 + 16 * i);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const size_t i = base + static_cast<size_t>(u) * nt;
+      if (i >= nvec) continue;
+      const uint4 r = vecOp<S, Op>(a[u], b[u]);
+      st16(o0 + 16 * i, r);
+      if (o1) st16(o1 + 16 * i, r);
+      if (o2) st16(o2 + 16 * i, r);
+    }
+  }
+}
+
+// Sums (nearly every large reduction) of two aligned inputs take the fast loop; the other
+// forms and operators the general one.
+template <typename S>
+__device__ __forceinline__ void combineSum(const Io& io, int tid, int nt) {
+  constexpr int E = 16 / sizeof(S);
+  const bool hasSrc = io.src != nullptr;
+  const int inputs = io.nin + (hasSrc ? 1 : 0);
+  const uint8_t* p0 = hasSrc ? io.src : io.in[0];
+  const uint8_t* p1 = hasSrc ? io.in[0] : io.in[1];
+  uint8_t* o1 = io.nout > 1 ? io.out[1] : nullptr;
+  uint8_t* o2 = io.nout > 2 ? io.out[2] : nullptr;
+  const uintptr_t align = reinterpret_cast<uintptr_t>(p0) | reinterpret_cast<uintptr_t>(p1) |
+                          reinterpret_cast<uintptr_t>(io.out[0]) | reinterpret_cast<uintptr_t>(o1) |
+                          reinterpret_cast<uintptr_t>(o2);
+  if (inputs == 2 && !io.premul && io.postDiv <= 1 && (align & 15) == 0 && io.count % E == 0)
+    combineFast<S, OpSum>(p0, !hasSrc, p1, io.out[0], o1, o2, io.count / E, tid, nt);
+  else
+    combineTyped<S>(kRedSum, io, tid, nt);
+}
+
 template <typename S>
 __device__ void combineOp(uint8_t red, const Io& io, int tid, int nt) {
   switch (red) {
-    case kRedSum: combineTyped<S, OpSum>(io, tid, nt); break;
-    case kRedProd: combineTyped<S, OpProd>(io, tid, nt); break;
-    case kRedMax: combineTyped<S, OpMax>(io, tid, nt); break;
-    default: combineTyped<S, OpMin>(io, tid, nt); break;
+    case kRedSum: combineSum<S>(io, tid, nt); break;
+    default: combineTyped<S>(red, io, tid, nt); break;
   }
 }
 
@@ -296,6 +374,7 @@ __device__ __noinline__ bool runLane(const DevComm& comm, const DevWork& w, int 
   // start as soon as the peer posted it, not when its whole chunk is done.
   const int S = comm.slices > 0 ? comm.slices : 1;
   const int64_t alignElems = esize >= 16 ? 1 : static_cast<int64_t>(16 / esize);
+  unsigned long long pw = 0, pm = 0, pp = 0, pb = 0, pn = 0;  // MCCL_PROFILE (thread 0)
   for (int64_t i = 0; i < nsteps; ++i) {
     const Step st = stepAt(s, ch, lc.id, i);
     if (st.count == 0) continue;
@@ -306,6 +385,8 @@ __device__ __noinline__ bool runLane(const DevComm& comm, const DevWork& w, int 
     for (int sl = 0; sl < S; ++sl) {
       const int64_t off = min64(per * sl, st.count);
       const int64_t cnt = min64(per, st.count - off);
+      const uint64_t t0 = comm.prof && lc.tid == 0 ? globalTimer() : 0;
+      uint64_t t1 = 0;
       if (lc.tid == 0) {
         bool ok = true;
         for (int k = 0; k < st.nrecv && ok; ++k) {
@@ -325,6 +406,7 @@ __device__ __noinline__ bool runLane(const DevComm& comm, const DevWork& w, int 
         }
         sh.abort = ok ? 0 : 1;
         if (!ok) writeBack(sh);
+        if (t0) t1 = globalTimer();
       }
       laneSync(lc.barrier, lc.nthreads);
       if (sh.abort) return false;
@@ -354,6 +436,7 @@ __device__ __noinline__ bool runLane(const DevComm& comm, const DevWork& w, int 
         }
       }
       laneSync(lc.barrier, lc.nthreads);
+      const uint64_t t2 = t0 ? globalTimer() : 0;
       if (lc.tid == 0) {
         // A network connection's proxy puts only the bytes of the slice: say where they are.
         for (int k = 0; k < st.nsend; ++k) {
@@ -363,8 +446,10 @@ __device__ __noinline__ bool runLane(const DevComm& comm, const DevWork& w, int 
                 static_cast<uint64_t>(off) * esize << 32 | static_cast<uint64_t>(cnt) * esize;
         }
         // Every thread's stores (ordered by the barrier) become visible before the flags:
-        // one system fence, then plain volatile flag stores.
-        fenceSys(comm.fence);
+        // one system fence, then plain volatile flag stores. A step that sent nothing only
+        // tells its senders it has read their slots (its loads are done: their values were
+        // stored before the barrier), so it needs no fence.
+        if (st.nsend > 0) fenceSys(comm.fence);
         for (int k = 0; k < st.nsend; ++k) {
           CachedConn* e = sh.sconn[k];
           *reinterpret_cast<volatile uint64_t*>(e->c.tail) = ++e->n;
@@ -373,10 +458,26 @@ __device__ __noinline__ bool runLane(const DevComm& comm, const DevWork& w, int 
           CachedConn* e = sh.rconn[k];
           *reinterpret_cast<volatile uint64_t*>(e->c.head) = ++e->n;
         }
+        if (t0) {
+          pw += t1 - t0;
+          pm += t2 - t1;
+          pp += globalTimer() - t2;
+          pb += static_cast<unsigned long long>(cnt) * esize;
+          pn += 1;
+        }
       }
     }
   }
-  if (lc.tid == 0) writeBack(sh);
+  if (lc.tid == 0) {
+    writeBack(sh);
+    if (comm.prof && pn) {
+      atomicAdd(comm.prof + kProfSimpleSteps, pn);
+      atomicAdd(comm.prof + kProfSimpleWait, pw);
+      atomicAdd(comm.prof + kProfSimpleMove, pm);
+      atomicAdd(comm.prof + kProfSimplePost, pp);
+      atomicAdd(comm.prof + kProfSimpleBytes, pb);
+    }
+  }
   return true;
 }
 
@@ -384,7 +485,7 @@ __device__ __noinline__ bool runLane(const DevComm& comm, const DevWork& w, int 
 
 // Any LL work (the generic kernel's path: groups that mix protocols, types or operators).
 __device__ __forceinline__ bool llRunAny(const DevComm& comm, const DevWork& w, int ch, LlShared& sh) {
-  return collReduces(w.s.coll) ? llReduceWorkAny(&comm, &w, ch, &sh) : llCopyWork(&comm, &w, ch, &sh);
+  return collReduces(w.s.coll) ? llReduceWorkAny(&comm, &w, ch, &sh) : llCopyWork<false>(&comm, &w, ch, &sh);
 }
 
 // ---- Kernels ----------------------------------------------------------------------------------

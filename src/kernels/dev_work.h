@@ -57,6 +57,16 @@ struct DevComm {
   const int32_t* ringPos;
   DevConn* conns;               // [cls][channel][peer][dir] (connSlot); zero until connected
   uint64_t* ctrl;               // kCtrlWords per connection slot
+  unsigned long long* prof;     // MCCL_PROFILE: kProfWords counters (device memory), else null
+};
+
+// MCCL_PROFILE counters: nanoseconds thread 0 of each block spent per phase of a step,
+// summed over blocks and steps, per protocol (Simple: wait for flags / move data / fence
+// and post; LL: setup / send (credit waits included) / receive and reduce / step barrier).
+enum ProfWord : int {
+  kProfSimpleSteps, kProfSimpleWait, kProfSimpleMove, kProfSimplePost, kProfSimpleBytes,
+  kProfLlSteps, kProfLlSetup, kProfLlSend, kProfLlRecv, kProfLlEnd, kProfLlBytes,
+  kProfWords
 };
 
 __host__ __device__ inline int connSlot(const DevComm& c, ConnClass cls, int channel, int peer, bool send) {

@@ -80,13 +80,19 @@ class GpuDataPath : public DataPath {
  public:
   explicit GpuDataPath(ncclComm* comm) : DataPath(comm), ipc_(comm) {}
   ~GpuDataPath() override {
+    CudaDeviceGuard guard(comm_->cudaDev);
     if (prof_.n > 0)
       std::fprintf(stderr,
                    "mccl profile: rank %d, %llu launches; host us per launch: API call to launch %.2f, "
                    "kernel launch %.2f, after launch %.2f\n",
                    comm_->rank, static_cast<unsigned long long>(prof_.n), prof_.plan / 1e3 / prof_.n,
                    prof_.launch / 1e3 / prof_.n, prof_.after / 1e3 / prof_.n);
-    CudaDeviceGuard guard(comm_->cudaDev);
+    if (devProf_) {
+      waitLast(5);
+      unsigned long long p[kProfWords] = {};
+      if (cudaMemcpy(p, devProf_, sizeof p, cudaMemcpyDeviceToHost) == cudaSuccess) printKernelProfile(p);
+      cudaFree(devProf_);
+    }
     if (lastEvent_) {
       // Kernels still running use what is freed below: they end (or were aborted) first.
       waitLast(static_cast<double>(knobInt(Knob::Timeout)));
@@ -138,6 +144,11 @@ class GpuDataPath : public DataPath {
     h.ringPos = dRing_ + n;
     h.conns = ipc_.devConns();
     h.ctrl = ipc_.devCtrl();
+    if (knobBool(Knob::Profile)) {
+      CUDA_TRY(cudaMalloc(&devProf_, sizeof(unsigned long long) * kProfWords), "cudaMalloc(profile)");
+      CUDA_TRY(cudaMemset(devProf_, 0, sizeof(unsigned long long) * kProfWords), "cudaMemset(profile)");
+      h.prof = devProf_;
+    }
     hComm_ = h;
     CUDA_TRY(cudaEventCreateWithFlags(&lastEvent_, cudaEventDisableTiming), "cudaEventCreate");
     return ncclSuccess;
@@ -207,11 +218,30 @@ class GpuDataPath : public DataPath {
 
   // MCCL_PROFILE: host time of each launch, from the first operation's API call.
   void profile(uint64_t enqueueNs, uint64_t beforeLaunch, uint64_t afterKernel, uint64_t done) {
-    if (!enqueueNs) return;
+    if (!enqueueNs || ++profSeen_ <= kProfileWarmup) return;  // connection setup, module load
     prof_.n += 1;
     prof_.plan += beforeLaunch - enqueueNs;
     prof_.launch += afterKernel - beforeLaunch;
     prof_.after += done - afterKernel;
+  }
+
+  // Per step of one block (thread 0), averaged over every block and step run.
+  void printKernelProfile(const unsigned long long* p) const {
+    if (p[kProfSimpleSteps])
+      std::fprintf(stderr,
+                   "mccl profile: rank %d Simple: %llu block-steps of %.0f KiB avg; us per step: wait for flags %.2f, "
+                   "move data %.2f, fence and post %.2f (%.2f GB/s per block while moving)\n",
+                   comm_->rank, p[kProfSimpleSteps], p[kProfSimpleBytes] / 1024.0 / p[kProfSimpleSteps],
+                   p[kProfSimpleWait] / 1e3 / p[kProfSimpleSteps], p[kProfSimpleMove] / 1e3 / p[kProfSimpleSteps],
+                   p[kProfSimplePost] / 1e3 / p[kProfSimpleSteps],
+                   p[kProfSimpleMove] ? static_cast<double>(p[kProfSimpleBytes]) / p[kProfSimpleMove] : 0.0);
+    if (p[kProfLlSteps])
+      std::fprintf(stderr,
+                   "mccl profile: rank %d LL: %llu block-steps of %.1f KiB avg; us per step: setup %.2f, send %.2f, "
+                   "receive %.2f, step barrier and credits %.2f\n",
+                   comm_->rank, p[kProfLlSteps], p[kProfLlBytes] / 1024.0 / p[kProfLlSteps],
+                   p[kProfLlSetup] / 1e3 / p[kProfLlSteps], p[kProfLlSend] / 1e3 / p[kProfLlSteps],
+                   p[kProfLlRecv] / 1e3 / p[kProfLlSteps], p[kProfLlEnd] / 1e3 / p[kProfLlSteps]);
   }
 
   IpcTransport& ipc() { return ipc_; }
@@ -276,6 +306,9 @@ class GpuDataPath : public DataPath {
   int32_t* dRing_ = nullptr;
   void* scratch_ = nullptr;
   int32_t* hostFlags_ = nullptr;
+  unsigned long long* devProf_ = nullptr;
+  static constexpr uint64_t kProfileWarmup = 10;
+  uint64_t profSeen_ = 0;
   cudaEvent_t lastEvent_ = nullptr;
   cudaStream_t lastStream_ = nullptr;
   bool launched_ = false;

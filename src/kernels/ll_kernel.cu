@@ -22,7 +22,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) llSumKernel(const __grid_const
     const DevWork& w = args.works[wi];
     if (!queueRuns(q, w)) continue;
     const bool ok = collReduces(w.s.coll) ? llReduceWork<T, OpSum>(&args.comm, &w, q.channel, &sh)
-                                          : llCopyWork(&args.comm, &w, q.channel, &sh);
+                                          : llCopyWork<true>(&args.comm, &w, q.channel, &sh);
     if (!ok) return;
   }
 }
@@ -34,7 +34,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) llCopyKernel(const __grid_cons
   for (int wi = 0; wi < args.nworks; ++wi) {
     const DevWork& w = args.works[wi];
     if (!queueRuns(q, w)) continue;
-    if (!llCopyWork(&args.comm, &w, q.channel, &sh)) return;
+    if (!llCopyWork<true>(&args.comm, &w, q.channel, &sh)) return;
   }
 }
 

@@ -60,7 +60,8 @@ __device__ __forceinline__ void llStore(uint4* p, uint64_t v, uint32_t flag) {
 // Returns 0 (and stops the block's work) when the communicator is aborted, the wait outlasts
 // MCCL_TIMEOUT, or another thread of the block stopped. Inlined: a call would make the
 // caller save its live registers around it (spills in the hot loop).
-static __device__ __forceinline__ uint64_t llReadSlow(const uint4* p, uint32_t flag, const DevComm* comm, int* abort, int peer) {
+template <bool Inline>
+__device__ __forceinline__ uint64_t llReadSlowBody(const uint4* p, uint32_t flag, const DevComm* comm, int* abort, int peer) {
   uint64_t start = 0;
   for (uint32_t spins = 0;; ++spins) {
     uint32_t d0, f0, d1, f1;
@@ -78,17 +79,25 @@ static __device__ __forceinline__ uint64_t llReadSlow(const uint4* p, uint32_t f
   }
 }
 
+// The slow paths of the rare kernels (the generic one) stay out of line: smaller code, a
+// faster build; the LL kernels inline them (a call would spill the caller's registers).
+static __device__ __noinline__ uint64_t llReadSlowCall(const uint4* p, uint32_t flag, const DevComm* comm, int* abort,
+                                                       int peer) {
+  return llReadSlowBody<false>(p, flag, comm, abort, peer);
+}
+
+template <bool Inline>
 __device__ __forceinline__ uint64_t llRead(const uint4* p, uint32_t flag, const DevComm* comm, int* abort, int peer) {
   uint32_t d0, f0, d1, f1;
   asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
                : "=r"(d0), "=r"(f0), "=r"(d1), "=r"(f1) : "l"(p) : "memory");
   if (f0 == flag && f1 == flag) return static_cast<uint64_t>(d1) << 32 | d0;
-  return llReadSlow(p, flag, comm, abort, peer);
+  return Inline ? llReadSlowBody<true>(p, flag, comm, abort, peer) : llReadSlowCall(p, flag, comm, abort, peer);
 }
 
 // Waits until the peer has consumed `need` steps (so the slot of step `need - 1 + kLlSlots`
 // may be written). Inlined, like llReadSlow.
-static __device__ __forceinline__ void llWaitCredit(const uint64_t* head, uint64_t need, const DevComm* comm, int* abort, int peer) {
+__device__ __forceinline__ void llWaitCredit(const uint64_t* head, uint64_t need, const DevComm* comm, int* abort, int peer) {
   uint64_t start = 0;
   for (uint32_t spins = 0; ldVolatile(head) < need; ++spins) {
     if (spins == kSpinsPerCheck) {
@@ -200,6 +209,7 @@ struct LlTyped {
   // Lines in flight per thread: 4, or 2 for the 1-byte types (eight accumulators a line);
   // more spills registers under the 128-register limit of 512-thread blocks.
   static constexpr int kUnroll = sizeof(T) >= 2 ? 4 : 2;
+  static constexpr bool kInlineWaits = true;
   using Acc = typename R::Acc;
   typename R::A scalar;
   bool premul;
@@ -263,6 +273,7 @@ static __device__ __noinline__ uint64_t llAnyWord(int type, int red, int what, L
 
 struct LlAny {
   static constexpr int kUnroll = 1;
+  static constexpr bool kInlineWaits = false;
   using Acc = LlAnyAcc;
   int type, red, postDiv;
   bool premul;
@@ -281,6 +292,33 @@ struct LlAny {
   __device__ __forceinline__ void add(Acc& a, uint64_t v) const { llAnyWord(type, red, kLlAdd, &a, v, 0, 0); }
   __device__ __forceinline__ uint64_t finish(const Acc& a) const {
     return llAnyWord(type, red, kLlFinish, const_cast<Acc*>(&a), 0, 0, postDiv);
+  }
+};
+
+// MCCL_PROFILE: thread 0's time per phase of each step, added to DevComm::prof at the end.
+struct LlProf {
+  unsigned long long* out;
+  uint64_t last = 0;
+  unsigned long long sum[kProfWords - kProfLlSteps] = {};
+  __device__ __forceinline__ explicit LlProf(const DevComm& c)
+      : out(threadIdx.x == 0 ? c.prof : nullptr) {
+    if (out) last = globalTimer();
+  }
+  __device__ __forceinline__ void mark(int word) {
+    if (!out) return;
+    const uint64_t now = globalTimer();
+    sum[word - kProfLlSteps] += now - last;
+    last = now;
+  }
+  __device__ __forceinline__ void step(uint64_t bytes) {
+    if (!out) return;
+    sum[0] += 1;
+    sum[kProfLlBytes - kProfLlSteps] += bytes;
+  }
+  __device__ __forceinline__ void flush() {
+    if (!out) return;
+#pragma unroll
+    for (int k = 0; k < kProfWords - kProfLlSteps; ++k) atomicAdd(out + kProfLlSteps + k, sum[k]);
   }
 };
 
@@ -414,6 +452,9 @@ __device__ __forceinline__ void llLoadLines(uint64_t (&v)[U], const uint8_t* src
 }
 
 // AllReduce, ReduceScatter and Reduce with an arithmetic policy (LlTyped or LlAny).
+// Steps are pipelined: every thread sends its lines of step s + 1 before it waits for the
+// lines of step s, so one NVLink latency per step is hidden behind the next step's stores
+// (credits allowing: kLlSlots steps in flight per connection).
 template <typename Policy>
 __device__ __forceinline__ bool llReduceLoop(const DevComm* commP, const DevWork* wP, int ch, LlShared* shP) {
   constexpr int U = Policy::kUnroll;
@@ -430,58 +471,72 @@ __device__ __forceinline__ bool llReduceLoop(const DevComm* commP, const DevWork
   uint8_t* out = static_cast<uint8_t*>(w.out);
   const uint8_t* ownSrc = in + (coll == Coll::ReduceScatter ? static_cast<uint64_t>(me) * rg.total : 0);
   auto pre = [&red](uint64_t v) { return red.pre(v); };
-  // The first lines of my data load while the connections are looked up.
-  uint64_t own[U];
-  llLoadLines(own, ownSrc, LlStep(rg, 0), threadIdx.x, nt, pre);
-  llSetup(comm, w, ch, sh);
   int* const abort = &sh.abort;
-  for (uint64_t s = 0; s < rg.nsteps; ++s) {
+  LlProf prof(comm);
+  // My lines of step s to every peer that needs them.
+  auto sendStep = [&](uint64_t s, bool prefetched, uint64_t (&own)[U]) {
     const LlStep st(rg, s);
-    const uint64_t sOff = st.off, sLen = st.len;
-    const int lines = st.lines;
-    for (int i0 = threadIdx.x; i0 < lines; i0 += nt * U) {
-      if (s != 0 || i0 != static_cast<int>(threadIdx.x)) llLoadLines(own, ownSrc, st, i0, nt, pre);
-      // Send.
+    for (int i0 = threadIdx.x; i0 < st.lines; i0 += nt * U) {
+      if (!prefetched || i0 != static_cast<int>(threadIdx.x)) llLoadLines(own, ownSrc, st, i0, nt, pre);
       for (int r = 0; r < n; ++r) {
         if (!llSendsTo(w, r)) continue;
         if (coll == Coll::ReduceScatter) {
           uint64_t v[U];
           llLoadLines(v, in + static_cast<uint64_t>(r) * rg.total, st, i0, nt, pre);
-          llSendLines(sh.peer[r], s, i0, lines, v, commP, abort, r);
+          llSendLines(sh.peer[r], s, i0, st.lines, v, commP, abort, r);
         } else {
-          llSendLines(sh.peer[r], s, i0, lines, own, commP, abort, r);
+          llSendLines(sh.peer[r], s, i0, st.lines, own, commP, abort, r);
         }
       }
-      if (!receives) continue;
-      // Reduce every rank's contribution in rank order.
-      typename Policy::Acc acc[U];
-      for (int r = 0; r < n; ++r) {
-        const uint4* base = nullptr;
-        uint32_t flag = 0;
-        if (r != me) {
-          const LlPeer& P = sh.peer[r];
-          const uint64_t step = P.recvStep + s;
-          base = P.recvSlots + (step % kLlSlots) * kLlLines;
-          flag = static_cast<uint32_t>(step + 1);
+    }
+  };
+  // The first lines of my data load while the connections are looked up.
+  uint64_t own[U];
+  llLoadLines(own, ownSrc, LlStep(rg, 0), threadIdx.x, nt, pre);
+  llSetup(comm, w, ch, sh);
+  prof.mark(kProfLlSetup);
+  sendStep(0, true, own);
+  for (uint64_t s = 0; s < rg.nsteps; ++s) {
+    if (s + 1 < rg.nsteps) sendStep(s + 1, false, own);
+    prof.mark(kProfLlSend);
+    const LlStep st(rg, s);
+    if (receives) {
+      for (int i0 = threadIdx.x; i0 < st.lines; i0 += nt * U) {
+        llLoadLines(own, ownSrc, st, i0, nt, pre);
+        // Reduce every rank's contribution in rank order.
+        typename Policy::Acc acc[U];
+        for (int r = 0; r < n; ++r) {
+          const uint4* base = nullptr;
+          uint32_t flag = 0;
+          if (r != me) {
+            const LlPeer& P = sh.peer[r];
+            const uint64_t step = P.recvStep + s;
+            base = P.recvSlots + (step % kLlSlots) * kLlLines;
+            flag = static_cast<uint32_t>(step + 1);
+          }
+#pragma unroll
+          for (int u = 0; u < U; ++u) {
+            const int i = i0 + u * nt;
+            if (i >= st.lines) continue;
+            const uint64_t v = r == me ? own[u] : llRead<Policy::kInlineWaits>(base + i, flag, commP, abort, r);
+            if (r == 0) red.first(acc[u], v);
+            else red.add(acc[u], v);
+          }
         }
 #pragma unroll
         for (int u = 0; u < U; ++u) {
           const int i = i0 + u * nt;
-          if (i >= lines) continue;
-          const uint64_t v = r == me ? own[u] : llRead(base + i, flag, commP, abort, r);
-          if (r == 0) red.first(acc[u], v);
-          else red.add(acc[u], v);
+          if (i < st.lines)
+            store8(out + st.off + 8 * static_cast<uint64_t>(i), red.finish(acc[u]), lineBytes(st.len, i));
         }
       }
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        const int i = i0 + u * nt;
-        if (i < lines)
-          store8(out + sOff + 8 * static_cast<uint64_t>(i), red.finish(acc[u]), lineBytes(sLen, i));
-      }
     }
+    prof.mark(kProfLlRecv);
     if (!llEndStep(comm, w, sh, s, rg.nsteps)) return false;
+    prof.mark(kProfLlEnd);
+    prof.step(st.len);
   }
+  prof.flush();
   return true;
 }
 
@@ -494,13 +549,16 @@ static __device__ __noinline__ bool llReduceWorkAny(const DevComm* comm, const D
 }
 
 // AllGather, Broadcast, Send and Recv: data movement only.
-static __device__ __noinline__ bool llCopyWork(const DevComm* commP, const DevWork* wP, int ch, LlShared* shP) {
+// InlineWaits: the LL kernels (waits inlined, kLlUnroll lines in flight); else the generic
+// kernel's rare path (waits out of line, one line at a time: a small spill area, since the
+// generic kernel's stack holds every out-of-line callee's).
+template <bool InlineWaits>
+__device__ __noinline__ bool llCopyWork(const DevComm* commP, const DevWork* wP, int ch, LlShared* shP) {
+  constexpr int U = InlineWaits ? kLlUnroll : 1;
   const DevComm& comm = *commP;
   const DevWork& w = *wP;
   LlShared& sh = *shP;
-  const size_t esize = typeBytes(w.type);
-  constexpr int U = kLlUnroll;
-  const LlRange rg = llRange(w, esize, ch);
+  const LlRange rg = llRange(w, typeBytes(w.type), ch);
   if (rg.nsteps == 0) return true;
   const int n = comm.nranks, me = comm.rank, nt = blockDim.x;
   const Coll coll = w.s.coll;
@@ -514,55 +572,66 @@ static __device__ __noinline__ bool llCopyWork(const DevComm* commP, const DevWo
   if (coll == Coll::Broadcast && me == w.s.root) localDst = out;
   if (localDst == in) localDst = nullptr;  // in place
   auto same = [](uint64_t v) { return v; };
+  int* const abort = &sh.abort;
+  LlProf prof(comm);
+  // My lines of step s to every peer (and to my own output), as in llReduceLoop.
+  auto sendStep = [&](uint64_t s, bool prefetched, uint64_t (&own)[U]) {
+    const LlStep st(rg, s);
+    for (int i0 = threadIdx.x; i0 < st.lines; i0 += nt * U) {
+      if (!prefetched || i0 != static_cast<int>(threadIdx.x)) llLoadLines(own, in, st, i0, nt, same);
+      if (p2p) {
+        llSendLines(sh.peer[0], s, i0, st.lines, own, commP, abort, w.s.root);
+      } else {
+        for (int r = 0; r < n; ++r)
+          if (r != me) llSendLines(sh.peer[r], s, i0, st.lines, own, commP, abort, r);
+      }
+      if (localDst) {
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          const int i = i0 + u * nt;
+          if (i < st.lines) store8(localDst + st.off + 8 * static_cast<uint64_t>(i), own[u], lineBytes(st.len, i));
+        }
+      }
+    }
+  };
   // The first lines of my data load while the connections are looked up.
   uint64_t own[U];
   if (hasSrc) llLoadLines(own, in, LlStep(rg, 0), threadIdx.x, nt, same);
   llSetup(comm, w, ch, sh);
-  int* const abort = &sh.abort;
+  prof.mark(kProfLlSetup);
+  if (hasSrc) sendStep(0, true, own);
   for (uint64_t s = 0; s < rg.nsteps; ++s) {
+    if (hasSrc && s + 1 < rg.nsteps) sendStep(s + 1, false, own);
+    prof.mark(kProfLlSend);
     const LlStep st(rg, s);
-    const uint64_t sOff = st.off, sLen = st.len;
-    const int lines = st.lines;
-    for (int i0 = threadIdx.x; i0 < lines; i0 += nt * U) {
-      if (hasSrc) {
-        if (s != 0 || i0 != static_cast<int>(threadIdx.x)) llLoadLines(own, in, st, i0, nt, same);
-        if (p2p) {
-          llSendLines(sh.peer[0], s, i0, lines, own, commP, abort, w.s.root);
-        } else {
-          for (int r = 0; r < n; ++r)
-            if (r != me) llSendLines(sh.peer[r], s, i0, lines, own, commP, abort, r);
-        }
-        if (localDst) {
-#pragma unroll
-          for (int u = 0; u < U; ++u) {
-            const int i = i0 + u * nt;
-            if (i < lines) store8(localDst + sOff + 8 * static_cast<uint64_t>(i), own[u], lineBytes(sLen, i));
-          }
-        }
-      }
-      for (int r = 0; r < (p2p ? 1 : n); ++r) {
-        const int peer = p2p ? w.s.root : r;
-        if (!llRecvsFrom(w, peer)) continue;
-        const LlPeer& P = sh.peer[r];
-        const uint64_t step = P.recvStep + s;
-        const uint4* base = P.recvSlots + (step % kLlSlots) * kLlLines;
-        const uint32_t flag = static_cast<uint32_t>(step + 1);
-        uint8_t* dst = out + (coll == Coll::AllGather ? static_cast<uint64_t>(peer) * rg.total : 0) + sOff;
+    for (int r = 0; r < (p2p ? 1 : n); ++r) {
+      const int peer = p2p ? w.s.root : r;
+      if (!llRecvsFrom(w, peer)) continue;
+      const LlPeer& P = sh.peer[r];
+      const uint64_t step = P.recvStep + s;
+      const uint4* base = P.recvSlots + (step % kLlSlots) * kLlLines;
+      const uint32_t flag = static_cast<uint32_t>(step + 1);
+      uint8_t* dst = out + (coll == Coll::AllGather ? static_cast<uint64_t>(peer) * rg.total : 0) + st.off;
+      for (int i0 = threadIdx.x; i0 < st.lines; i0 += nt * U) {
         uint64_t v[U];
 #pragma unroll
         for (int u = 0; u < U; ++u) {
           const int i = i0 + u * nt;
-          v[u] = i < lines ? llRead(base + i, flag, commP, abort, peer) : 0;
+          v[u] = i < st.lines ? llRead<InlineWaits>(base + i, flag, commP, abort, peer) : 0;
         }
 #pragma unroll
         for (int u = 0; u < U; ++u) {
           const int i = i0 + u * nt;
-          if (i < lines) store8(dst + 8 * static_cast<uint64_t>(i), v[u], lineBytes(sLen, i));
+          if (i < st.lines) store8(dst + 8 * static_cast<uint64_t>(i), v[u], lineBytes(st.len, i));
         }
       }
     }
+    prof.mark(kProfLlRecv);
     if (!llEndStep(comm, w, sh, s, rg.nsteps)) return false;
+    prof.mark(kProfLlEnd);
+    prof.step(st.len);
   }
+  prof.flush();
   return true;
 }
 
