@@ -117,7 +117,6 @@ ncclResult_t IpcTransport::need(const ConnKey& key) {
   if (slot < 0 || slot >= capacity_)
     return MCCL_ERR(ncclInternalError, comm_, "GPU connection (peer %d, channel %d) out of range", key.peer, key.channel);
   if (requested_[slot]) return ncclSuccess;  // the hot path: one array lookup
-  requested_[slot] = 1;
   CudaDeviceGuard guard(comm_->cudaDev);
   CaptureModeRelaxed relaxed;
   auto c = std::make_unique<Conn>();
@@ -136,7 +135,7 @@ ncclResult_t IpcTransport::need(const ConnKey& key) {
     MCCL_CHECK(net_->start(key, &c->mine.netRec));
     Info mine = c->mine;
     conns_.emplace(key, std::move(c));
-    return exchange_.post(key, &mine);
+    return posted(slot, exchange_.post(key, &mine));
   }
   c->mine.dev = comm_->cudaDev;
   const PeerInfo& me = comm_->peers[comm_->rank];
@@ -161,7 +160,14 @@ ncclResult_t IpcTransport::need(const ConnKey& key) {
   if (!c->mine.sameProcess) CUDA_TRY(cudaIpcGetMemHandle(&c->mine.handle, exportBase), "cudaIpcGetMemHandle");
   Info mine = c->mine;
   conns_.emplace(key, std::move(c));
-  return exchange_.post(key, &mine);
+  return posted(slot, exchange_.post(key, &mine));
+}
+
+// Marks slot requested once its record is on its way: a connection whose setup failed is
+// tried again by the next operation that needs it, never taken for one under way.
+ncclResult_t IpcTransport::posted(int slot, ncclResult_t r) {
+  if (r == ncclSuccess) requested_[slot] = 1;
+  return r;
 }
 
 bool IpcTransport::ready(const ConnKey& key) const {

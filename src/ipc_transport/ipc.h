@@ -61,6 +61,7 @@ class IpcTransport {
   ncclResult_t finish(const ConnKey& key, Conn& c, const Info& info);
   ncclResult_t mapPeer(int peer, const Info& info, uint8_t** ptr);
   int slotOf(const ConnKey& key) const;  // connSlot() of the kernels
+  ncclResult_t posted(int slot, ncclResult_t r);
 
   ncclComm* comm_;
   std::unique_ptr<GpuNet> net_;
