@@ -8,7 +8,10 @@
 // MPI_Allgather, MPI_Reduce_scatter_block) on the same buffers.
 //
 //   mpirun -np 2 mccl-perf [-b 8] [-e 256M] [-f 2] [-n iters] [-w warmup] [-o allreduce,...]
-//                          [-d float] [-G graph-iters] [-c check] [--csv FILE] [--knobs]
+//                          [-d float] [-G graph-iters] [-c check] [--csv FILE] [--knobs] [--memory]
+//
+// --memory: GPU memory the communicator took (cudaMemGetInfo, the benchmark's own buffers
+// left out) after init, after the run and after destroy, and mccl's own account by kind.
 #include <mpi.h>
 #include <unistd.h>
 
@@ -67,6 +70,7 @@ struct Options {
   std::string csv;
   bool mpiCompare = true;
   int trials = 3;  // each size is timed this many times, mccl and MPI interleaved; medians
+  bool memory = false;  // --memory
 };
 
 size_t parseSize(const char* s) {
@@ -127,9 +131,14 @@ class Bench {
 #ifdef MCCL_PERF_CUDA
     int ndev = 0;
     if (cudaGetDeviceCount(&ndev) != cudaSuccess) ndev = 0;
-    if (ndev > 0) CHECK_CUDA(cudaSetDevice(localRank_ % ndev));
+    if (ndev > 0) {
+      CHECK_CUDA(cudaSetDevice(localRank_ % ndev));
+      CHECK_CUDA(cudaFree(nullptr));  // the context exists before the first reading
+      usedBeforeInit_ = deviceUsed();
+    }
 #endif
     CHECK_NCCL(ncclCommInitRank(&comm_, n_, id, rank_));
+    memAfterInit_ = deviceUsed() - usedBeforeInit_;
 #ifdef MCCL_PERF_NCCL
     host_ = false;
 #else
@@ -145,15 +154,42 @@ class Bench {
     alloc(&send_, bytes_);
     alloc(&recv_, bytes_);
     fill(send_, bytes_, rank_ + 1);
+    usedWithBuffers_ = deviceUsed();
   }
 
   void finish() {
+    const double mib = 1024.0 * 1024.0;
+    const int64_t afterRun = memAfterInit_ + deviceUsed() - usedWithBuffers_;
+#ifndef MCCL_PERF_NCCL
+    mcclMemoryInfo_t mi{};
+    const bool haveInfo = o_.memory && mcclCommMemoryInfo(comm_, &mi) == ncclSuccess;
+#endif
     free(send_);
     free(recv_);
     CHECK_NCCL(ncclCommDestroy(comm_));
+    if (!o_.memory || rank_ != 0 || host_) return;
+    std::printf("# memory (rank 0, GPU, MiB above the level before init): after init %+.1f, after the run %+.1f, "
+                "after destroy %+.1f\n",
+                memAfterInit_ / mib, afterRun / mib, (deviceUsed() - usedBeforeInit_) / mib);
+#ifndef MCCL_PERF_NCCL
+    if (haveInfo)
+      std::printf("# mccl's account after the run (MiB): FIFOs %.1f, control %.2f, scratch %.1f, tables %.3f, "
+                  "host mapped %.2f, peer memory mapped %.1f; kernel stack %zu B per thread\n",
+                  mi.fifoBytes / mib, mi.controlBytes / mib, mi.scratchBytes / mib, mi.tableBytes / mib,
+                  mi.hostMappedBytes / mib, mi.peerMappedBytes / mib, mi.kernelStackBytes);
+#endif
   }
 
   bool host() const { return host_; }
+
+  // Bytes of the device in use (0 without CUDA).
+  static int64_t deviceUsed() {
+#ifdef MCCL_PERF_CUDA
+    size_t freeB = 0, totalB = 0;
+    if (cudaMemGetInfo(&freeB, &totalB) == cudaSuccess) return static_cast<int64_t>(totalB - freeB);
+#endif
+    return 0;
+  }
 
   // Times op at `bytes` (the total size, as nccl-tests prints it).
   Result run(Op op, size_t bytes, bool useMpi) {
@@ -340,6 +376,7 @@ class Bench {
   Options o_;
   int rank_, n_, localRank_;
   ncclComm_t comm_ = nullptr;
+  int64_t usedBeforeInit_ = 0, memAfterInit_ = 0, usedWithBuffers_ = 0;
   bool host_ = true;
   cudaStream_t stream_ = nullptr;
   void* send_ = nullptr;
@@ -388,6 +425,8 @@ int main(int argc, char** argv) {
         if (list.find(std::string(kOpNames[k]) + ",") == 0 || list.find("," + std::string(kOpNames[k]) + ",") != std::string::npos ||
             list == "all,")
           o.ops.push_back(static_cast<Op>(k));
+    } else if (a == "--memory") {
+      o.memory = true;
     } else if (a == "--knobs") {
 #ifndef MCCL_PERF_NCCL
       if (rank == 0) std::fputs(mcclKnobHelp(), stdout);
@@ -399,7 +438,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr,
                      "usage: mccl-perf [-b min] [-e max] [-f factor] [-n iters] [-w warmup] [-o ops|all]\n"
                      "                 [-d float|double|int32|half] [-G graph-iters] [-c 0|1] [--csv file]\n"
-                     "                 [-t trials] [--no-mpi] [--knobs]\n");
+                     "                 [-t trials] [--no-mpi] [--knobs] [--memory]\n");
       MPI_Finalize();
       return 2;
     }

@@ -25,6 +25,20 @@ const char* mcclGetVersionString(void);
 /* 1 when comm moves host memory (a host communicator), 0 when it moves device memory. */
 ncclResult_t mcclCommIsHost(const ncclComm_t comm, int* isHost);
 
+/* What a communicator holds, in bytes, by kind (mccl-perf --memory prints it). */
+typedef struct {
+  size_t fifoBytes;        /* receive FIFOs on comm's GPU (made when a connection is first used) */
+  size_t controlBytes;     /* connection table and flag words on comm's GPU */
+  size_t scratchBytes;     /* staging besides the FIFOs on comm's GPU (binomial Reduce) */
+  size_t tableBytes;       /* ring and node tables, profile counters on comm's GPU */
+  size_t hostMappedBytes;  /* pinned host memory mapped for the GPU (flags, network staging) */
+  size_t peerMappedBytes;  /* peers' memory mapped into this process (not on comm's GPU) */
+  size_t kernelStackBytes; /* the largest per-thread stack of mccl's kernels: the driver keeps
+                              that much local memory for every thread slot of the GPU once
+                              such a kernel ran (0 for a host communicator) */
+} mcclMemoryInfo_t;
+ncclResult_t mcclCommMemoryInfo(const ncclComm_t comm, mcclMemoryInfo_t* info);
+
 /* Every environment variable mccl reads: name, type, default and one line of help. */
 const char* mcclKnobHelp(void);
 

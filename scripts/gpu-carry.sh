@@ -8,7 +8,7 @@ cp -L "$B"/src/libmccl.so.0 "$B"/src/libmccl_mpi.so.0 .carry/
 ln -sf libmccl_mpi.so.0 .carry/libmccl_mpi.so
 cp "$B"/tests/mccl_gpu_tests "$B"/tests/mccl_gpu_mpi_tests "$B"/tests/mccl_preload_gpu_tests "$B"/bench/mccl-perf .carry/
 for ex in allreduce_world two_level_reduce cg_solver mpi_allreduce_bench; do cp "$B"/mpi_examples/$ex .carry/; done
-for m in micro_latency micro_p2p_bw; do [ -f "$B"/bench/$m ] && cp "$B"/bench/$m .carry/; done
+for m in micro_latency micro_p2p_bw micro_stack_reserve; do [ -f "$B"/bench/$m ] && cp "$B"/bench/$m .carry/; done
 [ -f "$B"/bench/nccl-perf ] && cp "$B"/bench/nccl-perf .carry/
 for f in "$B"/mpi_examples/guide_*; do [ -x "$f" ] && cp "$f" .carry/; done
 for f in .carry/*; do [ -L "$f" ] || strip --strip-debug "$f" 2>/dev/null || true; done

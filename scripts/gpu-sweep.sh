@@ -5,7 +5,8 @@
 # tarred into $OUT/logs.tgz with the summary tables beside it (the device tool brings back
 # at most 8 files); the last lines printed are the comparison tables.
 #
-#   scripts/gpu-sweep.sh [tests] [perf] [graph] [llsweep] [simplesweep] [micro]   (default: all)
+#   scripts/gpu-sweep.sh [tests] [perf] [graph] [llsweep] [simplesweep] [micro] [memory]
+#                        [profile] [fifosweep]   (default: tests perf graph llsweep simplesweep micro)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 FINAL=${OUT:-gpu-out}
@@ -45,6 +46,18 @@ if has tests; then
     echo "gpu_mpi[$proto]: rc=$? $(grep -aE '(PASSED|FAILED) ' "$OUT/gpu_mpi_$proto.log" | head -2 | tr '\n' ' ')"
     grep -a -m5 -E 'Failure|expected' "$OUT/gpu_mpi_$proto.log" | cut -c1-300
   done
+fi
+
+if has memory; then
+  # What a kernel's stack costs, and each library's GPU memory after init, after a run and
+  # after destroy (the same program, mccl-perf against nccl-perf).
+  { "$BIN/micro_stack_reserve" 0 1024 2048 4096 8192
+    for lib in mccl nccl; do
+      timeout 120 $MPIRUN -np "$NGPU" "$BIN/$lib-perf" -b 8 -e 1G -f 1024 -o allreduce,allgather,sendrecv -t 1 -c 0 --memory \
+        2>/dev/null | grep -E '^# (memory|mccl)' | sed "s/^/$lib: /"
+    done
+    grep -ah '\[memory\]' "$OUT"/gpu_mpi_*.log 2>/dev/null; } > "$OUT/memory.txt" 2>&1
+  cat "$OUT/memory.txt"
 fi
 
 perf() {  # perf NAME LIB ARGS... (env from the caller)
@@ -143,7 +156,7 @@ if has simplesweep; then
 fi
 
 tar -C "$OUT" -czf "$FINAL/logs.tgz" . 2>/dev/null
-for f in ratio.md ratio_graph.md llsweep.md simplesweep.txt micro_latency.txt profile.txt fifosweep.txt; do [ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"; done
+for f in ratio.md ratio_graph.md llsweep.md simplesweep.txt micro_latency.txt profile.txt fifosweep.txt memory.txt; do [ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"; done
 [ -f "$OUT/ratio.md" ] && { echo "== eager"; cat "$OUT/ratio.md"; }
 [ -f "$OUT/ratio_graph.md" ] && { echo "== graph"; cat "$OUT/ratio_graph.md"; }
 [ -f "$OUT/llsweep.md" ] && cat "$OUT/llsweep.md"

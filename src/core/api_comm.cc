@@ -275,6 +275,22 @@ NCCL_API ncclResult_t mcclCommIsHost(const ncclComm_t comm, int* isHost) {
   return ncclSuccess;
 }
 
+NCCL_API ncclResult_t mcclCommMemoryInfo(const ncclComm_t comm, mcclMemoryInfo_t* info) {
+  MCCL_CHECK(checkCommArg(comm, "mcclCommMemoryInfo"));
+  if (info == nullptr) return MCCL_ERR(ncclInvalidArgument, comm, "mcclCommMemoryInfo: info is NULL");
+  MCCL_CHECK(comm->checkUsable("mcclCommMemoryInfo"));  // not while a nonblocking init runs
+  mcclMemoryInfo_t m{};
+  m.fifoBytes = comm->mem.get(MemKind::Fifo);
+  m.controlBytes = comm->mem.get(MemKind::Control);
+  m.scratchBytes = comm->mem.get(MemKind::Scratch);
+  m.tableBytes = comm->mem.get(MemKind::Tables);
+  m.hostMappedBytes = comm->mem.get(MemKind::HostMapped);
+  m.peerMappedBytes = comm->mem.get(MemKind::PeerMapped);
+  m.kernelStackBytes = comm->dataPath ? comm->dataPath->kernelStackBytes() : 0;
+  *info = m;
+  return ncclSuccess;
+}
+
 NCCL_API const char* ncclGetErrorString(ncclResult_t result) { return resultString(result); }
 
 NCCL_API const char* ncclGetLastError(ncclComm_t comm) {

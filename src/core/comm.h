@@ -10,6 +10,7 @@
 
 #include "bootstrap_mpi/bootstrap.h"
 #include "core/config.h"
+#include "core/mem_ledger.h"
 #include "core/memory.h"
 #include "core/peer_info.h"
 #include "core/redop.h"
@@ -53,6 +54,8 @@ struct ncclComm {
   // Reduction operators made by ncclRedOpCreatePreMulSum, buffers from ncclCommRegister.
   mccl::RedOpTable redOps;
   mccl::RegTable regs;
+  // Every allocation of the data path, by kind (mcclCommMemoryInfo).
+  mccl::MemLedger mem;
 
   // Data path, created at the end of init.
   std::unique_ptr<mccl::DataPath> dataPath;

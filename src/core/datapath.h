@@ -62,6 +62,8 @@ class DataPath {
   virtual void abort() {}
   // The watchdog lost a peer (called from its thread): stop waits that depend on peers.
   virtual void peerLost() {}
+  // The largest per-thread stack of the kernels this data path launches (mcclCommMemoryInfo).
+  virtual size_t kernelStackBytes() const { return 0; }
   // What was issued and may still be running (GPU kernels), for hang reports.
   virtual std::string describeInFlight() const { return ""; }
 

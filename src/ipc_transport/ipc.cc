@@ -27,8 +27,14 @@ struct IpcTransport::Info {
 struct IpcTransport::Conn {
   bool ready = false;
   uint8_t* local = nullptr;   // my region (FIFO for a receiver, head word for a sender)
-  bool ownsLocal = false;     // cudaMalloc'd for this connection (receivers)
+  size_t ownedBytes = 0;      // > 0: local was cudaMalloc'd for this connection (receivers)
   Info mine;
+  Conn() = default;
+  Conn(const Conn&) = delete;
+  Conn& operator=(const Conn&) = delete;
+  ~Conn() {
+    if (ownedBytes > 0) cudaFree(local);  // also when setup failed half way
+  }
 };
 
 namespace {
@@ -53,11 +59,15 @@ IpcTransport::IpcTransport(ncclComm* comm) : comm_(comm), exchange_(comm, sizeof
 IpcTransport::~IpcTransport() {
   CudaDeviceGuard guard(comm_->cudaDev);
   net_.reset();  // stops the proxy's use of this communicator first
-  for (auto& kv : opened_) cudaIpcCloseMemHandle(kv.second);
-  for (auto& kv : conns_)
-    if (kv.second->ownsLocal) cudaFree(kv.second->local);
+  for (auto& kv : opened_) {
+    cudaIpcCloseMemHandle(kv.second.first);
+    comm_->mem.sub(MemKind::PeerMapped, kv.second.second);
+  }
+  conns_.clear();
   if (ctrl_) cudaFree(ctrl_);
   if (dConns_) cudaFree(dConns_);
+  comm_->mem.sub(MemKind::Fifo, fifoBytes_);
+  comm_->mem.sub(MemKind::Control, ctrlBytes_ + connBytes_);
 }
 
 ncclResult_t IpcTransport::prepare(PeerInfo* mine, bool peersMayBeRemote) {
@@ -81,9 +91,13 @@ ncclResult_t IpcTransport::setup(int maxChannels) {
   maxChannels_ = maxChannels;
   capacity_ = kNumConnClasses * maxChannels * comm_->nranks * 2;
   CUDA_TRY(cudaMalloc(&dConns_, sizeof(DevConn) * static_cast<size_t>(capacity_)), "cudaMalloc(connections)");
+  connBytes_ = sizeof(DevConn) * static_cast<size_t>(capacity_);
+  comm_->mem.add(MemKind::Control, connBytes_);
   CUDA_TRY(cudaMemset(dConns_, 0, sizeof(DevConn) * static_cast<size_t>(capacity_)), "cudaMemset(connections)");
   const size_t ctrlBytes = sizeof(uint64_t) * kCtrlWords * static_cast<size_t>(capacity_);
   CUDA_TRY(cudaMalloc(&ctrl_, ctrlBytes), "cudaMalloc(control words)");
+  ctrlBytes_ = ctrlBytes;
+  comm_->mem.add(MemKind::Control, ctrlBytes_);
   CUDA_TRY(cudaMemset(ctrl_, 0, ctrlBytes), "cudaMemset(control words)");
   requested_.assign(static_cast<size_t>(capacity_), 0);
   return ncclSuccess;
@@ -134,7 +148,7 @@ ncclResult_t IpcTransport::need(const ConnKey& key) {
     c->mine.net = 1;
     MCCL_CHECK(net_->start(key, &c->mine.netRec));
     Info mine = c->mine;
-    conns_.emplace(key, std::move(c));
+    adopt(key, std::move(c));
     return posted(slot, exchange_.post(key, &mine));
   }
   c->mine.dev = comm_->cudaDev;
@@ -150,8 +164,8 @@ ncclResult_t IpcTransport::need(const ConnKey& key) {
   } else {
     size_t bytes = ConnRegion::kDataOff + static_cast<size_t>(c->mine.slots) * c->mine.slotBytes;
     CUDA_TRY(cudaMalloc(&c->local, bytes), "cudaMalloc(FIFO)");
+    c->ownedBytes = bytes;
     CUDA_TRY(cudaMemset(c->local, 0, ll ? bytes : ConnRegion::kDataOff), "cudaMemset(FIFO)");
-    c->ownsLocal = true;
     exportBase = c->local;
     c->mine.offset = 0;
   }
@@ -159,8 +173,20 @@ ncclResult_t IpcTransport::need(const ConnKey& key) {
   std::memset(&c->mine.handle, 0, sizeof c->mine.handle);
   if (!c->mine.sameProcess) CUDA_TRY(cudaIpcGetMemHandle(&c->mine.handle, exportBase), "cudaIpcGetMemHandle");
   Info mine = c->mine;
-  conns_.emplace(key, std::move(c));
+  adopt(key, std::move(c));
   return posted(slot, exchange_.post(key, &mine));
+}
+
+// Keeps c as key's connection, in place of one whose record could not be posted.
+void IpcTransport::adopt(const ConnKey& key, std::unique_ptr<Conn> c) {
+  std::unique_ptr<Conn>& at = conns_[key];
+  if (at) {
+    fifoBytes_ -= at->ownedBytes;
+    comm_->mem.sub(MemKind::Fifo, at->ownedBytes);
+  }
+  fifoBytes_ += c->ownedBytes;
+  comm_->mem.add(MemKind::Fifo, c->ownedBytes);
+  at = std::move(c);
 }
 
 // Marks slot requested once its record is on its way: a connection whose setup failed is
@@ -196,9 +222,13 @@ ncclResult_t IpcTransport::mapPeer(int peer, const Info& info, uint8_t** ptr) {
     if (e != cudaSuccess)
       return MCCL_ERR(ncclUnhandledCudaError, comm_, "cudaIpcOpenMemHandle for rank %d: %s", peer,
                       cudaGetErrorString(e));
-    it = opened_.emplace(key, static_cast<uint8_t*>(p)).first;
+    // A sender maps its receiver's FIFO; a receiver its sender's control words.
+    const size_t bytes = info.offset == 0 ? ConnRegion::kDataOff + static_cast<size_t>(info.slots) * info.slotBytes
+                                          : sizeof(uint64_t) * kCtrlWords * static_cast<size_t>(capacity_);
+    it = opened_.emplace(key, std::make_pair(static_cast<uint8_t*>(p), bytes)).first;
+    comm_->mem.add(MemKind::PeerMapped, bytes);
   }
-  *ptr = it->second + info.offset;
+  *ptr = it->second.first + info.offset;
   return ncclSuccess;
 }
 

@@ -62,6 +62,7 @@ class IpcTransport {
   ncclResult_t mapPeer(int peer, const Info& info, uint8_t** ptr);
   int slotOf(const ConnKey& key) const;  // connSlot() of the kernels
   ncclResult_t posted(int slot, ncclResult_t r);
+  void adopt(const ConnKey& key, std::unique_ptr<Conn> c);
 
   ncclComm* comm_;
   std::unique_ptr<GpuNet> net_;
@@ -76,8 +77,9 @@ class IpcTransport {
   // sender, the head its receiver writes. Exported, so receivers map it.
   uint64_t* ctrl_ = nullptr;
   std::vector<uint8_t> requested_;  // by slot: need() has run
-  // Peer memory opened through IPC, by (peer, handle bytes).
-  std::map<std::pair<int, std::string>, uint8_t*> opened_;
+  // Peer memory opened through IPC, by (peer, handle bytes): where, and how many bytes.
+  std::map<std::pair<int, std::string>, std::pair<uint8_t*, size_t>> opened_;
+  size_t fifoBytes_ = 0, ctrlBytes_ = 0, connBytes_ = 0;  // this GPU's, in comm->mem
 };
 
 }  // namespace mccl

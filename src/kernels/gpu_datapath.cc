@@ -65,9 +65,15 @@ class GpuWork : public Work {
 
  private:
   ncclResult_t launch();
-  LaunchSpec launchSpec() const;
+  // One launch of a group: its kernel and the works it runs (in call order).
+  struct LaunchPart {
+    LaunchSpec spec;
+    std::vector<DevWork> works;
+  };
+  std::vector<LaunchPart> launchParts() const;
+  static LaunchSpec specFor(const std::vector<DevWork>& works);
   template <int MW>
-  void fillArgs(KernelArgs<MW>* args) const;
+  void fillArgs(KernelArgs<MW>* args, const std::vector<DevWork>& works) const;
   ncclComm* comm_;
   GpuDataPath* dp_;
   std::vector<OpDesc> ops_;
@@ -92,6 +98,7 @@ class GpuDataPath : public DataPath {
       unsigned long long p[kProfWords] = {};
       if (cudaMemcpy(p, devProf_, sizeof p, cudaMemcpyDeviceToHost) == cudaSuccess) printKernelProfile(p);
       cudaFree(devProf_);
+      comm_->mem.sub(MemKind::Tables, sizeof(unsigned long long) * kProfWords);
     }
     if (lastEvent_) {
       // Kernels still running use what is freed below: they end (or were aborted) first.
@@ -99,8 +106,11 @@ class GpuDataPath : public DataPath {
       cudaEventDestroy(lastEvent_);
     }
     if (dRing_) cudaFree(dRing_);
-    if (scratch_) cudaFree(scratch_);
+    for (void* s : scratch_) cudaFree(s);
     if (hostFlags_) cudaFreeHost(hostFlags_);
+    comm_->mem.sub(MemKind::Tables, ringBytes_);
+    comm_->mem.sub(MemKind::Scratch, scratchTotal_);
+    if (hostFlags_) comm_->mem.sub(MemKind::HostMapped, kHostFlagBytes);
   }
 
   ncclResult_t prepare(PeerInfo* mine) override {
@@ -112,14 +122,17 @@ class GpuDataPath : public DataPath {
     CudaDeviceGuard guard(comm_->cudaDev);
     MCCL_CHECK(ipc_.setup(kGpuMaxChannels));
     for (int p = 0; p < comm_->nranks; ++p) comm_->gpuNet |= !ipc_.canReach(p);
-    CUDA_TRY(cudaHostAlloc(&hostFlags_, 64, cudaHostAllocMapped), "cudaHostAlloc(flags)");
-    std::memset(hostFlags_, 0, 64);
+    CUDA_TRY(cudaHostAlloc(&hostFlags_, kHostFlagBytes, cudaHostAllocMapped), "cudaHostAlloc(flags)");
+    comm_->mem.add(MemKind::HostMapped, kHostFlagBytes);
+    std::memset(hostFlags_, 0, kHostFlagBytes);
     int32_t* dFlags = nullptr;
     CUDA_TRY(cudaHostGetDevicePointer(&dFlags, hostFlags_, 0), "cudaHostGetDevicePointer");
     const int n = comm_->nranks;
     // ring, ringPos, nodeFirst
     const size_t nodeEntries = comm_->topo.nodeFirst.size();
     CUDA_TRY(cudaMalloc(&dRing_, sizeof(int32_t) * (2 * static_cast<size_t>(n) + nodeEntries)), "cudaMalloc(ring)");
+    ringBytes_ = sizeof(int32_t) * (2 * static_cast<size_t>(n) + nodeEntries);
+    comm_->mem.add(MemKind::Tables, ringBytes_);
     if (nodeEntries > 0)
       CUDA_TRY(cudaMemcpy(dRing_ + 2 * n, comm_->topo.nodeFirst.data(), sizeof(int32_t) * nodeEntries,
                           cudaMemcpyHostToDevice),
@@ -146,6 +159,7 @@ class GpuDataPath : public DataPath {
     h.ctrl = ipc_.devCtrl();
     if (knobBool(Knob::Profile)) {
       CUDA_TRY(cudaMalloc(&devProf_, sizeof(unsigned long long) * kProfWords), "cudaMalloc(profile)");
+      comm_->mem.add(MemKind::Tables, sizeof(unsigned long long) * kProfWords);
       CUDA_TRY(cudaMemset(devProf_, 0, sizeof(unsigned long long) * kProfWords), "cudaMemset(profile)");
       h.prof = devProf_;
     }
@@ -248,16 +262,25 @@ class GpuDataPath : public DataPath {
   const DevComm& devCommHost() const { return hComm_; }
   const int32_t* devRing() const { return dRing_; }
 
-  // Scratch for binomial Reduce: one chunk per channel and lane, allocated once.
-  ncclResult_t scratch(void** p) {
-    if (!scratch_) {
+  // Scratch of at least bytes (binomial Reduce: a chunk per channel and lane of the plan).
+  // It grows with the plans that need it; a smaller one stays allocated until destroy, as
+  // captured CUDA graphs may still use it.
+  ncclResult_t scratch(size_t bytes, void** p) {
+    if (bytes > scratchBytes_) {
       CudaDeviceGuard guard(comm_->cudaDev);
       CaptureModeRelaxed relaxed;
-      CUDA_TRY(cudaMalloc(&scratch_, static_cast<size_t>(kGpuMaxChannels) * 2 * ipc_.slotBytes()), "cudaMalloc(scratch)");
+      void* s = nullptr;
+      CUDA_TRY(cudaMalloc(&s, bytes), "cudaMalloc(scratch)");
+      scratch_.push_back(s);
+      scratchBytes_ = bytes;
+      scratchTotal_ += bytes;
+      comm_->mem.add(MemKind::Scratch, bytes);
     }
-    *p = scratch_;
+    *p = scratch_.back();
     return ncclSuccess;
   }
+
+  size_t kernelStackBytes() const override { return kernelStackBytesMax(); }
 
   // Orders launches of this communicator across the user's streams (eager mode only).
   ncclResult_t beforeLaunch(cudaStream_t stream, bool capturing) {
@@ -303,8 +326,11 @@ class GpuDataPath : public DataPath {
 
   IpcTransport ipc_;
   DevComm hComm_{};  // passed by value in every launch
+  static constexpr size_t kHostFlagBytes = 64;
   int32_t* dRing_ = nullptr;
-  void* scratch_ = nullptr;
+  size_t ringBytes_ = 0;
+  std::vector<void*> scratch_;  // the last is the largest
+  size_t scratchBytes_ = 0, scratchTotal_ = 0;
   int32_t* hostFlags_ = nullptr;
   unsigned long long* devProf_ = nullptr;
   static constexpr uint64_t kProfileWarmup = 10;
@@ -344,7 +370,10 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
     w.postDiv = op.red.kind == RedKind::SumPostDiv ? op.red.postDivisor : 0;
     w.proto = choice.proto == Proto::LL ? kProtoLl : kProtoSimple;
     Schedule hostView = makeSchedule(comm_, op, choice);
-    if (w.proto == kProtoSimple && scratchElems(hostView) > 0) MCCL_CHECK(dp_->scratch(&w.scratch));
+    if (w.proto == kProtoSimple && scratchElems(hostView) > 0)
+      MCCL_CHECK(dp_->scratch(static_cast<size_t>(hostView.nchannels) * numLanes(hostView) *
+                                  static_cast<size_t>(scratchElems(hostView)) * datatypeSize(op.datatype),
+                              &w.scratch));
     if (dump) {
       if (w.proto == kProtoLl)
         std::printf("[mccl rank %d] seq %llu %s: LL all pairs, %d channel(s)\n", comm_->rank,
@@ -453,21 +482,23 @@ ncclResult_t GpuWork::launch() {
   const uint64_t tLaunch = ops_.front().enqueueNs ? steadyNs() : 0;
   const int blocks = static_cast<int>(queues_.size());
   if (blocks == 0) return ncclSuccess;
-  LaunchSpec spec = launchSpec();
-  spec.blocks = blocks;
-  spec.threads = launchThreads();
-  const char* err = nullptr;
-  ncclResult_t r;
-  if (spec.large) {
-    auto args = std::make_unique<KernelArgs<kLargeLaunch>>();
-    fillArgs(args.get());
-    r = launchKernel(spec, args.get(), stream, &err);
-  } else {
-    KernelArgs<kSmallLaunch> args;
-    fillArgs(&args);
-    r = launchKernel(spec, &args, stream, &err);
+  for (const LaunchPart& part : launchParts()) {
+    LaunchSpec spec = part.spec;
+    spec.blocks = blocks;
+    spec.threads = launchThreads();
+    const char* err = nullptr;
+    ncclResult_t r;
+    if (spec.large) {
+      auto args = std::make_unique<KernelArgs<kLargeLaunch>>();
+      fillArgs(args.get(), part.works);
+      r = launchKernel(spec, args.get(), stream, &err);
+    } else {
+      KernelArgs<kSmallLaunch> args;
+      fillArgs(&args, part.works);
+      r = launchKernel(spec, &args, stream, &err);
+    }
+    if (r != ncclSuccess) return MCCL_ERR(r, comm_, "kernel launch failed: %s", err ? err : "?");
   }
-  if (r != ncclSuccess) return MCCL_ERR(r, comm_, "kernel launch failed: %s", err ? err : "?");
   const uint64_t tKernel = tLaunch ? steadyNs() : 0;
   if (!capturing) {
     const OpDesc& first = ops_.front();
@@ -483,37 +514,51 @@ ncclResult_t GpuWork::launch() {
   return ncclSuccess;
 }
 
-// The kernel for this group: one compiled for its arithmetic when every work is LL and the
-// reducing ones are sums of one type; else the generic one.
-LaunchSpec GpuWork::launchSpec() const {
-  LaunchSpec spec;
-  spec.large = works_.size() > static_cast<size_t>(kSmallLaunch);
-  bool allLl = !spec.large, reduces = false;
+// The launches of this group. Kernels are compiled per arithmetic type, so a group whose
+// works reduce several types is launched once per type, in order of first appearance; the
+// works that only move data (point-to-point among them) go with the first launch. Every
+// rank splits its group the same way (collectives come in the same order everywhere), so
+// the launches match across ranks and no connection is used by two at once.
+std::vector<GpuWork::LaunchPart> GpuWork::launchParts() const {
+  std::vector<int> types;
+  for (const DevWork& w : works_)
+    if (collReducesHost(w.s.coll) && std::find(types.begin(), types.end(), w.type) == types.end())
+      types.push_back(w.type);
+  std::vector<LaunchPart> parts(std::max<size_t>(types.size(), 1));
   for (const DevWork& w : works_) {
-    if (w.proto != kProtoLl) {
-      allLl = false;
-      break;
-    }
-    if (!collReducesHost(w.s.coll)) continue;
-    if (w.red != kRedSum || (reduces && w.type != spec.type)) {
-      allLl = false;
-      break;
-    }
-    reduces = true;
-    spec.type = w.type;
+    size_t k = 0;
+    if (collReducesHost(w.s.coll)) k = std::find(types.begin(), types.end(), w.type) - types.begin();
+    parts[k].works.push_back(w);
   }
-  if (allLl) spec.kind = reduces ? LaunchKind::LlSum : LaunchKind::LlCopy;
+  for (LaunchPart& p : parts) p.spec = specFor(p.works);
+  return parts;
+}
+
+// The kernel for works that reduce at most one type: the LL kernel of that type when every
+// work is LL and every reduction a sum; else the kernel of every protocol for the type.
+LaunchSpec GpuWork::specFor(const std::vector<DevWork>& works) {
+  LaunchSpec spec;
+  spec.large = works.size() > static_cast<size_t>(kSmallLaunch);
+  bool allLl = !spec.large, sumsOnly = true;
+  for (const DevWork& w : works) {
+    allLl = allLl && w.proto == kProtoLl;
+    if (!collReducesHost(w.s.coll)) continue;
+    spec.reduces = true;
+    spec.type = w.type;
+    sumsOnly = sumsOnly && w.red == kRedSum;
+  }
+  if (allLl && sumsOnly) spec.kind = spec.reduces ? LaunchKind::LlSum : LaunchKind::LlCopy;
   return spec;
 }
 
 template <int MW>
-void GpuWork::fillArgs(KernelArgs<MW>* args) const {
+void GpuWork::fillArgs(KernelArgs<MW>* args, const std::vector<DevWork>& works) const {
   std::memset(static_cast<void*>(args), 0, offsetof(KernelArgs<MW>, works));
   args->comm = dp_->devCommHost();
   args->nqueues = static_cast<int32_t>(queues_.size());
-  args->nworks = static_cast<int32_t>(works_.size());
+  args->nworks = static_cast<int32_t>(works.size());
   std::copy(queues_.begin(), queues_.end(), args->queues);
-  std::copy(works_.begin(), works_.end(), args->works);
+  std::copy(works.begin(), works.end(), args->works);
 }
 
 ncclResult_t GpuWork::progress(bool* done) {

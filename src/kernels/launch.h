@@ -10,20 +10,26 @@ namespace mccl {
 
 constexpr int kMaxThreads = 512;  // launch bounds: 128 registers a thread
 
-// Which kernel a launch uses. Generic runs any mix of protocols, types and operators;
-// the LL kernels are compiled for sums of one type (LlSum) or for data movement only
-// (LlCopy), and take KernelArgs<kSmallLaunch>.
+// Which kernel a launch uses. Generic runs every protocol, for works that reduce one type
+// (any operator; `type`) or none (reduces false): a group whose works reduce several types
+// is launched once per type. The LL kernels are compiled for sums of one type (LlSum) or
+// for data movement only (LlCopy), and take KernelArgs<kSmallLaunch>.
 enum class LaunchKind : uint8_t { Generic, LlSum, LlCopy };
 
 struct LaunchSpec {
   LaunchKind kind = LaunchKind::Generic;
-  bool large = false;  // Generic: args is a KernelArgs<kLargeLaunch>, else <kSmallLaunch>
-  int type = 0;        // LlSum: the ncclDataType_t of every reducing work
+  bool large = false;    // Generic: args is a KernelArgs<kLargeLaunch>, else <kSmallLaunch>
+  bool reduces = false;  // Generic: some work reduces (type)
+  int type = 0;          // the ncclDataType_t of every reducing work
   int blocks = 0;
   int threads = 0;
 };
 
 ncclResult_t launchKernel(const LaunchSpec& spec, const void* args, cudaStream_t stream, const char** error);
+
+// The largest per-thread stack (local memory) of the kernels, from the CUDA runtime.
+size_t kernelStackBytesMax();
+size_t llKernelStackBytesMax();
 
 // The LL kernels (ll_kernel.cu); launchKernel calls it for LlSum and LlCopy.
 void launchLlKernel(const LaunchSpec& spec, const KernelArgs<kSmallLaunch>& args, cudaStream_t stream);

@@ -22,7 +22,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) llSumKernel(const __grid_const
     const DevWork& w = args.works[wi];
     if (!queueRuns(q, w)) continue;
     const bool ok = collReduces(w.s.coll) ? llReduceWork<T, OpSum>(&args.comm, &w, q.channel, &sh)
-                                          : llCopyWork<true>(&args.comm, &w, q.channel, &sh);
+                                          : llCopyWork(&args.comm, &w, q.channel, &sh);
     if (!ok) return;
   }
 }
@@ -34,7 +34,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) llCopyKernel(const __grid_cons
   for (int wi = 0; wi < args.nworks; ++wi) {
     const DevWork& w = args.works[wi];
     if (!queueRuns(q, w)) continue;
-    if (!llCopyWork<true>(&args.comm, &w, q.channel, &sh)) return;
+    if (!llCopyWork(&args.comm, &w, q.channel, &sh)) return;
   }
 }
 
@@ -58,6 +58,16 @@ LlKernelFn llSumKernelFor(int type) {
 }
 
 }  // namespace
+
+size_t llKernelStackBytesMax() {
+  size_t most = 0;
+  cudaFuncAttributes a;
+  if (cudaFuncGetAttributes(&a, llCopyKernel) == cudaSuccess) most = a.localSizeBytes;
+  for (int t = 0; t < ncclNumTypes; ++t)
+    if (cudaFuncGetAttributes(&a, llSumKernelFor(t)) == cudaSuccess && a.localSizeBytes > most) most = a.localSizeBytes;
+  cudaGetLastError();
+  return most;
+}
 
 void launchLlKernel(const LaunchSpec& spec, const KernelArgs<kSmallLaunch>& args, cudaStream_t stream) {
   void (*fn)(KernelArgs<kSmallLaunch>) = spec.kind == LaunchKind::LlCopy ? llCopyKernel : llSumKernelFor(spec.type);

@@ -60,8 +60,7 @@ __device__ __forceinline__ void llStore(uint4* p, uint64_t v, uint32_t flag) {
 // Returns 0 (and stops the block's work) when the communicator is aborted, the wait outlasts
 // MCCL_TIMEOUT, or another thread of the block stopped. Inlined: a call would make the
 // caller save its live registers around it (spills in the hot loop).
-template <bool Inline>
-__device__ __forceinline__ uint64_t llReadSlowBody(const uint4* p, uint32_t flag, const DevComm* comm, int* abort, int peer) {
+__device__ __forceinline__ uint64_t llReadSlow(const uint4* p, uint32_t flag, const DevComm* comm, int* abort, int peer) {
   uint64_t start = 0;
   for (uint32_t spins = 0;; ++spins) {
     uint32_t d0, f0, d1, f1;
@@ -79,20 +78,12 @@ __device__ __forceinline__ uint64_t llReadSlowBody(const uint4* p, uint32_t flag
   }
 }
 
-// The slow paths of the rare kernels (the generic one) stay out of line: smaller code, a
-// faster build; the LL kernels inline them (a call would spill the caller's registers).
-static __device__ __noinline__ uint64_t llReadSlowCall(const uint4* p, uint32_t flag, const DevComm* comm, int* abort,
-                                                       int peer) {
-  return llReadSlowBody<false>(p, flag, comm, abort, peer);
-}
-
-template <bool Inline>
 __device__ __forceinline__ uint64_t llRead(const uint4* p, uint32_t flag, const DevComm* comm, int* abort, int peer) {
   uint32_t d0, f0, d1, f1;
   asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
                : "=r"(d0), "=r"(f0), "=r"(d1), "=r"(f1) : "l"(p) : "memory");
   if (f0 == flag && f1 == flag) return static_cast<uint64_t>(d1) << 32 | d0;
-  return Inline ? llReadSlowBody<true>(p, flag, comm, abort, peer) : llReadSlowCall(p, flag, comm, abort, peer);
+  return llReadSlow(p, flag, comm, abort, peer);
 }
 
 // Waits until the peer has consumed `need` steps (so the slot of step `need - 1 + kLlSlots`
@@ -198,18 +189,15 @@ struct LlRed {
   }
 };
 
-// How a reducing LL work does its arithmetic. LlTyped<T, Op> is inlined into the LL kernel
-// compiled for that type and operator (sums of every type: the common case). LlAny serves
-// every other (type, operator) and the generic kernel: the same LlRed arithmetic in the same
-// order, reached through one out-of-line switch per word, so both give bitwise-equal
-// results (every rank of an AllReduce must end with the same bits, whichever kernel ran).
+// How a reducing LL work does its arithmetic, inlined into every kernel compiled for the
+// type: the same code whichever kernel runs a work, so every rank of an AllReduce ends
+// with the same bits.
 template <typename T, typename Op>
 struct LlTyped {
   using R = LlRed<T, Op>;
   // Lines in flight per thread: 4, or 2 for the 1-byte types (eight accumulators a line);
   // more spills registers under the 128-register limit of 512-thread blocks.
   static constexpr int kUnroll = sizeof(T) >= 2 ? 4 : 2;
-  static constexpr bool kInlineWaits = true;
   using Acc = typename R::Acc;
   typename R::A scalar;
   bool premul;
@@ -220,79 +208,6 @@ struct LlTyped {
   __device__ __forceinline__ void first(Acc& a, uint64_t v) const { R::first(a, v); }
   __device__ __forceinline__ void add(Acc& a, uint64_t v) const { R::add(a, v); }
   __device__ __forceinline__ uint64_t finish(const Acc& a) const { return R::finish(a, postDiv); }
-};
-
-// Room for any LlRed<T, Op>::Acc (at most 8 floats).
-struct LlAnyAcc {
-  alignas(8) uint8_t bytes[32];
-};
-
-// One out-of-line entry per operation on a word; cls = type * 4 + red.
-enum LlAnyOp : int { kLlFirst, kLlAdd, kLlFinish, kLlPremul };
-template <typename T, typename Op>
-__device__ __forceinline__ uint64_t llAnyApply(int what, LlAnyAcc* acc, uint64_t v, uint64_t scalarBits, int postDiv) {
-  using R = LlRed<T, Op>;
-  static_assert(sizeof(typename R::Acc) <= sizeof(LlAnyAcc), "accumulator too large");
-  auto* a = reinterpret_cast<typename R::Acc*>(acc->bytes);
-  switch (what) {
-    case kLlFirst: R::first(*a, v); return 0;
-    case kLlAdd: R::add(*a, v); return 0;
-    case kLlFinish: return R::finish(*a, postDiv);
-    default: {
-      T s;
-      memcpy(&s, &scalarBits, sizeof s);
-      return R::premul(v, DevT<T>::load(s));
-    }
-  }
-}
-template <typename T>
-__device__ __forceinline__ uint64_t llAnyApplyOp(int red, int what, LlAnyAcc* acc, uint64_t v, uint64_t sb, int pd) {
-  switch (red) {
-    case kRedSum: return llAnyApply<T, OpSum>(what, acc, v, sb, pd);
-    case kRedProd: return llAnyApply<T, OpProd>(what, acc, v, sb, pd);
-    case kRedMax: return llAnyApply<T, OpMax>(what, acc, v, sb, pd);
-    default: return llAnyApply<T, OpMin>(what, acc, v, sb, pd);
-  }
-}
-static __device__ __noinline__ uint64_t llAnyWord(int type, int red, int what, LlAnyAcc* acc, uint64_t v, uint64_t sb, int pd) {
-  switch (type) {
-    case ncclInt8: return llAnyApplyOp<int8_t>(red, what, acc, v, sb, pd);
-    case ncclUint8: return llAnyApplyOp<uint8_t>(red, what, acc, v, sb, pd);
-    case ncclInt32: return llAnyApplyOp<int32_t>(red, what, acc, v, sb, pd);
-    case ncclUint32: return llAnyApplyOp<uint32_t>(red, what, acc, v, sb, pd);
-    case ncclInt64: return llAnyApplyOp<int64_t>(red, what, acc, v, sb, pd);
-    case ncclUint64: return llAnyApplyOp<uint64_t>(red, what, acc, v, sb, pd);
-    case ncclFloat16: return llAnyApplyOp<__half>(red, what, acc, v, sb, pd);
-    case ncclFloat32: return llAnyApplyOp<float>(red, what, acc, v, sb, pd);
-    case ncclFloat64: return llAnyApplyOp<double>(red, what, acc, v, sb, pd);
-    case ncclBfloat16: return llAnyApplyOp<__nv_bfloat16>(red, what, acc, v, sb, pd);
-    case ncclFloat8e4m3: return llAnyApplyOp<Fp8E4M3>(red, what, acc, v, sb, pd);
-    default: return llAnyApplyOp<Fp8E5M2>(red, what, acc, v, sb, pd);
-  }
-}
-
-struct LlAny {
-  static constexpr int kUnroll = 1;
-  static constexpr bool kInlineWaits = false;
-  using Acc = LlAnyAcc;
-  int type, red, postDiv;
-  bool premul;
-  uint64_t scalarBits;
-  __device__ __forceinline__ explicit LlAny(const DevWork& w)
-      : type(w.type), red(w.red), postDiv(w.postDiv), premul(w.premul != 0), scalarBits(w.scalarBits) {
-    if (premul && w.scalarPtr) {
-      scalarBits = 0;
-      memcpy(&scalarBits, w.scalarPtr, typeBytes(w.type));
-    }
-  }
-  __device__ __forceinline__ uint64_t pre(uint64_t v) const {
-    return premul ? llAnyWord(type, kRedSum, kLlPremul, nullptr, v, scalarBits, 0) : v;
-  }
-  __device__ __forceinline__ void first(Acc& a, uint64_t v) const { llAnyWord(type, red, kLlFirst, &a, v, 0, 0); }
-  __device__ __forceinline__ void add(Acc& a, uint64_t v) const { llAnyWord(type, red, kLlAdd, &a, v, 0, 0); }
-  __device__ __forceinline__ uint64_t finish(const Acc& a) const {
-    return llAnyWord(type, red, kLlFinish, const_cast<Acc*>(&a), 0, 0, postDiv);
-  }
 };
 
 // MCCL_PROFILE: thread 0's time per phase of each step, added to DevComm::prof at the end.
@@ -451,7 +366,7 @@ __device__ __forceinline__ void llLoadLines(uint64_t (&v)[U], const uint8_t* src
   }
 }
 
-// AllReduce, ReduceScatter and Reduce with an arithmetic policy (LlTyped or LlAny).
+// AllReduce, ReduceScatter and Reduce with an arithmetic policy (LlTyped).
 // Steps are pipelined: every thread sends its lines of step s + 1 before it waits for the
 // lines of step s, so one NVLink latency per step is hidden behind the next step's stores
 // (credits allowing: kLlSlots steps in flight per connection).
@@ -518,7 +433,7 @@ __device__ __forceinline__ bool llReduceLoop(const DevComm* commP, const DevWork
           for (int u = 0; u < U; ++u) {
             const int i = i0 + u * nt;
             if (i >= st.lines) continue;
-            const uint64_t v = r == me ? own[u] : llRead<Policy::kInlineWaits>(base + i, flag, commP, abort, r);
+            const uint64_t v = r == me ? own[u] : llRead(base + i, flag, commP, abort, r);
             if (r == 0) red.first(acc[u], v);
             else red.add(acc[u], v);
           }
@@ -544,17 +459,10 @@ template <typename T, typename Op>
 __device__ __noinline__ bool llReduceWork(const DevComm* comm, const DevWork* w, int ch, LlShared* sh) {
   return llReduceLoop<LlTyped<T, Op>>(comm, w, ch, sh);
 }
-static __device__ __noinline__ bool llReduceWorkAny(const DevComm* comm, const DevWork* w, int ch, LlShared* sh) {
-  return llReduceLoop<LlAny>(comm, w, ch, sh);
-}
 
 // AllGather, Broadcast, Send and Recv: data movement only.
-// InlineWaits: the LL kernels (waits inlined, kLlUnroll lines in flight); else the generic
-// kernel's rare path (waits out of line, one line at a time: a small spill area, since the
-// generic kernel's stack holds every out-of-line callee's).
-template <bool InlineWaits>
-__device__ __noinline__ bool llCopyWork(const DevComm* commP, const DevWork* wP, int ch, LlShared* shP) {
-  constexpr int U = InlineWaits ? kLlUnroll : 1;
+static __device__ __noinline__ bool llCopyWork(const DevComm* commP, const DevWork* wP, int ch, LlShared* shP) {
+  constexpr int U = kLlUnroll;
   const DevComm& comm = *commP;
   const DevWork& w = *wP;
   LlShared& sh = *shP;
@@ -617,7 +525,7 @@ __device__ __noinline__ bool llCopyWork(const DevComm* commP, const DevWork* wP,
 #pragma unroll
         for (int u = 0; u < U; ++u) {
           const int i = i0 + u * nt;
-          v[u] = i < st.lines ? llRead<InlineWaits>(base + i, flag, commP, abort, peer) : 0;
+          v[u] = i < st.lines ? llRead(base + i, flag, commP, abort, peer) : 0;
         }
 #pragma unroll
         for (int u = 0; u < U; ++u) {

@@ -27,7 +27,10 @@ GpuNet::~GpuNet() {
       worker_->release(&c.remote);
       worker_->unmapRegion(&c.region);
     }
-    if (c.host) cudaFreeHost(c.host);
+    if (c.host) {
+      cudaFreeHost(c.host);
+      comm_->mem.sub(MemKind::HostMapped, layout_.bytes());
+    }
   }
   conns_.clear();
   client_.reset();
@@ -51,6 +54,8 @@ ncclResult_t GpuNet::start(const ConnKey& key, NetRecord* mine) {
   if (!worker_)
     return MCCL_ERR(ncclSystemError, comm_, "rank %d has no UCX worker to reach rank %d over the network", comm_->rank,
                     key.peer);
+  auto it = conns_.find(key);
+  if (it != conns_.end()) return describe(*it->second, mine);  // asked again after a failed post
   auto c = std::make_unique<Conn>();
   const size_t bytes = layout_.bytes();
   cudaError_t e = cudaHostAlloc(&c->host, bytes, cudaHostAllocMapped | cudaHostAllocPortable);
@@ -71,15 +76,21 @@ ncclResult_t GpuNet::start(const ConnKey& key, NetRecord* mine) {
       return r;
     }
   }
-  if (c->region.rkey.size() > sizeof mine->rkey)
-    return MCCL_ERR(ncclSystemError, comm_, "UCX rkey of %zu bytes is too large", c->region.rkey.size());
-  mine->addr = reinterpret_cast<uint64_t>(c->host);
+  Conn& kept = *c;
+  conns_[key] = std::move(c);  // freed by the destructor from here on
+  comm_->mem.add(MemKind::HostMapped, bytes);
+  return describe(kept, mine);
+}
+
+ncclResult_t GpuNet::describe(const Conn& c, NetRecord* mine) {
+  if (c.region.rkey.size() > sizeof mine->rkey)
+    return MCCL_ERR(ncclSystemError, comm_, "UCX rkey of %zu bytes is too large", c.region.rkey.size());
+  mine->addr = reinterpret_cast<uint64_t>(c.host);
   mine->slots = layout_.slots;
   mine->slices = layout_.slices;
   mine->slotBytes = layout_.slotBytes;
-  mine->rkeyLen = static_cast<uint32_t>(c->region.rkey.size());
-  std::memcpy(mine->rkey, c->region.rkey.data(), c->region.rkey.size());
-  conns_[key] = std::move(c);
+  mine->rkeyLen = static_cast<uint32_t>(c.region.rkey.size());
+  std::memcpy(mine->rkey, c.region.rkey.data(), c.region.rkey.size());
   return ncclSuccess;
 }
 

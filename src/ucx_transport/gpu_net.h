@@ -50,6 +50,7 @@ class GpuNet {
 
  private:
   struct Conn;
+  ncclResult_t describe(const Conn& c, NetRecord* mine);
   ncclComm* comm_;
   NetLayout layout_;
   std::shared_ptr<UcxContext> ctx_;

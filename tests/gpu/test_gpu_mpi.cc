@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -23,6 +24,78 @@ bool gpusForAll() {
   return all != 0;
 }
 }  // namespace
+
+// The GPU memory a communicator takes comes back at destroy, and creating and destroying
+// communicators does not grow it. The first test of this file on purpose: no mccl kernel
+// has run in this process yet, so the per-thread stack the driver reserves for the
+// largest kernel launched (for every thread slot of the GPU, for the life of the context)
+// shows in the readings.
+TEST(GpuMpi, MemoryComesBackAfterDestroy) {
+  if (!gpusForAll()) GTEST_SKIP() << "needs a GPU per rank";
+  const int r = worldRank();
+  MPI_Comm local;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
+  int localRank = 0;
+  MPI_Comm_rank(local, &localRank);
+  MPI_Comm_free(&local);
+  const int dev = localRank % gpuCount();
+  CUDA_OK(cudaSetDevice(dev));
+  auto used = []() {
+    size_t f = 0, t = 0;
+    cudaMemGetInfo(&f, &t);
+    return static_cast<int64_t>(t - f);
+  };
+  const size_t count = 16u << 20;  // 64 MiB of floats: the Simple protocol on every channel it plans
+  float *in, *out;
+  CUDA_OK(cudaMalloc(&in, count * sizeof(float)));
+  CUDA_OK(cudaMalloc(&out, count * sizeof(float)));
+  CUDA_OK(cudaMemset(in, 0, count * sizeof(float)));
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  CUDA_OK(cudaDeviceSynchronize());
+  const int64_t before = used();
+  auto useOnce = [&](ncclComm_t comm, size_t big) {
+    NCCL_OK(ncclAllReduce(in, out, 2, ncclFloat, ncclSum, comm, s));
+    NCCL_OK(ncclAllReduce(in, out, big, ncclFloat, ncclSum, comm, s));
+    NCCL_OK(ncclAllReduce(in, out, big / 4 + 1, ncclInt8, ncclMax, comm, s));
+    NCCL_OK(ncclBroadcast(in, out, big, ncclFloat, 0, comm, s));
+    CUDA_OK(cudaStreamSynchronize(s));
+  };
+  ncclComm_t comm;
+  NCCL_OK(mcclCommInitFromMpi(&comm, MPI_COMM_WORLD, dev, nullptr));
+  useOnce(comm, count);
+  const int64_t inUse = used() - before;
+  mcclMemoryInfo_t mi;
+  NCCL_OK(mcclCommMemoryInfo(comm, &mi));
+  EXPECT_GT(mi.controlBytes, 0u);
+  if (worldSize() > 1) EXPECT_GT(mi.fifoBytes, 0u);
+  // The budget the build checks too (MCCL_KERNEL_STACK_BUDGET): above the default stack limit
+  // of 1 KiB the driver reserves more local memory for every thread slot of the GPU.
+  EXPECT_LE(mi.kernelStackBytes, 1024u) << "a kernel's per-thread stack makes the driver reserve it for every thread";
+  NCCL_OK(ncclCommDestroy(comm));
+  CUDA_OK(cudaDeviceSynchronize());
+  const int64_t afterDestroy = used() - before;
+  for (int i = 0; i < 100; ++i) {
+    NCCL_OK(mcclCommInitFromMpi(&comm, MPI_COMM_WORLD, dev, nullptr));
+    useOnce(comm, 1 << 18);
+    NCCL_OK(ncclCommDestroy(comm));
+  }
+  CUDA_OK(cudaDeviceSynchronize());
+  const int64_t after100 = used() - before;
+  const double mib = 1048576.0;
+  if (r == 0)
+    std::printf("[memory] rank 0, MiB above the level before init: in use %.1f (mccl's account: FIFOs %.1f, control %.2f, "
+                "scratch %.1f, tables %.3f, host %.2f, peers mapped %.1f; kernel stack %zu B), after destroy %.1f, after "
+                "100 more communicators %.1f\n",
+                inUse / mib, mi.fifoBytes / mib, mi.controlBytes / mib, mi.scratchBytes / mib, mi.tableBytes / mib,
+                mi.hostMappedBytes / mib, mi.peerMappedBytes / mib, mi.kernelStackBytes, afterDestroy / mib,
+                after100 / mib);
+  EXPECT_LE(afterDestroy, int64_t{64} << 20) << "destroy must give back what the communicator took";
+  EXPECT_LE(after100 - afterDestroy, int64_t{4} << 20) << "100 communicators made and destroyed grew device memory";
+  cudaStreamDestroy(s);
+  cudaFree(in);
+  cudaFree(out);
+}
 
 TEST(GpuMpi, CollectivesFromMpiComm) {
   if (!gpusForAll()) GTEST_SKIP() << "needs a GPU per rank";

@@ -2,12 +2,24 @@
 // operations with one peer in one direction) walks the schedules of src/algorithms, the
 // same step functions the host engine follows.
 //
+// collKernel<MW, S> runs every protocol for works whose arithmetic is on type S (every
+// operator), and any data movement; S = NoArith: data movement only. Everything is inlined
+// into the kernel: no call saves registers to the stack, and no kernel carries code for
+// types it does not serve, so each fits the 128 registers of a 512-thread block with a
+// small stack (the driver keeps the largest kernel stack for every thread slot of the
+// GPU: checked at build time, scripts/nvcc-stack-check.sh). Instantiated per type family
+// in coll_kernel_{copy,int,float}.cu, which build in parallel.
+//
 // A step: thread 0 of the lane waits until every input message has arrived (the tail in
 // this GPU's memory) and every output slot is free (the head in this GPU's memory); then
 // all threads combine 16-byte vectors, writing results to the output buffer and straight
 // into the peers' FIFOs over NVLink; then thread 0 fences and publishes the new tail in
 // the peer's memory and the new head in the sender's memory.
+#pragma once
+
 #include <cuda_runtime.h>
+
+#include <type_traits>
 
 #include "kernels/dev_reduce.cuh"
 #include "kernels/dev_sync.cuh"
@@ -17,13 +29,20 @@
 #include "nccl.h"
 
 namespace mccl {
+
+// The S of collKernel<MW, S> that reduces nothing.
+struct NoArith {};
+
+template <int MW>
+using CollKernelFn = void (*)(KernelArgs<MW>);
+
 namespace {
 
 // Spins until *p >= want, with acquire loads: what the peer stored before its flag is
 // visible to this thread, and through the barrier that follows to its block (no fence).
 // Gives up (false) when the communicator is aborted or the wait exceeds MCCL_TIMEOUT,
 // recording why in host-mapped memory.
-__device__ bool waitAtLeast(const DevComm& comm, const uint64_t* p, uint64_t want, int peer) {
+__device__ __forceinline__ bool waitAtLeast(const DevComm& comm, const uint64_t* p, uint64_t want, int peer) {
   uint64_t start = 0;
   for (uint32_t spins = 0;; ++spins) {
     if (ldAcquireSys(p) >= want) {
@@ -83,18 +102,16 @@ __device__ __forceinline__ uint4 ldUser(const uint8_t* p) { return *reinterpret_
 __device__ __forceinline__ void st16(uint8_t* p, uint4 v) { *reinterpret_cast<uint4*>(p) = v; }
 
 constexpr int kUnroll = 8;  // 16-byte vectors in flight per thread for copies
-// and for arithmetic: 4 for types of 2 bytes and more, 2 for the 1-byte types (whose
-// 16-element vectors already make long bodies; keeps 48 instantiations quick to build).
+// and for the general arithmetic loop: 2 for types of 2 bytes and more, 1 for the 1-byte
+// types (16 elements a vector); more spills under the 128-register limit.
 template <typename S>
 constexpr int unrollFor() {
-  return sizeof(S) >= 2 ? 4 : 2;
+  return sizeof(S) >= 2 ? 2 : 1;
 }
 
 // Data movement only (one input, no arithmetic): 16-byte copies to every output.
-// The arithmetic and copy functions are not inlined: each is compiled once, which keeps
-// the build fast, and a call per step costs nothing next to moving a chunk. Pointers are
-// copied into scalars so they stay in registers (no dynamic indexing of arrays).
-__device__ __noinline__ void copyBytes(const Io& io, size_t bytes, bool fromFifo, int tid, int nt) {
+// Pointers are copied into scalars so they stay in registers (no dynamic indexing).
+__device__ __forceinline__ void copyBytes(const Io& io, size_t bytes, bool fromFifo, int tid, int nt) {
   const uint8_t* from = io.src ? io.src : io.in[0];
   const int nout = io.nout;
   uint8_t* o0 = io.out[0];
@@ -127,10 +144,8 @@ __device__ __noinline__ void copyBytes(const Io& io, size_t bytes, bool fromFifo
   }
 }
 
-// Any operator on one type, chosen per element: the general loop (pre-multiplied input,
-// integer average, three inputs, unaligned buffers, and the operators other than sum). One
-// out-of-line function a type, not one a (type, operator): ptxas keeps room for every
-// out-of-line callee in the kernel's stack, which the driver reserves for every thread.
+// Any operator on one type, chosen per element: the general loop (integer average, three
+// inputs, unaligned buffers or counts).
 template <typename A>
 __device__ __forceinline__ A applyOp(uint8_t red, A a, A b) {
   switch (red) {
@@ -142,7 +157,7 @@ __device__ __forceinline__ A applyOp(uint8_t red, A a, A b) {
 }
 
 template <typename S>
-__device__ __noinline__ void combineTyped(uint8_t red, const Io& io, int tid, int nt) {
+__device__ __forceinline__ void combineTyped(uint8_t red, const Io& io, int tid, int nt) {
   constexpr int kUnrollReduce = unrollFor<S>();
   using T = DevT<S>;
   using A = typename T::A;
@@ -168,7 +183,8 @@ __device__ __noinline__ void combineTyped(uint8_t red, const Io& io, int tid, in
   const size_t nvec = (align & 15) == 0 ? count / E : 0;
   auto reduceOne = [&](S x0, S x1, S x2, bool first) -> S {
     A acc = T::load(x0);
-    if (first && premul) acc = OpProd::f(acc, scalar);
+    // The product is rounded to the type, as the host engine and the LL protocol do.
+    if (first && premul) acc = T::load(T::store(OpProd::f(acc, scalar)));
     if (p1) acc = applyOp(red, acc, T::load(x1));
     if (p2) acc = applyOp(red, acc, T::load(x2));
     if (postDiv > 1) acc = divideBy(acc, postDiv);
@@ -212,6 +228,20 @@ __device__ __noinline__ void combineTyped(uint8_t red, const Io& io, int tid, in
   }
 }
 
+// The 16-byte vector a times s, element by element, rounded to the type (PreMulSum).
+template <typename S>
+__device__ __forceinline__ uint4 vecScale(uint4 a, typename DevT<S>::A s) {
+  using T = DevT<S>;
+  constexpr int E = 16 / sizeof(S);
+  S x[E];
+  memcpy(x, &a, 16);
+#pragma unroll
+  for (int j = 0; j < E; ++j) x[j] = T::store(OpProd::f(T::load(x[j]), s));
+  uint4 r;
+  memcpy(&r, x, 16);
+  return r;
+}
+
 // The 16-byte vector a op b, element by element, in the type's arithmetic type.
 template <typename S, typename Op>
 __device__ __forceinline__ uint4 vecOp(uint4 a, uint4 b) {
@@ -228,11 +258,12 @@ __device__ __forceinline__ uint4 vecOp(uint4 a, uint4 b) {
 }
 
 // The common reduction of the Simple protocol (recvReduceSend, recvReduceCopySend): the
-// local input or a message, op another message, into up to three outputs; 16-byte
-// vectors, nothing per element but the operator. Arguments by value: no Io in memory.
+// local input (pre-multiplied for PreMulSum) or a message, op another message, into up to
+// three outputs; 16-byte vectors, nothing per element but the operator.
 template <typename S, typename Op>
-__device__ __noinline__ void combineFast(const uint8_t* p0, bool p0Fifo, const uint8_t* p1, uint8_t* o0, uint8_t* o1,
-                                         uint8_t* o2, size_t nvec, int tid, int nt) {
+__device__ __forceinline__ void combineFast(const uint8_t* p0, bool p0Fifo, const uint8_t* p1, uint8_t* o0, uint8_t* o1,
+                                            uint8_t* o2, size_t nvec, bool premul, typename DevT<S>::A scalar, int tid,
+                                            int nt) {
   constexpr int U = 4;
   for (size_t base = tid; base < nvec; base += static_cast<size_t>(nt) * U) {
     uint4 a[U], b[U];
@@ -248,7 +279,7 @@ __device__ __noinline__ void combineFast(const uint8_t* p0, bool p0Fifo, const u
     for (int u = 0; u < U; ++u) {
       const size_t i = base + static_cast<size_t>(u) * nt;
       if (i >= nvec) continue;
-      const uint4 r = vecOp<S, Op>(a[u], b[u]);
+      const uint4 r = vecOp<S, Op>(premul ? vecScale<S>(a[u], scalar) : a[u], b[u]);
       st16(o0 + 16 * i, r);
       if (o1) st16(o1 + 16 * i, r);
       if (o2) st16(o2 + 16 * i, r);
@@ -256,10 +287,11 @@ __device__ __noinline__ void combineFast(const uint8_t* p0, bool p0Fifo, const u
   }
 }
 
-// Sums (nearly every large reduction) of two aligned inputs take the fast loop; the other
-// forms and operators the general one.
+// Two aligned inputs (nearly every large reduction, PreMulSum's first step too) take the
+// vector loop of their operator; the other forms the general one.
 template <typename S>
-__device__ __forceinline__ void combineSum(const Io& io, int tid, int nt) {
+__device__ __forceinline__ void combineOp(uint8_t red, const Io& io, int tid, int nt) {
+  using T = DevT<S>;
   constexpr int E = 16 / sizeof(S);
   const bool hasSrc = io.src != nullptr;
   const int inputs = io.nin + (hasSrc ? 1 : 0);
@@ -270,34 +302,18 @@ __device__ __forceinline__ void combineSum(const Io& io, int tid, int nt) {
   const uintptr_t align = reinterpret_cast<uintptr_t>(p0) | reinterpret_cast<uintptr_t>(p1) |
                           reinterpret_cast<uintptr_t>(io.out[0]) | reinterpret_cast<uintptr_t>(o1) |
                           reinterpret_cast<uintptr_t>(o2);
-  if (inputs == 2 && !io.premul && io.postDiv <= 1 && (align & 15) == 0 && io.count % E == 0)
-    combineFast<S, OpSum>(p0, !hasSrc, p1, io.out[0], o1, o2, io.count / E, tid, nt);
-  else
-    combineTyped<S>(kRedSum, io, tid, nt);
-}
-
-template <typename S>
-__device__ void combineOp(uint8_t red, const Io& io, int tid, int nt) {
-  switch (red) {
-    case kRedSum: combineSum<S>(io, tid, nt); break;
-    default: combineTyped<S>(red, io, tid, nt); break;
+  if (inputs != 2 || io.postDiv > 1 || (align & 15) != 0 || io.count % E != 0 || (io.premul && !hasSrc)) {
+    combineTyped<S>(red, io, tid, nt);
+    return;
   }
-}
-
-__device__ __noinline__ void combine(uint8_t type, uint8_t red, const Io& io, int tid, int nt) {
-  switch (type) {
-    case ncclInt8: combineOp<int8_t>(red, io, tid, nt); break;
-    case ncclUint8: combineOp<uint8_t>(red, io, tid, nt); break;
-    case ncclInt32: combineOp<int32_t>(red, io, tid, nt); break;
-    case ncclUint32: combineOp<uint32_t>(red, io, tid, nt); break;
-    case ncclInt64: combineOp<int64_t>(red, io, tid, nt); break;
-    case ncclUint64: combineOp<uint64_t>(red, io, tid, nt); break;
-    case ncclFloat16: combineOp<__half>(red, io, tid, nt); break;
-    case ncclFloat32: combineOp<float>(red, io, tid, nt); break;
-    case ncclFloat64: combineOp<double>(red, io, tid, nt); break;
-    case ncclBfloat16: combineOp<__nv_bfloat16>(red, io, tid, nt); break;
-    case ncclFloat8e4m3: combineOp<Fp8E4M3>(red, io, tid, nt); break;
-    default: combineOp<Fp8E5M2>(red, io, tid, nt); break;
+  const typename T::A scalar =
+      io.premul ? T::load(io.scalarPtr ? *static_cast<const S*>(io.scalarPtr) : bitsAs<S>(io.scalarBits)) : typename T::A(0);
+  const size_t nvec = io.count / E;
+  switch (red) {
+    case kRedSum: combineFast<S, OpSum>(p0, !hasSrc, p1, io.out[0], o1, o2, nvec, io.premul, scalar, tid, nt); break;
+    case kRedProd: combineFast<S, OpProd>(p0, !hasSrc, p1, io.out[0], o1, o2, nvec, io.premul, scalar, tid, nt); break;
+    case kRedMax: combineFast<S, OpMax>(p0, !hasSrc, p1, io.out[0], o1, o2, nvec, io.premul, scalar, tid, nt); break;
+    default: combineFast<S, OpMin>(p0, !hasSrc, p1, io.out[0], o1, o2, nvec, io.premul, scalar, tid, nt); break;
   }
 }
 
@@ -322,6 +338,7 @@ struct LaneShared {
   CachedConn cache[kConnCache];
   int ncache;
   int abort;
+  unsigned long long prof[5];  // MCCL_PROFILE (thread 0): wait, move, post, bytes, steps
 };
 
 struct LaneCtx {
@@ -332,7 +349,7 @@ struct LaneCtx {
 };
 
 // Thread 0 of a lane: the cached connection to peer (loaded on first use).
-__device__ CachedConn* lookup(const DevComm& comm, LaneShared& sh, ConnClass cls, int ch, int peer, bool send) {
+__device__ __forceinline__ CachedConn* lookup(const DevComm& comm, LaneShared& sh, ConnClass cls, int ch, int peer, bool send) {
   for (int k = 0; k < sh.ncache; ++k)
     if (sh.cache[k].peer == peer && sh.cache[k].send == (send ? 1 : 0)) return &sh.cache[k];
   CachedConn* e = &sh.cache[sh.ncache < kConnCache ? sh.ncache++ : kConnCache - 1];
@@ -343,7 +360,7 @@ __device__ CachedConn* lookup(const DevComm& comm, LaneShared& sh, ConnClass cls
   return e;
 }
 
-__device__ void writeBack(LaneShared& sh) {
+__device__ __forceinline__ void writeBack(LaneShared& sh) {
   for (int k = 0; k < sh.ncache; ++k) *sh.cache[k].c.step = sh.cache[k].n;
   sh.ncache = 0;
 }
@@ -358,7 +375,8 @@ __device__ __forceinline__ uint8_t* bufPtr(const DevWork& w, uint8_t* scratch, s
 }
 
 // Runs one lane of one work on channel ch. Returns false when aborted.
-__device__ __noinline__ bool runLane(const DevComm& comm, const DevWork& w, int ch, const LaneCtx& lc, LaneShared& sh) {
+template <typename S>
+__device__ __forceinline__ bool runLane(const DevComm& comm, const DevWork& w, int ch, const LaneCtx& lc, LaneShared& sh) {
   const Schedule& s = w.s;
   const ConnClass cls = connClassOf(s.algo);
   const int connCh = ch;
@@ -368,21 +386,23 @@ __device__ __noinline__ bool runLane(const DevComm& comm, const DevWork& w, int 
   uint8_t* scratch = w.scratch ? static_cast<uint8_t*>(w.scratch) +
                                      static_cast<size_t>(ch * numLanes(s) + lc.id) * static_cast<size_t>(s.chunk) * esize
                                : nullptr;
-  if (lc.tid == 0) sh.ncache = 0;
-  // Counters count slices: every step moves `S` slices through each of its connections
+  if (lc.tid == 0) {
+    sh.ncache = 0;
+    for (int k = 0; k < 5; ++k) sh.prof[k] = 0;
+  }
+  // Counters count slices: every step moves `nsl` slices through each of its connections
   // (empty ones too, so both sides stay in step), and the next step's first slice can
   // start as soon as the peer posted it, not when its whole chunk is done.
-  const int S = comm.slices > 0 ? comm.slices : 1;
+  const int nsl = comm.slices > 0 ? comm.slices : 1;
   const int64_t alignElems = esize >= 16 ? 1 : static_cast<int64_t>(16 / esize);
-  unsigned long long pw = 0, pm = 0, pp = 0, pb = 0, pn = 0;  // MCCL_PROFILE (thread 0)
   for (int64_t i = 0; i < nsteps; ++i) {
     const Step st = stepAt(s, ch, lc.id, i);
     if (st.count == 0) continue;
-    const int64_t per = roundUp(divUp(st.count, S), alignElems);
+    const int64_t per = roundUp(divUp(st.count, nsl), alignElems);
     const bool reduceStep = reduces && w.premul && st.src == Buf::Input;
     uint8_t* const srcBase = st.src != Buf::None ? bufPtr(w, scratch, esize, st.src, st.srcOffset) : nullptr;
     uint8_t* const dstBase = st.dst != Buf::None ? bufPtr(w, scratch, esize, st.dst, st.dstOffset) : nullptr;
-    for (int sl = 0; sl < S; ++sl) {
+    for (int sl = 0; sl < nsl; ++sl) {
       const int64_t off = min64(per * sl, st.count);
       const int64_t cnt = min64(per, st.count - off);
       const uint64_t t0 = comm.prof && lc.tid == 0 ? globalTimer() : 0;
@@ -393,14 +413,14 @@ __device__ __noinline__ bool runLane(const DevComm& comm, const DevWork& w, int 
           CachedConn* e = lookup(comm, sh, cls, connCh, st.recvPeer[k], false);
           ok = waitAtLeast(comm, e->c.tail, e->n + 1, st.recvPeer[k]);
           sh.rconn[k] = e;
-          sh.in[k] = e->c.buf + ((e->n / S) % e->c.slots) * e->c.slotBytes + static_cast<size_t>(off) * esize;
+          sh.in[k] = e->c.buf + ((e->n / nsl) % e->c.slots) * e->c.slotBytes + static_cast<size_t>(off) * esize;
         }
         for (int k = 0; k < st.nsend && ok; ++k) {
           CachedConn* e = lookup(comm, sh, cls, connCh, st.sendPeer[k], true);
-          const uint64_t slot = e->n / S;
+          const uint64_t slot = e->n / nsl;
           // A slot is reused once the receiver has consumed every slice of its last use.
-          if (e->n % S == 0 && slot >= e->c.slots)
-            ok = waitAtLeast(comm, e->c.head, (slot - e->c.slots + 1) * S, st.sendPeer[k]);
+          if (e->n % nsl == 0 && slot >= e->c.slots)
+            ok = waitAtLeast(comm, e->c.head, (slot - e->c.slots + 1) * nsl, st.sendPeer[k]);
           sh.sconn[k] = e;
           sh.out[k] = e->c.buf + (slot % e->c.slots) * e->c.slotBytes + static_cast<size_t>(off) * esize;
         }
@@ -431,8 +451,10 @@ __device__ __noinline__ bool runLane(const DevComm& comm, const DevWork& w, int 
         if (io.nout > 0) {
           if (inputs == 1 && !io.premul && io.postDiv <= 1)
             copyBytes(io, static_cast<size_t>(cnt) * esize, io.src == nullptr, lc.tid, lc.nthreads);
+          else if constexpr (!std::is_same<S, NoArith>::value)
+            combineOp<S>(w.red, io, lc.tid, lc.nthreads);
           else
-            combine(w.type, w.red, io, lc.tid, lc.nthreads);
+            __trap();  // the host launches reducing works only in the kernel of their type
         }
       }
       laneSync(lc.barrier, lc.nthreads);
@@ -442,7 +464,7 @@ __device__ __noinline__ bool runLane(const DevComm& comm, const DevWork& w, int 
         for (int k = 0; k < st.nsend; ++k) {
           CachedConn* e = sh.sconn[k];
           if (e->c.sizes)
-            e->c.sizes[e->n % (static_cast<uint64_t>(e->c.slots) * S)] =
+            e->c.sizes[e->n % (static_cast<uint64_t>(e->c.slots) * nsl)] =
                 static_cast<uint64_t>(off) * esize << 32 | static_cast<uint64_t>(cnt) * esize;
         }
         // Every thread's stores (ordered by the barrier) become visible before the flags:
@@ -459,23 +481,23 @@ __device__ __noinline__ bool runLane(const DevComm& comm, const DevWork& w, int 
           *reinterpret_cast<volatile uint64_t*>(e->c.head) = ++e->n;
         }
         if (t0) {
-          pw += t1 - t0;
-          pm += t2 - t1;
-          pp += globalTimer() - t2;
-          pb += static_cast<unsigned long long>(cnt) * esize;
-          pn += 1;
+          sh.prof[0] += t1 - t0;
+          sh.prof[1] += t2 - t1;
+          sh.prof[2] += globalTimer() - t2;
+          sh.prof[3] += static_cast<unsigned long long>(cnt) * esize;
+          sh.prof[4] += 1;
         }
       }
     }
   }
   if (lc.tid == 0) {
     writeBack(sh);
-    if (comm.prof && pn) {
-      atomicAdd(comm.prof + kProfSimpleSteps, pn);
-      atomicAdd(comm.prof + kProfSimpleWait, pw);
-      atomicAdd(comm.prof + kProfSimpleMove, pm);
-      atomicAdd(comm.prof + kProfSimplePost, pp);
-      atomicAdd(comm.prof + kProfSimpleBytes, pb);
+    if (comm.prof && sh.prof[4]) {
+      atomicAdd(comm.prof + kProfSimpleSteps, sh.prof[4]);
+      atomicAdd(comm.prof + kProfSimpleWait, sh.prof[0]);
+      atomicAdd(comm.prof + kProfSimpleMove, sh.prof[1]);
+      atomicAdd(comm.prof + kProfSimplePost, sh.prof[2]);
+      atomicAdd(comm.prof + kProfSimpleBytes, sh.prof[3]);
     }
   }
   return true;
@@ -483,15 +505,27 @@ __device__ __noinline__ bool runLane(const DevComm& comm, const DevWork& w, int 
 
 // ---- LL dispatch ------------------------------------------------------------------------------
 
-// Any LL work (the generic kernel's path: groups that mix protocols, types or operators).
-__device__ __forceinline__ bool llRunAny(const DevComm& comm, const DevWork& w, int ch, LlShared& sh) {
-  return collReduces(w.s.coll) ? llReduceWorkAny(&comm, &w, ch, &sh) : llCopyWork<false>(&comm, &w, ch, &sh);
+template <typename S>
+__device__ __forceinline__ bool llRun(const DevComm& comm, const DevWork& w, int ch, LlShared& sh) {
+  if constexpr (!std::is_same<S, NoArith>::value) {
+    if (collReduces(w.s.coll)) {
+      switch (w.red) {
+        case kRedSum: return llReduceWork<S, OpSum>(&comm, &w, ch, &sh);
+        case kRedProd: return llReduceWork<S, OpProd>(&comm, &w, ch, &sh);
+        case kRedMax: return llReduceWork<S, OpMax>(&comm, &w, ch, &sh);
+        default: return llReduceWork<S, OpMin>(&comm, &w, ch, &sh);
+      }
+    }
+  } else {
+    if (collReduces(w.s.coll)) __trap();  // as in runLane
+  }
+  return llCopyWork(&comm, &w, ch, &sh);
 }
 
 // ---- Kernels ----------------------------------------------------------------------------------
 
-// Every protocol, type and operator: one block per queue runs its works in call order.
-template <int MW>
+// One block per queue runs its works in call order: every protocol, arithmetic on S.
+template <int MW, typename S>
 __global__ void __launch_bounds__(kMaxThreads, 1) collKernel(const __grid_constant__ KernelArgs<MW> args) {
   __shared__ LaneShared shared[2];
   __shared__ LlShared llShared;
@@ -504,20 +538,21 @@ __global__ void __launch_bounds__(kMaxThreads, 1) collKernel(const __grid_consta
     const int ch = q.channel;
     bool ok;
     if (w.proto == kProtoLl) {
-      ok = llRunAny(comm, w, ch, llShared);
+      ok = llRun<S>(comm, w, ch, llShared);
     } else {
       if (threadIdx.x == 0) shared[0].abort = shared[1].abort = 0;
       __syncthreads();
-      if (numLanes(w.s) == 2) {
-        // Two lanes (the tree's reduce-up and broadcast-down) on the two halves of the block.
-        const int half = nt / 2;
-        LaneCtx lc{threadIdx.x < half ? 0 : 1, static_cast<int>(threadIdx.x) % half, half, threadIdx.x < half ? 1 : 2};
-        ok = runLane(comm, w, ch, lc, shared[lc.id]);
+      // Two lanes (the tree's reduce-up and broadcast-down) run on the two halves of the
+      // block; one call site, so the lane is inlined once.
+      const bool two = numLanes(w.s) == 2;
+      const int half = nt / 2;
+      const LaneCtx lc = two ? LaneCtx{threadIdx.x < half ? 0 : 1, static_cast<int>(threadIdx.x) % half, half,
+                                       threadIdx.x < half ? 1 : 2}
+                             : LaneCtx{0, static_cast<int>(threadIdx.x), nt, 1};
+      ok = runLane<S>(comm, w, ch, lc, shared[lc.id]);
+      if (two) {
         __syncthreads();
         ok = ok && shared[0].abort == 0 && shared[1].abort == 0;
-      } else {
-        LaneCtx lc{0, static_cast<int>(threadIdx.x), nt, 1};
-        ok = runLane(comm, w, ch, lc, shared[0]);
       }
     }
     if (!ok) return;
@@ -526,20 +561,13 @@ __global__ void __launch_bounds__(kMaxThreads, 1) collKernel(const __grid_consta
 
 }  // namespace
 
-ncclResult_t launchKernel(const LaunchSpec& spec, const void* args, cudaStream_t stream, const char** error) {
-  const dim3 grid(spec.blocks), block(spec.threads);
-  if (spec.kind == LaunchKind::Generic) {
-    if (spec.large) collKernel<kLargeLaunch><<<grid, block, 0, stream>>>(*static_cast<const KernelArgs<kLargeLaunch>*>(args));
-    else collKernel<kSmallLaunch><<<grid, block, 0, stream>>>(*static_cast<const KernelArgs<kSmallLaunch>*>(args));
-  } else {
-    launchLlKernel(spec, *static_cast<const KernelArgs<kSmallLaunch>*>(args), stream);
-  }
-  cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess) {
-    *error = cudaGetErrorString(e);
-    return ncclUnhandledCudaError;
-  }
-  return ncclSuccess;
-}
+// The kernels of each family (coll_kernel_{copy,int,float}.cu): for NoArith, and by
+// ncclDataType_t (null for a type not of the family).
+template <int MW>
+CollKernelFn<MW> collKernelCopy();
+template <int MW>
+CollKernelFn<MW> collKernelInt(int type);
+template <int MW>
+CollKernelFn<MW> collKernelFloat(int type);
 
 }  // namespace mccl

@@ -1,0 +1,64 @@
+// The data-movement kernels (no arithmetic), and the host entry to every kernel.
+#include <algorithm>
+
+#include "kernels/coll_kernel.cuh"
+
+namespace mccl {
+
+template <int MW>
+CollKernelFn<MW> collKernelCopy() {
+  return collKernel<MW, NoArith>;
+}
+template CollKernelFn<kSmallLaunch> collKernelCopy<kSmallLaunch>();
+template CollKernelFn<kLargeLaunch> collKernelCopy<kLargeLaunch>();
+
+namespace {
+
+template <int MW>
+CollKernelFn<MW> collKernelFor(const LaunchSpec& spec) {
+  if (!spec.reduces) return collKernelCopy<MW>();
+  CollKernelFn<MW> fn = collKernelInt<MW>(spec.type);
+  return fn ? fn : collKernelFloat<MW>(spec.type);
+}
+
+template <int MW>
+size_t stackOf(CollKernelFn<MW> fn) {
+  cudaFuncAttributes a;
+  if (fn == nullptr || cudaFuncGetAttributes(&a, fn) != cudaSuccess) return 0;
+  return a.localSizeBytes;
+}
+
+}  // namespace
+
+size_t kernelStackBytesMax() {
+  size_t most = std::max(llKernelStackBytesMax(), std::max(stackOf(collKernelCopy<kSmallLaunch>()),
+                                                           stackOf(collKernelCopy<kLargeLaunch>())));
+  for (int t = 0; t < ncclNumTypes; ++t) {
+    LaunchSpec s;
+    s.reduces = true;
+    s.type = t;
+    most = std::max(most, std::max(stackOf(collKernelFor<kSmallLaunch>(s)), stackOf(collKernelFor<kLargeLaunch>(s))));
+  }
+  cudaGetLastError();
+  return most;
+}
+
+ncclResult_t launchKernel(const LaunchSpec& spec, const void* args, cudaStream_t stream, const char** error) {
+  const dim3 grid(spec.blocks), block(spec.threads);
+  if (spec.kind == LaunchKind::Generic) {
+    if (spec.large)
+      collKernelFor<kLargeLaunch>(spec)<<<grid, block, 0, stream>>>(*static_cast<const KernelArgs<kLargeLaunch>*>(args));
+    else
+      collKernelFor<kSmallLaunch>(spec)<<<grid, block, 0, stream>>>(*static_cast<const KernelArgs<kSmallLaunch>*>(args));
+  } else {
+    launchLlKernel(spec, *static_cast<const KernelArgs<kSmallLaunch>*>(args), stream);
+  }
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) {
+    *error = cudaGetErrorString(e);
+    return ncclUnhandledCudaError;
+  }
+  return ncclSuccess;
+}
+
+}  // namespace mccl
