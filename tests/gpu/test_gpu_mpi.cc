@@ -75,23 +75,29 @@ TEST(GpuMpi, MemoryComesBackAfterDestroy) {
   NCCL_OK(ncclCommDestroy(comm));
   CUDA_OK(cudaDeviceSynchronize());
   const int64_t afterDestroy = used() - before;
-  for (int i = 0; i < 100; ++i) {
-    NCCL_OK(mcclCommInitFromMpi(&comm, MPI_COMM_WORLD, dev, nullptr));
-    useOnce(comm, 1 << 18);
-    NCCL_OK(ncclCommDestroy(comm));
-  }
-  CUDA_OK(cudaDeviceSynchronize());
-  const int64_t after100 = used() - before;
+  // A few communicators first: the kernels of the smaller sizes load on first use (CUDA
+  // lazy loading keeps their code in device memory), which is not growth per communicator.
+  auto cycle = [&](int times) {
+    for (int i = 0; i < times; ++i) {
+      NCCL_OK(mcclCommInitFromMpi(&comm, MPI_COMM_WORLD, dev, nullptr));
+      useOnce(comm, 1 << 18);
+      NCCL_OK(ncclCommDestroy(comm));
+    }
+    CUDA_OK(cudaDeviceSynchronize());
+    return used() - before;
+  };
+  const int64_t warm = cycle(3);
+  const int64_t after100 = cycle(100);
   const double mib = 1048576.0;
   if (r == 0)
     std::printf("[memory] rank 0, MiB above the level before init: in use %.1f (mccl's account: FIFOs %.1f, control %.2f, "
                 "scratch %.1f, tables %.3f, host %.2f, peers mapped %.1f; kernel stack %zu B), after destroy %.1f, after "
-                "100 more communicators %.1f\n",
+                "3 more communicators %.1f, after 100 more %.1f\n",
                 inUse / mib, mi.fifoBytes / mib, mi.controlBytes / mib, mi.scratchBytes / mib, mi.tableBytes / mib,
                 mi.hostMappedBytes / mib, mi.peerMappedBytes / mib, mi.kernelStackBytes, afterDestroy / mib,
-                after100 / mib);
+                warm / mib, after100 / mib);
   EXPECT_LE(afterDestroy, int64_t{64} << 20) << "destroy must give back what the communicator took";
-  EXPECT_LE(after100 - afterDestroy, int64_t{4} << 20) << "100 communicators made and destroyed grew device memory";
+  EXPECT_LE(after100 - warm, int64_t{2} << 20) << "100 communicators made and destroyed grew device memory";
   cudaStreamDestroy(s);
   cudaFree(in);
   cudaFree(out);
