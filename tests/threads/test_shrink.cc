@@ -144,3 +144,31 @@ TEST(Revoke, StopsOperationsAndAllowsShrinkSplitDestroy) {
   EXPECT_EQ(shrinkAndCheck(comms, {1}, NCCL_SHRINK_DEFAULT), "");
   destroyComms(comms);
 }
+
+TEST(Shrink, NonblockingConfigIsPolledToSuccess) {
+  std::vector<ncclComm_t> comms = makeHostComms(3);
+  std::vector<ncclComm_t> kids(3, nullptr);
+  std::vector<std::string> errs(3);
+  int out[] = {0};
+  runThreads(3, [&](int r) {
+    if (r == 0) return;
+    ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+    cfg.blocking = 0;
+    ncclResult_t res = ncclCommShrink(comms[r], out, 1, &kids[r], &cfg, NCCL_SHRINK_DEFAULT);
+    if (res != ncclSuccess && res != ncclInProgress) {
+      errs[r] = std::string("shrink: ") + ncclGetErrorString(res);
+      return;
+    }
+    ncclResult_t st = ncclInProgress;
+    while (st == ncclInProgress) ncclCommGetAsyncError(kids[r], &st);
+    if (st != ncclSuccess) {
+      errs[r] = std::string("async: ") + ncclGetErrorString(st);
+      return;
+    }
+    errs[r] = runCollCase(kids[r], r - 1, 2, CollCase{CollKind::AllReduce, ncclFloat32, ncclSum, false, false, 64, 0, false, 21});
+  });
+  for (int r = 0; r < 3; ++r) EXPECT_EQ(errs[r], "") << "rank " << r;
+  EXPECT_EQ(kids[0], nullptr);
+  destroyComms(kids);
+  destroyComms(comms);
+}
