@@ -51,21 +51,42 @@ ncclResult_t Bootstrap::split(int color, int key, std::unique_ptr<Bootstrap>* ch
   int childSize = static_cast<int>(members.size());
   int childRank = static_cast<int>(std::find(members.begin(), members.end(), rank_) - members.begin());
 
+  std::string seed;
+  MCCL_CHECK(shareChildSeed(members, childRank, kTagSplit | static_cast<uint32_t>(color), &seed));
+  return joinChild(seed, childRank, childSize, child);
+}
+
+ncclResult_t Bootstrap::shareChildSeed(const std::vector<int>& members, int childRank, uint64_t tag,
+                                       std::string* seed) {
   constexpr size_t kSeedMax = 512;
   char seedBuf[kSeedMax] = {0};
-  std::string seed;
-  uint64_t tag = kTagSplit | static_cast<uint32_t>(color);
+  const int childSize = static_cast<int>(members.size());
   if (childRank == 0) {
-    MCCL_CHECK(newChildSeed(childSize, &seed));
-    if (seed.size() >= kSeedMax)
-      return MCCL_ERR(ncclInternalError, owner_, "split seed of %zu bytes is too long", seed.size());
-    std::memcpy(seedBuf, seed.data(), seed.size());
+    MCCL_CHECK(newChildSeed(childSize, seed));
+    if (seed->size() >= kSeedMax)
+      return MCCL_ERR(ncclInternalError, owner_, "child seed of %zu bytes is too long", seed->size());
+    std::memcpy(seedBuf, seed->data(), seed->size());
     for (int i = 1; i < childSize; ++i) MCCL_CHECK(send(members[i], tag, seedBuf, kSeedMax));
   } else {
     MCCL_CHECK(recv(members[0], tag, seedBuf, kSeedMax));
     seedBuf[kSeedMax - 1] = '\0';
-    seed.assign(seedBuf, strnlen(seedBuf, kSeedMax));
+    seed->assign(seedBuf, strnlen(seedBuf, kSeedMax));
   }
+  return ncclSuccess;
+}
+
+// Generic shrink: the first member makes the child's seed and sends it to the other
+// members; nobody else is involved (no allgather over the parent, which would wait for
+// excluded or dead ranks).
+ncclResult_t Bootstrap::shrink(const std::vector<int>& members, uint64_t index,
+                               std::unique_ptr<Bootstrap>* child) {
+  child->reset();
+  int childRank = static_cast<int>(std::find(members.begin(), members.end(), rank_) - members.begin());
+  int childSize = static_cast<int>(members.size());
+  if (childRank == childSize)
+    return MCCL_ERR(ncclInternalError, owner_, "bootstrap shrink: rank %d is not a member", rank_);
+  std::string seed;
+  MCCL_CHECK(shareChildSeed(members, childRank, kTagShrink | static_cast<uint32_t>(index), &seed));
   return joinChild(seed, childRank, childSize, child);
 }
 

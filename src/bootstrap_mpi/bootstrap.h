@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "nccl.h"
 
@@ -61,6 +62,13 @@ class Bootstrap {
   // Collective over all ranks of this bootstrap.
   virtual ncclResult_t split(int color, int key, std::unique_ptr<Bootstrap>* child);
 
+  // A new bootstrap for members (ascending ranks of this bootstrap, this rank among them),
+  // ranked in that order. Only the members call it and only they talk to each other, so
+  // ranks outside (dead ones included) are never waited for. index is equal on every
+  // member (the parent's count of shrinks) and keeps concurrent exchanges apart.
+  virtual ncclResult_t shrink(const std::vector<int>& members, uint64_t index,
+                              std::unique_ptr<Bootstrap>* child);
+
   // Makes every current and future wait return ncclRemoteError promptly.
   virtual void abort() { aborted_.store(true); }
   bool aborted() const { return aborted_.load(); }
@@ -81,6 +89,10 @@ class Bootstrap {
   virtual ncclResult_t newChildSeed(int childSize, std::string* seed);
   virtual ncclResult_t joinChild(const std::string& seed, int childRank, int childSize,
                                  std::unique_ptr<Bootstrap>* child);
+  // The seed of a child made of members (childRank 0 creates it and sends it to the
+  // others with tag): point to point among the members only.
+  ncclResult_t shareChildSeed(const std::vector<int>& members, int childRank, uint64_t tag,
+                              std::string* seed);
 
   int rank_;
   int size_;
@@ -94,6 +106,7 @@ double bootstrapTimeoutSeconds();
 // Reserved tags (high bits) so library-internal exchanges never collide.
 constexpr uint64_t kTagBarrier = 0xB0000000ull << 32;
 constexpr uint64_t kTagSplit = 0xB1000000ull << 32;
+constexpr uint64_t kTagShrink = 0xB3000000ull << 32;
 constexpr uint64_t kTagAllGather = 0xB2000000ull << 32;
 constexpr uint64_t kTagConnect = 0xC0000000ull << 32;
 

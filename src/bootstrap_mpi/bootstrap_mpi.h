@@ -33,6 +33,8 @@ class MpiBootstrap : public Bootstrap {
   ncclResult_t tryRecv(int peer, uint64_t tag, void* data, size_t bytes, bool* received) override;
   ncclResult_t barrier() override;
   ncclResult_t split(int color, int key, std::unique_ptr<Bootstrap>* child) override;
+  ncclResult_t shrink(const std::vector<int>& members, uint64_t index,
+                      std::unique_ptr<Bootstrap>* child) override;
 
   MPI_Comm comm() const { return comm_; }
 

@@ -177,7 +177,7 @@ NCCL_API ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclCom
                     "%s: color = %d must be >= 0 or NCCL_SPLIT_NOCOLOR", call, color);
   CommConfig cfg;
   MCCL_CHECK(parseConfigOver(config, comm->config, call, &cfg));
-  MCCL_CHECK(comm->checkUsable(call));
+  MCCL_CHECK(comm->checkUsable(call, /*management=*/true));
   *newcomm = nullptr;
   std::unique_ptr<Bootstrap> child;
   if (ncclResult_t r = comm->bootstrap->split(color, key, &child); r != ncclSuccess)
@@ -218,7 +218,10 @@ NCCL_API ncclResult_t ncclCommDestroy(ncclComm_t comm) {
   ncclResult_t r = ncclSuccess;
   bool healthy = !comm->aborted.load() && !comm->initTask &&
                  (comm->asyncError.load() == ncclSuccess);
-  if (healthy && comm->dataPath && !comm->finalized.load()) r = comm->dataPath->flush();
+  // A revoked communicator is quiescent: nothing to flush, but a healthy one still says
+  // farewell to its peers.
+  if (healthy && comm->dataPath && !comm->finalized.load() && !comm->revoked.load())
+    r = comm->dataPath->flush();
   destroyComm(comm, /*abortFirst=*/!healthy);
   return r;
   MCCL_API_END
@@ -238,6 +241,12 @@ NCCL_API ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t* async
   MCCL_CHECK(checkCommArg(comm, "ncclCommGetAsyncError"));
   if (asyncError == nullptr)
     return MCCL_ERR(ncclInvalidArgument, comm, "ncclCommGetAsyncError: asyncError is NULL");
+  if (comm->revoked.load()) {
+    // Revoke returns once the communicator is quiescent (core/shrink.cc), as NCCL's
+    // state does when it leaves ncclInProgress.
+    *asyncError = ncclSuccess;
+    return ncclSuccess;
+  }
   if (comm->initTask) progressInit(comm);
   if (!comm->initTask && comm->dataPath) comm->dataPath->asyncStatus();
   if (!comm->initTask) comm->checkPeers();

@@ -60,7 +60,7 @@ ncclResult_t ncclComm::attributeRemoteError(ncclResult_t r) {
                   first.c_str());
 }
 
-ncclResult_t ncclComm::checkUsable(const char* call) {
+ncclResult_t ncclComm::checkUsable(const char* call, bool management) {
   if (initTask) {
     ncclResult_t r = mccl::progressInit(this);
     if (r == ncclInProgress)
@@ -75,6 +75,14 @@ ncclResult_t ncclComm::checkUsable(const char* call) {
   if (finalized.load())
     return MCCL_ERR(ncclInvalidUsage, this,
                     "%s: the communicator was finalized; only ncclCommDestroy is allowed", call);
+  if (revoked.load()) {
+    if (management) return ncclSuccess;
+    return MCCL_ERR(ncclInvalidUsage, this,
+                    "%s: the communicator was revoked (ncclCommRevoke, or ncclCommShrink with "
+                    "NCCL_SHRINK_ABORT); only ncclCommSplit, ncclCommShrink, ncclCommDestroy and "
+                    "ncclCommAbort are allowed",
+                    call);
+  }
   if (dataPath) dataPath->asyncStatus();
   checkPeers();
   ncclResult_t e = asyncError.load();

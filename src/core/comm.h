@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -49,6 +50,9 @@ struct ncclComm {
   std::atomic<ncclResult_t> asyncError{ncclSuccess};
   std::atomic<bool> aborted{false};
   std::atomic<bool> finalized{false};
+  // ncclCommRevoke (or ncclCommShrink with NCCL_SHRINK_ABORT): in-flight operations were
+  // stopped; only split, shrink, destroy and abort are accepted (core/shrink.cc).
+  std::atomic<bool> revoked{false};
   std::unique_ptr<mccl::InitTask> initTask;  // while a nonblocking init runs
 
   // Reduction operators made by ncclRedOpCreatePreMulSum, buffers from ncclCommRegister.
@@ -70,6 +74,9 @@ struct ncclComm {
   // Sequence numbers, equal on all ranks for collectives and splits.
   std::atomic<uint64_t> collSeq{0};
   uint64_t splitCount = 0;
+  // ncclCommShrink calls per set of survivors (keyed by its hash): every member of a set
+  // calls each of its shrinks, so the count is equal on all of them.
+  std::map<uint64_t, uint64_t> shrinkCounts;
 
   void setLastError(const char* msg);
   std::string lastError() const;
@@ -79,8 +86,9 @@ struct ncclComm {
   std::string failureMessage() const;
 
   // Fails with ncclInvalidUsage while the comm cannot take operations (init running,
-  // aborted, finalized), or with the asynchronous error it already has.
-  ncclResult_t checkUsable(const char* call);
+  // aborted, finalized, revoked), or with the asynchronous error it already has.
+  // management (split, shrink): a revoked comm is accepted, whatever error it had.
+  ncclResult_t checkUsable(const char* call, bool management = false);
   // ncclRemoteError, naming the rank and host, once the watchdog has lost a peer.
   ncclResult_t checkPeers();
   // A data-path wait failed with r. When r is ncclRemoteError, gives the watchdog a

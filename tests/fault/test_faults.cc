@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -43,7 +44,8 @@ enum class Fault {
   KillDuring,      // SIGKILL while collectives run
   KillBetween,     // SIGKILL between collectives; survivors then run a send/recv group
   Stop,            // SIGSTOP while collectives run
-  KillNonblocking  // SIGKILL on an idle nonblocking communicator: ncclCommGetAsyncError
+  KillNonblocking,  // SIGKILL on an idle nonblocking communicator: ncclCommGetAsyncError
+  ShrinkAfterKill   // SIGKILL while collectives run; survivors ncclCommShrink(NCCL_SHRINK_ABORT)
 };
 
 const char* faultName(Fault f) {
@@ -54,6 +56,7 @@ const char* faultName(Fault f) {
     case Fault::KillBetween: return "kill-between";
     case Fault::Stop: return "stop";
     case Fault::KillNonblocking: return "kill-nonblocking";
+    case Fault::ShrinkAfterKill: return "shrink-after-kill";
   }
   return "?";
 }
@@ -66,6 +69,11 @@ struct Report {
   int opsDone = 0;
   double tError = 0;     // when the failing call returned
   double abortSec = -1;  // how long ncclCommAbort / ncclCommDestroy took
+  // ShrinkAfterKill: the survivors' communicator.
+  int shrinkRc = -1;
+  double shrinkSec = -1;  // ncclCommShrink's time
+  int newRank = -1, newCount = -1;
+  int checkedOk = 0;      // the AllReduce on it gave the exact sums
   char lastError[1400] = {0};
 };
 
@@ -133,6 +141,32 @@ int runChild(const Child& c) {
     rep.tError = now();
     const char* le = ncclGetLastError(comm);
     std::snprintf(rep.lastError, sizeof rep.lastError, "%s", le ? le : "");
+    if (comm && c.fault == Fault::ShrinkAfterKill && rc == ncclRemoteError) {
+      // The survivors leave the dead rank behind and go on with a checked AllReduce.
+      int victim = c.victim;
+      ncclComm_t kid = nullptr;
+      double t0 = now();
+      rep.shrinkRc = ncclCommShrink(comm, &victim, 1, &kid, nullptr, NCCL_SHRINK_ABORT);
+      rep.shrinkSec = now() - t0;
+      if (rep.shrinkRc == ncclSuccess) {
+        ncclCommCount(kid, &rep.newCount);
+        ncclCommUserRank(kid, &rep.newRank);
+        const size_t n = 4097;
+        std::vector<float> in(n), out(n, -1.0f);
+        for (size_t i = 0; i < n; ++i) in[i] = static_cast<float>((rep.newRank + 1) * (i % 7 + 1));
+        int m = rep.newCount;
+        if (ncclAllReduce(in.data(), out.data(), n, ncclFloat32, ncclSum, kid, nullptr) == ncclSuccess) {
+          rep.checkedOk = 1;
+          for (size_t i = 0; i < n; ++i)
+            if (out[i] != static_cast<float>(m * (m + 1) / 2 * (i % 7 + 1))) rep.checkedOk = 0;
+        }
+        if (ncclCommDestroy(kid) != ncclSuccess) rep.checkedOk = 0;
+      } else {
+        const char* e = ncclGetLastError(comm);
+        std::snprintf(rep.lastError, sizeof rep.lastError, "shrink: %s", e ? e : "");
+      }
+      useDestroy = true;  // a revoked parent is destroyed
+    }
     if (comm) {
       double t0 = now();
       if (useDestroy) ncclCommDestroy(comm);
@@ -185,6 +219,11 @@ int runChild(const Child& c) {
       waitGo();
       r = allreduce();
       return finish(comm, r == ncclSuccess ? 0 : 2, r, false);
+    case Fault::ShrinkAfterKill:
+      // One AllReduce first, so every connection is made before the victim dies (a
+      // connection made while it dies is what kill-during exercises).
+      if ((r = allreduce()) != ncclSuccess) return finish(comm, 2, r, false);
+      [[fallthrough]];
     case Fault::KillDuring:
     case Fault::Stop:
       if (isVictim) ready();
@@ -274,6 +313,9 @@ Outcome runCase(Fault fault, int n, int victim, std::mt19937& rng, Reporting* re
         setenv("MCCL_WARN_AFTER", "1", 1);
         setenv("MCCL_DUMP_SIGNAL", "1", 1);
       }
+      // Survivors may see the death up to MCCL_TIMEOUT apart; the shrink's rendezvous
+      // (a bootstrap wait) must outlast that spread.
+      if (fault == Fault::ShrinkAfterKill) setenv("MCCL_BOOTSTRAP_TIMEOUT", "20", 1);
       Child c{fault, i, n, victim, ctl[i].r, ev[i].w, res.w};
       _exit(runChild(c));
     }
@@ -316,6 +358,7 @@ Outcome runCase(Fault fault, int n, int victim, std::mt19937& rng, Reporting* re
         break;
       case Fault::KillDuring:
       case Fault::Stop:
+      case Fault::ShrinkAfterKill:
         if (!readFull(ev[victim].r, &b, 1, hard)) {
           out.fail("the victim never got ready");
           break;
@@ -361,6 +404,18 @@ Outcome runCase(Fault fault, int n, int victim, std::mt19937& rng, Reporting* re
                std::to_string(timeout) + " s)");
     if (rep.abortSec < 0 || rep.abortSec > kAbortLimit)
       out.fail(who + "abort/destroy took " + std::to_string(rep.abortSec) + " s");
+    if (fault == Fault::ShrinkAfterKill) {
+      int expectRank = rep.rank - (rep.rank > victim ? 1 : 0);
+      if (rep.shrinkRc != ncclSuccess)
+        out.fail(who + "ncclCommShrink(NCCL_SHRINK_ABORT) failed: " +
+                 ncclGetErrorString(static_cast<ncclResult_t>(rep.shrinkRc)) + ": " + rep.lastError);
+      else if (rep.newCount != n - 1 || rep.newRank != expectRank || !rep.checkedOk)
+        out.fail(who + "new communicator rank " + std::to_string(rep.newRank) + " of " +
+                 std::to_string(rep.newCount) + (rep.checkedOk ? "" : ", AllReduce wrong or failed"));
+      else if (rep.shrinkSec > kTimeout + 3 * kSlack)  // survivors notice the death apart
+        out.fail(who + "ncclCommShrink took " + std::to_string(rep.shrinkSec) + " s");
+      continue;  // the last error is the shrink's
+    }
     // Init failures may come from a bootstrap wait that cannot know which rank is
     // missing; after init, the lost rank and its host must be named.
     std::string want = "rank " + std::to_string(victim) + " (host ";
@@ -432,6 +487,28 @@ TEST_P(Faults, SurvivorsReportTheLostRankAndAbort) {
   }
   std::printf("[ fault    ] %-16s np %d: %d reps, %d failed, worst detection %.2f s, worst abort %.2f s\n",
               faultName(fault), n, reps(), failures, worstDetect, worstAbort);
+}
+
+// A rank killed mid-AllReduce: every survivor gets ncclRemoteError, shrinks the parent with
+// NCCL_SHRINK_ABORT (excluding the dead rank, talking only to survivors) and runs a checked
+// AllReduce on the new communicator. Few repetitions: the detection part is covered above.
+TEST(FaultShrink, SurvivorsShrinkWithAbortAndContinue) {
+  setenv("MCCL_TIMEOUT", "4", 1);
+  setenv("MCCL_DEVICE", "host", 1);
+  unsetenv("NCCL_COMM_ID");
+  signal(SIGPIPE, SIG_IGN);
+  std::mt19937 rng(4242);
+  const int repsHere = std::min(reps(), 3);
+  for (int n : {3, 4}) {
+    double worstShrink = 0;
+    for (int rep = 0; rep < repsHere; ++rep) {
+      int victim = rep % n;  // rank 0 (the parent's bootstrap root) included
+      Outcome o = runCase(Fault::ShrinkAfterKill, n, victim, rng);
+      EXPECT_TRUE(o.ok) << "np " << n << " victim " << victim << " rep " << rep << ":\n" << o.why;
+      worstShrink = std::max(worstShrink, o.worstDetect);
+    }
+    std::printf("[ fault    ] shrink-after-kill np %d: %d reps, worst detection %.2f s\n", n, repsHere, worstShrink);
+  }
 }
 
 // A frozen rank: the survivors say, after MCCL_WARN_AFTER, which collective they are in

@@ -447,3 +447,54 @@ TEST(Versions, VersionCodes) {
   EXPECT_TRUE(contains(mcclGetVersionString(), "mccl"));
   for (int r = 0; r < ncclNumResults; ++r) EXPECT_NE(ncclGetErrorString(static_cast<ncclResult_t>(r)), nullptr);
 }
+
+// ncclCommShrink / ncclCommRevoke misuse: ncclInvalidArgument naming the argument, nothing
+// created (newcomm untouched), the parent unchanged (checked by a collective afterwards).
+TEST(ApiErrorsShrink, BadArgumentsCreateNothing) {
+  std::vector<ncclComm_t> comms = makeHostComms(3);
+  ncclComm_t c = comms[0];
+  ncclComm_t sentinel = reinterpret_cast<ncclComm_t>(0x1234);
+  struct Case {
+    const char* name;
+    const char* mentions;
+    std::function<ncclResult_t(ncclComm_t*)> call;
+  };
+  int one[] = {1}, twice[] = {1, 1}, all[] = {0, 1, 2}, outside[] = {2, 3}, negative[] = {-1}, self[] = {2, 0};
+  std::vector<Case> cases = {
+      {"comm NULL", "comm", [&](ncclComm_t* o) { return ncclCommShrink(nullptr, one, 1, o, nullptr, 0); }},
+      {"newcomm NULL", "newcomm", [&](ncclComm_t*) { return ncclCommShrink(c, one, 1, nullptr, nullptr, 0); }},
+      {"count -1", "excludeRanksCount", [&](ncclComm_t* o) { return ncclCommShrink(c, one, -1, o, nullptr, 0); }},
+      {"count > nranks", "excludeRanksCount", [&](ncclComm_t* o) { return ncclCommShrink(c, all, 4, o, nullptr, 0); }},
+      {"list NULL", "excludeRanksList is NULL", [&](ncclComm_t* o) { return ncclCommShrink(c, nullptr, 1, o, nullptr, 0); }},
+      {"rank out of range", "excludeRanksList[1] = 3", [&](ncclComm_t* o) { return ncclCommShrink(c, outside, 2, o, nullptr, 0); }},
+      {"negative rank", "excludeRanksList[0] = -1", [&](ncclComm_t* o) { return ncclCommShrink(c, negative, 1, o, nullptr, 0); }},
+      {"duplicate", "appears twice", [&](ncclComm_t* o) { return ncclCommShrink(c, twice, 2, o, nullptr, 0); }},
+      {"every rank", "all 3 ranks", [&](ncclComm_t* o) { return ncclCommShrink(c, all, 3, o, nullptr, 0); }},
+      {"caller excluded", "excluded ranks must not call", [&](ncclComm_t* o) { return ncclCommShrink(c, self, 2, o, nullptr, 0); }},
+      {"unknown flags", "shrinkFlags = 2", [&](ncclComm_t* o) { return ncclCommShrink(c, one, 1, o, nullptr, 2); }},
+      {"abort flag with unknown bits", "shrinkFlags = 5", [&](ncclComm_t* o) { return ncclCommShrink(c, one, 1, o, nullptr, 5); }},
+      {"bad config", "magic", [&](ncclComm_t* o) {
+         ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+         cfg.magic = 1;
+         return ncclCommShrink(c, one, 1, o, &cfg, NCCL_SHRINK_ABORT);
+       }},
+      {"revoke comm NULL", "comm", [&](ncclComm_t*) { return ncclCommRevoke(nullptr, 0); }},
+      {"revoke flags", "revokeFlags = 1", [&](ncclComm_t*) { return ncclCommRevoke(c, 1); }},
+  };
+  for (const Case& k : cases) {
+    ncclComm_t out = sentinel;
+    EXPECT_EQ(k.call(&out), ncclInvalidArgument) << k.name;
+    std::string msg = ncclGetLastError(nullptr);
+    EXPECT_TRUE(contains(msg, k.mentions)) << k.name << ": \"" << msg << "\" lacks \"" << k.mentions << "\"";
+    EXPECT_EQ(out, sentinel) << k.name << " wrote newcomm";
+  }
+  // None of it revoked or broke the parent (the bad-config case used NCCL_SHRINK_ABORT).
+  std::vector<ncclResult_t> res(3);
+  runThreads(3, [&](int r) {
+    float x = 1, y = 0;
+    res[r] = ncclAllReduce(&x, &y, 1, ncclFloat32, ncclSum, comms[r], nullptr);
+    if (res[r] == ncclSuccess && y != 3.0f) res[r] = ncclInternalError;
+  });
+  for (int r = 0; r < 3; ++r) EXPECT_EQ(res[r], ncclSuccess) << ncclGetLastError(comms[r]);
+  destroyComms(comms);
+}
