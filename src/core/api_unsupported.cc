@@ -10,9 +10,17 @@
 
 using namespace mccl;
 
-// The device API's types (nccl_device.h), of which these calls only pass pointers.
+// The device API's types (nccl_device.h), of which these calls only pass pointers (and
+// one small struct by value, ncclTeam, laid out as NVIDIA's).
 struct ncclDevComm;
 struct ncclDevCommRequirements;
+struct ncclDevResourceRequirements;
+struct ncclLsaBarrierHandle;
+struct ncclGinBarrierHandle;
+struct ncclLLA2AHandle;
+struct ncclTeam {
+  int nRanks, rank, stride;
+};
 
 namespace {
 
@@ -70,6 +78,46 @@ NCCL_API ncclResult_t ncclDevCommDestroy(ncclComm_t comm, const ncclDevComm* dev
   MCCL_CHECK(checkCommArg(comm, call));
   if (devComm == nullptr) return MCCL_ERR(ncclInvalidArgument, comm, "%s: devComm is NULL", call);
   return unsupported(comm, call, "the device API (nccl_device.h)");
+  MCCL_API_END
+}
+
+// The requirement builders of the device API's host side: a device communicator can never
+// be made, so neither can what it would need.
+NCCL_API ncclResult_t ncclLsaBarrierCreateRequirement(ncclTeam team, int nBarriers,
+                                                      ncclLsaBarrierHandle* outHandle,
+                                                      ncclDevResourceRequirements* outReq) {
+  MCCL_API_BEGIN
+  const char* call = "ncclLsaBarrierCreateRequirement";
+  if (outHandle == nullptr || outReq == nullptr)
+    return MCCL_ERR(ncclInvalidArgument, nullptr, "%s: %s is NULL", call, outHandle ? "outReq" : "outHandle");
+  if (nBarriers < 0) return MCCL_ERR(ncclInvalidArgument, nullptr, "%s: nBarriers = %d is negative", call, nBarriers);
+  return unsupported(nullptr, call, "the device API (nccl_device.h)");
+  MCCL_API_END
+}
+
+NCCL_API ncclResult_t ncclGinBarrierCreateRequirement(ncclComm_t comm, ncclTeam team, int nBarriers,
+                                                      ncclGinBarrierHandle* outHandle,
+                                                      ncclDevResourceRequirements* outReq) {
+  MCCL_API_BEGIN
+  const char* call = "ncclGinBarrierCreateRequirement";
+  MCCL_CHECK(checkCommArg(comm, call));
+  if (outHandle == nullptr || outReq == nullptr)
+    return MCCL_ERR(ncclInvalidArgument, comm, "%s: %s is NULL", call, outHandle ? "outReq" : "outHandle");
+  if (nBarriers < 0) return MCCL_ERR(ncclInvalidArgument, comm, "%s: nBarriers = %d is negative", call, nBarriers);
+  return unsupported(comm, call, "the GPU-initiated network (GIN) of the device API");
+  MCCL_API_END
+}
+
+NCCL_API ncclResult_t ncclLLA2ACreateRequirement(int nBlocks, int nSlots, ncclLLA2AHandle* outHandle,
+                                                 ncclDevResourceRequirements* outReq) {
+  MCCL_API_BEGIN
+  const char* call = "ncclLLA2ACreateRequirement";
+  if (outHandle == nullptr || outReq == nullptr)
+    return MCCL_ERR(ncclInvalidArgument, nullptr, "%s: %s is NULL", call, outHandle ? "outReq" : "outHandle");
+  if (nBlocks <= 0 || nSlots <= 0)
+    return MCCL_ERR(ncclInvalidArgument, nullptr, "%s: nBlocks = %d and nSlots = %d must be positive", call,
+                    nBlocks, nSlots);
+  return unsupported(nullptr, call, "the device API (nccl_device.h)");
   MCCL_API_END
 }
 

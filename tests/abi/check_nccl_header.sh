@@ -76,7 +76,8 @@ for f in $(names func "$MINC/nccl.h"); do
       [ -n "$a" ] && [ "$a" = "$b" ] || bad "$f is not an alias of ${f#p} ($a vs $b)" ;;
   esac
 done
-for f in mcclAlltoAllv ncclDevCommCreate ncclDevCommDestroy; do
+for f in mcclAlltoAllv ncclDevCommCreate ncclDevCommDestroy ncclLsaBarrierCreateRequirement \
+         ncclGinBarrierCreateRequirement ncclLLA2ACreateRequirement; do
   grep -q " $f\$" "$T/exports" || bad "libmccl does not export $f"
 done
 

@@ -517,6 +517,12 @@ struct ncclDevComm;
 struct ncclDevCommRequirements;
 extern "C" ncclResult_t ncclDevCommCreate(ncclComm_t, const ncclDevCommRequirements*, ncclDevComm*);
 extern "C" ncclResult_t ncclDevCommDestroy(ncclComm_t, const ncclDevComm*);
+struct ncclTeamAbi {  // nccl_device.h's ncclTeam
+  int nRanks, rank, stride;
+};
+extern "C" ncclResult_t ncclLsaBarrierCreateRequirement(ncclTeamAbi, int, void*, void*);
+extern "C" ncclResult_t ncclGinBarrierCreateRequirement(ncclComm_t, ncclTeamAbi, int, void*, void*);
+extern "C" ncclResult_t ncclLLA2ACreateRequirement(int, int, void*, void*);
 
 TEST_F(ApiErrors, DeviceApiIsRefused) {
   alignas(16) static char reqs[256], dev[4096];
@@ -528,6 +534,15 @@ TEST_F(ApiErrors, DeviceApiIsRefused) {
   EXPECT_TRUE(contains(ncclGetLastError(nullptr), "reqs"));
   EXPECT_EQ(ncclDevCommDestroy(nullptr, dc), ncclInvalidArgument);
   EXPECT_EQ(ncclDevCommDestroy(comm_, dc), ncclInvalidUsage);
+  alignas(16) static char handle[64], req[256];
+  EXPECT_EQ(ncclLsaBarrierCreateRequirement(ncclTeamAbi{1, 0, 1}, 2, handle, req), ncclInvalidUsage);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "not supported by this version of mccl"));
+  EXPECT_EQ(ncclLsaBarrierCreateRequirement(ncclTeamAbi{1, 0, 1}, 2, handle, nullptr), ncclInvalidArgument);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "outReq"));
+  EXPECT_EQ(ncclGinBarrierCreateRequirement(comm_, ncclTeamAbi{1, 0, 1}, 1, handle, req), ncclInvalidUsage);
+  EXPECT_TRUE(contains(ncclGetLastError(comm_), "GIN"));
+  EXPECT_EQ(ncclLLA2ACreateRequirement(1, 0, handle, req), ncclInvalidArgument);
+  EXPECT_EQ(ncclLLA2ACreateRequirement(1, 4, handle, req), ncclInvalidUsage);
 }
 
 TEST(ApiErrorsLifecycle, FailedAlltoAllFailsItsGroup) {
