@@ -56,8 +56,9 @@ namespace {
   } while (0)
 #endif
 
-enum class Op { AllReduce, Broadcast, Reduce, AllGather, ReduceScatter, SendRecv, AlltoAll };
-const char* kOpNames[] = {"allreduce", "broadcast", "reduce", "allgather", "reducescatter", "sendrecv", "alltoall"};
+enum class Op { AllReduce, Broadcast, Reduce, AllGather, ReduceScatter, SendRecv, AlltoAll, Gather, Scatter };
+const char* kOpNames[] = {"allreduce", "broadcast", "reduce",  "allgather", "reducescatter",
+                          "sendrecv",  "alltoall",  "gather",  "scatter"};
 
 struct Options {
   size_t minBytes = 8, maxBytes = 256u << 20;
@@ -109,7 +110,8 @@ MPI_Datatype mpiType(ncclDataType_t t) {
 double busFactor(Op op, int n) {
   switch (op) {
     case Op::AllReduce: return 2.0 * (n - 1) / n;
-    case Op::AllGather: case Op::ReduceScatter: case Op::AlltoAll: return static_cast<double>(n - 1) / n;
+    case Op::AllGather: case Op::ReduceScatter: case Op::AlltoAll: case Op::Gather: case Op::Scatter:
+      return static_cast<double>(n - 1) / n;
     default: return 1.0;
   }
 }
@@ -325,10 +327,9 @@ class Bench {
 
   void launch(Op op, size_t count, bool useMpi) {
     ncclDataType_t t = o_.type;
-    size_t es = typeSize(t);
     char* s = static_cast<char*>(send_);
     char* r = static_cast<char*>(recv_);
-    size_t per = count / n_;  // AllGather/ReduceScatter/AlltoAll: per-rank share
+    size_t per = count / n_;  // AllGather/ReduceScatter/AlltoAll/Gather/Scatter: per-rank share
     if (useMpi) {
       MPI_Datatype mt = mpiType(t);
       int c = static_cast<int>(count), pc = static_cast<int>(per);
@@ -344,6 +345,8 @@ class Bench {
           break;
         }
         case Op::AlltoAll: MPI_Alltoall(s, pc, mt, r, pc, mt, MPI_COMM_WORLD); break;
+        case Op::Gather: MPI_Gather(s, pc, mt, r, pc, mt, 0, MPI_COMM_WORLD); break;
+        case Op::Scatter: MPI_Scatter(s, pc, mt, r, pc, mt, 0, MPI_COMM_WORLD); break;
       }
       return;
     }
@@ -361,15 +364,9 @@ class Bench {
         CHECK_NCCL(ncclGroupEnd());
         break;
       }
-      case Op::AlltoAll: {
-        CHECK_NCCL(ncclGroupStart());
-        for (int q = 0; q < n_; ++q) {
-          CHECK_NCCL(ncclSend(s + q * per * es, per, t, q, comm_, stream_));
-          CHECK_NCCL(ncclRecv(r + q * per * es, per, t, q, comm_, stream_));
-        }
-        CHECK_NCCL(ncclGroupEnd());
-        break;
-      }
+      case Op::AlltoAll: CHECK_NCCL(ncclAlltoAll(s, r, per, t, comm_, stream_)); break;
+      case Op::Gather: CHECK_NCCL(ncclGather(s, r, per, t, 0, comm_, stream_)); break;
+      case Op::Scatter: CHECK_NCCL(ncclScatter(s, r, per, t, 0, comm_, stream_)); break;
     }
   }
 
@@ -421,7 +418,7 @@ int main(int argc, char** argv) {
     } else if (a == "-o") {
       o.ops.clear();
       std::string list = std::string(next()) + ",";
-      for (int k = 0; k < 7; ++k)
+      for (int k = 0; k < static_cast<int>(sizeof kOpNames / sizeof kOpNames[0]); ++k)
         if (list.find(std::string(kOpNames[k]) + ",") == 0 || list.find("," + std::string(kOpNames[k]) + ",") != std::string::npos ||
             list == "all,")
           o.ops.push_back(static_cast<Op>(k));
@@ -472,7 +469,8 @@ int main(int argc, char** argv) {
     }
     for (double sz = static_cast<double>(o.minBytes); sz <= static_cast<double>(o.maxBytes) * 1.0001; sz *= o.factor) {
       size_t bytes = static_cast<size_t>(sz) / typeSize(o.type) * typeSize(o.type);
-      bool perRank = op == Op::AllGather || op == Op::ReduceScatter || op == Op::AlltoAll;
+      bool perRank = op == Op::AllGather || op == Op::ReduceScatter || op == Op::AlltoAll || op == Op::Gather ||
+                     op == Op::Scatter;
       if (perRank) bytes = bytes / (n * typeSize(o.type)) * n * typeSize(o.type);
       if (bytes == 0) continue;
       if (rank == 0) std::fprintf(stderr, "\r[%s %zu B]            ", kOpNames[static_cast<int>(op)], bytes);

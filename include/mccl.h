@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-/* "mccl 0.1.0 (NCCL API 2.25.0, CUDA on|off)". */
+/* "mccl 0.1.0 (NCCL API 2.28.3, CUDA on|off)". */
 const char* mcclGetVersionString(void);
 
 /* 1 when comm moves host memory (a host communicator), 0 when it moves device memory. */
@@ -38,6 +38,15 @@ typedef struct {
                               such a kernel ran (0 for a host communicator) */
 } mcclMemoryInfo_t;
 ncclResult_t mcclCommMemoryInfo(const ncclComm_t comm, mcclMemoryInfo_t* info);
+
+/* All-to-all with a count per peer, like MPI_Alltoallv: sendcounts[j] elements from
+ * sendbuff + sdispls[j] go to rank j, recvcounts[i] elements from rank i land at
+ * recvbuff + rdispls[i] (counts and displacements in elements of datatype, one per rank).
+ * recvcounts[i] must equal rank i's sendcounts[this rank]. The send and receive areas
+ * must not overlap. Runs as one group of Send/Recv (inside the caller's group, if any). */
+ncclResult_t mcclAlltoAllv(const void* sendbuff, const size_t sendcounts[], const size_t sdispls[],
+                           void* recvbuff, const size_t recvcounts[], const size_t rdispls[],
+                           ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream);
 
 /* Every environment variable mccl reads: name, type, default and one line of help. */
 const char* mcclKnobHelp(void);

@@ -45,16 +45,23 @@ NCCL_API ncclResult_t mcclCommInitFromMpi(ncclComm_t* comm, MPI_Comm mpiComm, in
                     call, cudaDev);
   CommConfig cfg;
   MCCL_CHECK(parseConfig(config, call, &cfg));
+  // An explicit device is checked before anything collective happens: every rank of a
+  // GPU-less machine fails the same way, none is left waiting in MPI.
+  int dev = MCCL_DEVICE_HOST;
+  if (cudaDev != MCCL_DEVICE_AUTO) MCCL_CHECK(resolveInitDevice(cudaDev, -1, call, &dev));
   std::unique_ptr<Bootstrap> boot;
   MCCL_CHECK(MpiBootstrap::create(mpiComm, call, &boot));
   int localRank = -1;
-  if (cudaDev == MCCL_DEVICE_AUTO) MCCL_CHECK(nodeLocalRank(mpiComm, &localRank));
+  if (cudaDev == MCCL_DEVICE_AUTO) {
+    MCCL_CHECK(nodeLocalRank(mpiComm, &localRank));
+    MCCL_CHECK(resolveInitDevice(cudaDev, localRank, call, &dev));
+  }
   InitParams p;
   p.source = InitParams::Source::Ready;
   p.rank = boot->rank();
   p.nranks = boot->size();
   p.call = call;
-  MCCL_CHECK(resolveInitDevice(cudaDev, localRank, &p.cudaDev));
+  p.cudaDev = dev;
   p.bootstrap = std::move(boot);
   // All ranks need the same hash without another exchange: derive it from the world
   // ranks of the group (the MPI comm is the same set of processes on every rank).

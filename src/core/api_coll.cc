@@ -34,6 +34,7 @@ NCCL_API ncclResult_t ncclAllReduce(const void* sendbuff, void* recvbuff, size_t
   return enqueue(OpKind::AllReduce, sendbuff, recvbuff, count, datatype, op, 0, comm, stream,
                  "ncclAllReduce");
 }
+NCCL_API_ALIAS(ncclAllReduce)
 
 NCCL_API ncclResult_t ncclBroadcast(const void* sendbuff, void* recvbuff, size_t count,
                                     ncclDataType_t datatype, int root, ncclComm_t comm,
@@ -41,12 +42,14 @@ NCCL_API ncclResult_t ncclBroadcast(const void* sendbuff, void* recvbuff, size_t
   return enqueue(OpKind::Broadcast, sendbuff, recvbuff, count, datatype, ncclSum, root, comm,
                  stream, "ncclBroadcast");
 }
+NCCL_API_ALIAS(ncclBroadcast)
 
 NCCL_API ncclResult_t ncclBcast(void* buff, size_t count, ncclDataType_t datatype, int root,
                                 ncclComm_t comm, cudaStream_t stream) {
   return enqueue(OpKind::Broadcast, buff, buff, count, datatype, ncclSum, root, comm, stream,
                  "ncclBcast");
 }
+NCCL_API_ALIAS(ncclBcast)
 
 NCCL_API ncclResult_t ncclReduce(const void* sendbuff, void* recvbuff, size_t count,
                                  ncclDataType_t datatype, ncclRedOp_t op, int root,
@@ -54,12 +57,14 @@ NCCL_API ncclResult_t ncclReduce(const void* sendbuff, void* recvbuff, size_t co
   return enqueue(OpKind::Reduce, sendbuff, recvbuff, count, datatype, op, root, comm, stream,
                  "ncclReduce");
 }
+NCCL_API_ALIAS(ncclReduce)
 
 NCCL_API ncclResult_t ncclAllGather(const void* sendbuff, void* recvbuff, size_t sendcount,
                                     ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
   return enqueue(OpKind::AllGather, sendbuff, recvbuff, sendcount, datatype, ncclSum, 0, comm,
                  stream, "ncclAllGather");
 }
+NCCL_API_ALIAS(ncclAllGather)
 
 NCCL_API ncclResult_t ncclReduceScatter(const void* sendbuff, void* recvbuff, size_t recvcount,
                                         ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
@@ -67,34 +72,39 @@ NCCL_API ncclResult_t ncclReduceScatter(const void* sendbuff, void* recvbuff, si
   return enqueue(OpKind::ReduceScatter, sendbuff, recvbuff, recvcount, datatype, op, 0, comm,
                  stream, "ncclReduceScatter");
 }
+NCCL_API_ALIAS(ncclReduceScatter)
 
 NCCL_API ncclResult_t ncclSend(const void* sendbuff, size_t count, ncclDataType_t datatype,
                                int peer, ncclComm_t comm, cudaStream_t stream) {
   return enqueue(OpKind::Send, sendbuff, nullptr, count, datatype, ncclSum, peer, comm, stream,
                  "ncclSend");
 }
+NCCL_API_ALIAS(ncclSend)
 
 NCCL_API ncclResult_t ncclRecv(void* recvbuff, size_t count, ncclDataType_t datatype, int peer,
                                ncclComm_t comm, cudaStream_t stream) {
   return enqueue(OpKind::Recv, nullptr, recvbuff, count, datatype, ncclSum, peer, comm, stream,
                  "ncclRecv");
 }
+NCCL_API_ALIAS(ncclRecv)
 
 NCCL_API ncclResult_t ncclGroupStart(void) { return groupStart(); }
+NCCL_API_ALIAS(ncclGroupStart)
 
 NCCL_API ncclResult_t ncclGroupEnd(void) {
   MCCL_API_BEGIN
-  return groupEnd(nullptr);
+  return groupEnd();
   MCCL_API_END
 }
+NCCL_API_ALIAS(ncclGroupEnd)
 
 NCCL_API ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t* simInfo) {
   MCCL_API_BEGIN
-  if (simInfo == nullptr)
-    return MCCL_ERR(ncclInvalidArgument, nullptr, "ncclGroupSimulateEnd: simInfo is NULL");
-  return groupEnd(simInfo);
+  // A bad simInfo still ends the group (dropping its operations): nothing stays queued.
+  return groupEnd(/*simulate=*/true, simInfo);
   MCCL_API_END
 }
+NCCL_API_ALIAS(ncclGroupSimulateEnd)
 
 NCCL_API ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t* op, void* scalar,
                                                ncclDataType_t datatype,
@@ -116,6 +126,7 @@ NCCL_API ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t* op, void* scalar,
   return r;
   MCCL_API_END
 }
+NCCL_API_ALIAS(ncclRedOpCreatePreMulSum)
 
 NCCL_API ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) {
   MCCL_API_BEGIN
@@ -125,3 +136,4 @@ NCCL_API ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) {
   return r;
   MCCL_API_END
 }
+NCCL_API_ALIAS(ncclRedOpDestroy)

@@ -45,7 +45,7 @@ ncclResult_t initRankFromIds(ncclComm_t* out, int nranks, int rank, const ncclUn
   p.ids.resize(static_cast<size_t>(nId));
   for (int i = 0; i < nId; ++i) MCCL_CHECK(decodeUniqueId(ids[i], &p.ids[i], call));
   p.commHash = p.ids[0].nonce;
-  MCCL_CHECK(resolveInitDevice(MCCL_DEVICE_AUTO, -1, &p.cudaDev));
+  MCCL_CHECK(resolveInitDevice(MCCL_DEVICE_AUTO, -1, call, &p.cudaDev));
   ncclComm* c = createComm(cfg);
   *out = c;
   return launchInit(c, std::move(p), /*deferToGroup=*/true);
@@ -71,6 +71,7 @@ NCCL_API ncclResult_t ncclGetVersion(int* version) {
   *version = NCCL_VERSION_CODE;
   return ncclSuccess;
 }
+NCCL_API_ALIAS(ncclGetVersion)
 
 NCCL_API ncclResult_t ncclGetUniqueId(ncclUniqueId* uniqueId) {
   MCCL_API_BEGIN
@@ -80,6 +81,7 @@ NCCL_API ncclResult_t ncclGetUniqueId(ncclUniqueId* uniqueId) {
   return TcpBootstrap::createRoot(uniqueId);
   MCCL_API_END
 }
+NCCL_API_ALIAS(ncclGetUniqueId)
 
 NCCL_API ncclResult_t ncclCommInitRankConfig(ncclComm_t* comm, int nranks, ncclUniqueId commId,
                                              int rank, ncclConfig_t* config) {
@@ -87,12 +89,14 @@ NCCL_API ncclResult_t ncclCommInitRankConfig(ncclComm_t* comm, int nranks, ncclU
   return initRankFromIds(comm, nranks, rank, &commId, 1, config, "ncclCommInitRankConfig");
   MCCL_API_END
 }
+NCCL_API_ALIAS(ncclCommInitRankConfig)
 
 NCCL_API ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId commId, int rank) {
   MCCL_API_BEGIN
   return initRankFromIds(comm, nranks, rank, &commId, 1, nullptr, "ncclCommInitRank");
   MCCL_API_END
 }
+NCCL_API_ALIAS(ncclCommInitRank)
 
 NCCL_API ncclResult_t ncclCommInitRankScalable(ncclComm_t* newcomm, int nranks, int myrank, int nId,
                                                ncclUniqueId* commIds, ncclConfig_t* config) {
@@ -102,6 +106,7 @@ NCCL_API ncclResult_t ncclCommInitRankScalable(ncclComm_t* newcomm, int nranks, 
   return initRankFromIds(newcomm, nranks, myrank, commIds, nId, config, "ncclCommInitRankScalable");
   MCCL_API_END
 }
+NCCL_API_ALIAS(ncclCommInitRankScalable)
 
 NCCL_API ncclResult_t ncclCommInitAll(ncclComm_t* comms, int ndev, const int* devlist) {
   MCCL_API_BEGIN
@@ -165,6 +170,7 @@ NCCL_API ncclResult_t ncclCommInitAll(ncclComm_t* comms, int ndev, const int* de
   return ncclSuccess;
   MCCL_API_END
 }
+NCCL_API_ALIAS(ncclCommInitAll)
 
 NCCL_API ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t* newcomm,
                                     ncclConfig_t* config) {
@@ -198,6 +204,7 @@ NCCL_API ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclCom
   return launchInit(c, std::move(p), /*deferToGroup=*/false);
   MCCL_API_END
 }
+NCCL_API_ALIAS(ncclCommSplit)
 
 NCCL_API ncclResult_t ncclCommFinalize(ncclComm_t comm) {
   MCCL_API_BEGIN
@@ -208,6 +215,7 @@ NCCL_API ncclResult_t ncclCommFinalize(ncclComm_t comm) {
   return r;
   MCCL_API_END
 }
+NCCL_API_ALIAS(ncclCommFinalize)
 
 NCCL_API ncclResult_t ncclCommDestroy(ncclComm_t comm) {
   MCCL_API_BEGIN
@@ -226,6 +234,7 @@ NCCL_API ncclResult_t ncclCommDestroy(ncclComm_t comm) {
   return r;
   MCCL_API_END
 }
+NCCL_API_ALIAS(ncclCommDestroy)
 
 NCCL_API ncclResult_t ncclCommAbort(ncclComm_t comm) {
   MCCL_API_BEGIN
@@ -235,6 +244,7 @@ NCCL_API ncclResult_t ncclCommAbort(ncclComm_t comm) {
   return ncclSuccess;
   MCCL_API_END
 }
+NCCL_API_ALIAS(ncclCommAbort)
 
 NCCL_API ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t* asyncError) {
   MCCL_API_BEGIN
@@ -254,6 +264,7 @@ NCCL_API ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t* async
   return ncclSuccess;
   MCCL_API_END
 }
+NCCL_API_ALIAS(ncclCommGetAsyncError)
 
 NCCL_API ncclResult_t ncclCommCount(const ncclComm_t comm, int* count) {
   MCCL_CHECK(checkCommArg(comm, "ncclCommCount"));
@@ -261,6 +272,7 @@ NCCL_API ncclResult_t ncclCommCount(const ncclComm_t comm, int* count) {
   *count = comm->nranks;
   return ncclSuccess;
 }
+NCCL_API_ALIAS(ncclCommCount)
 
 NCCL_API ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int* device) {
   MCCL_CHECK(checkCommArg(comm, "ncclCommCuDevice"));
@@ -269,6 +281,7 @@ NCCL_API ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int* device) {
   *device = comm->cudaDev;  // MCCL_DEVICE_HOST for a host communicator
   return ncclSuccess;
 }
+NCCL_API_ALIAS(ncclCommCuDevice)
 
 NCCL_API ncclResult_t ncclCommUserRank(const ncclComm_t comm, int* rank) {
   MCCL_CHECK(checkCommArg(comm, "ncclCommUserRank"));
@@ -276,6 +289,7 @@ NCCL_API ncclResult_t ncclCommUserRank(const ncclComm_t comm, int* rank) {
   *rank = comm->rank;
   return ncclSuccess;
 }
+NCCL_API_ALIAS(ncclCommUserRank)
 
 NCCL_API ncclResult_t mcclCommIsHost(const ncclComm_t comm, int* isHost) {
   MCCL_CHECK(checkCommArg(comm, "mcclCommIsHost"));
@@ -301,6 +315,7 @@ NCCL_API ncclResult_t mcclCommMemoryInfo(const ncclComm_t comm, mcclMemoryInfo_t
 }
 
 NCCL_API const char* ncclGetErrorString(ncclResult_t result) { return resultString(result); }
+NCCL_API_ALIAS(ncclGetErrorString)
 
 NCCL_API const char* ncclGetLastError(ncclComm_t comm) {
   // A communicator's own last error when it has one; otherwise this thread's.
@@ -311,3 +326,4 @@ NCCL_API const char* ncclGetLastError(ncclComm_t comm) {
   }
   return threadLastError();
 }
+NCCL_API_ALIAS(ncclGetLastError)

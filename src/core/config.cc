@@ -106,9 +106,31 @@ ncclResult_t parseConfigOver(const ncclConfig_t* user, const CommConfig& base, c
     c.collnetEnable = user->collnetEnable == 1;
   }
   if (HAS_FIELD(user, CTAPolicy) && user->CTAPolicy != U) {
-    if (user->CTAPolicy != NCCL_CTA_POLICY_DEFAULT && user->CTAPolicy != NCCL_CTA_POLICY_EFFICIENCY)
-      return bad(call, "CTAPolicy", user->CTAPolicy, "must be NCCL_CTA_POLICY_DEFAULT or _EFFICIENCY");
+    if (user->CTAPolicy != NCCL_CTA_POLICY_DEFAULT && user->CTAPolicy != NCCL_CTA_POLICY_EFFICIENCY &&
+        user->CTAPolicy != NCCL_CTA_POLICY_ZERO)
+      return bad(call, "CTAPolicy", user->CTAPolicy,
+                 "must be NCCL_CTA_POLICY_DEFAULT, _EFFICIENCY or _ZERO");
     c.ctaPolicy = user->CTAPolicy;
+  }
+  // The fields NCCL 2.28 added (a config from an older header is shorter and has none).
+  if (HAS_FIELD(user, shrinkShare) && user->shrinkShare != U) {
+    if (user->shrinkShare != 0 && user->shrinkShare != 1)
+      return bad(call, "shrinkShare", user->shrinkShare, "must be 0 or 1");
+    c.shrinkShare = user->shrinkShare == 1;
+  }
+  if (HAS_FIELD(user, nvlsCTAs) && user->nvlsCTAs != U) {
+    if (user->nvlsCTAs < 1) return bad(call, "nvlsCTAs", user->nvlsCTAs, "must be positive");
+    c.nvlsCTAs = user->nvlsCTAs;
+  }
+  if (HAS_FIELD(user, nChannelsPerNetPeer) && user->nChannelsPerNetPeer != U) {
+    if (user->nChannelsPerNetPeer < 1 || user->nChannelsPerNetPeer > kMaxChannels)
+      return bad(call, "nChannelsPerNetPeer", user->nChannelsPerNetPeer, "must be 1..64");
+    c.nChannelsPerNetPeer = user->nChannelsPerNetPeer;
+  }
+  if (HAS_FIELD(user, nvlinkCentricSched) && user->nvlinkCentricSched != U) {
+    if (user->nvlinkCentricSched != 0 && user->nvlinkCentricSched != 1)
+      return bad(call, "nvlinkCentricSched", user->nvlinkCentricSched, "must be 0 or 1");
+    c.nvlinkCentricSched = user->nvlinkCentricSched == 1;
   }
   *out = c;
   return ncclSuccess;

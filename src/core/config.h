@@ -20,6 +20,12 @@ struct CommConfig {
   int trafficClass = -1;
   bool collnetEnable = false;
   int ctaPolicy = NCCL_CTA_POLICY_DEFAULT;
+  // NCCL 2.28 fields: accepted, validated and kept (mccl has no NVLS; shrink, per-peer
+  // network channels and NVLink-centric scheduling are hints its planner may use).
+  bool shrinkShare = false;
+  int nvlsCTAs = 0;             // 0: unset
+  int nChannelsPerNetPeer = 0;  // 0: unset
+  bool nvlinkCentricSched = false;
   std::string netName;
   std::string commName;
 };

@@ -50,6 +50,11 @@ const char* resultString(ncclResult_t r);
 // Marks a public entry point: C linkage, exported (the library hides everything else).
 #define NCCL_API extern "C" __attribute__((visibility("default")))
 
+// After an entry point's definition: its pnccl* twin, the same function under NVIDIA's
+// profiling name (an alias of the one implementation, not a wrapper).
+#define NCCL_API_ALIAS(name) \
+  extern "C" __attribute__((visibility("default"), alias(#name))) decltype(name) p##name;
+
 // Entry points catch everything: no C++ exception crosses the C API.
 #define MCCL_API_BEGIN try {
 #define MCCL_API_END                                                                       \

@@ -151,6 +151,16 @@ ncclResult_t runWork(std::vector<CommOps>& work) {
   return first;
 }
 
+// Why simInfo is not an ncclSimInfo_t from NCCL_SIM_INFO_INITIALIZER, or null when it is.
+const char* simInfoProblem(const ncclSimInfo_t* simInfo) {
+  if (simInfo == nullptr) return "is NULL";
+  if (simInfo->magic != 0x74685283u) return "has the wrong magic number";
+  if (simInfo->size < sizeof(ncclSimInfo_t) || simInfo->size > 4096) return "has the wrong size";
+  // The layout is that of NCCL 2.22; any later version code is accepted.
+  if (simInfo->version < 22200 || simInfo->version > 99999) return "has an invalid version code";
+  return nullptr;
+}
+
 }  // namespace
 
 int groupDepth() { return tlsGroup.depth; }
@@ -183,27 +193,36 @@ void groupForget(ncclComm* comm) {
                g.work.end());
 }
 
-ncclResult_t groupEnd(ncclSimInfo_t* simInfo) {
+ncclResult_t groupEnd(bool simulate, ncclSimInfo_t* simInfo) {
   GroupState& g = tlsGroup;
-  const char* call = simInfo ? "ncclGroupSimulateEnd" : "ncclGroupEnd";
-  if (g.depth == 0)
-    return MCCL_ERR(ncclInvalidUsage, nullptr, "%s called without a matching ncclGroupStart", call);
-  if (--g.depth > 0) return ncclSuccess;
-  if (simInfo && (simInfo->magic != 0x74685283u || simInfo->size < sizeof(ncclSimInfo_t))) {
+  const char* call = simulate ? "ncclGroupSimulateEnd" : "ncclGroupEnd";
+  const char* badSim = simulate ? simInfoProblem(simInfo) : nullptr;
+  if (badSim && g.depth <= 1) {
+    if (g.depth == 0)
+      return MCCL_ERR(ncclInvalidArgument, nullptr,
+                      "%s: simInfo %s; initialise it with NCCL_SIM_INFO_INITIALIZER", call, badSim);
+    g.depth = 0;
     // As NCCL: the group ends here, its operations are dropped.
     GroupState mine = std::move(g);
     g = GroupState();
     if (!mine.inits.empty()) runInits(mine.inits);
     return MCCL_ERR(ncclInvalidArgument, nullptr,
-                    "%s: simInfo was not initialised with NCCL_SIM_INFO_INITIALIZER; the group was dropped", call);
+                    "%s: simInfo %s; initialise it with NCCL_SIM_INFO_INITIALIZER (the group was dropped)",
+                    call, badSim);
   }
-  if (simInfo) {
+  if (g.depth == 0)
+    return MCCL_ERR(ncclInvalidUsage, nullptr, "%s called without a matching ncclGroupStart", call);
+  if (badSim) {
+    // An inner group: the outer one fails at its end and runs nothing.
+    --g.depth;
+    groupSetError(ncclInvalidArgument);
+    return MCCL_ERR(ncclInvalidArgument, nullptr,
+                    "%s: simInfo %s; initialise it with NCCL_SIM_INFO_INITIALIZER", call, badSim);
+  }
+  if (--g.depth > 0) return ncclSuccess;
+  if (simulate) {
     double us = 0;
-    for (CommOps& w : g.work) {
-      double commUs = 0;
-      for (const OpDesc& op : w.ops) commUs += estimateOpTimeUs(w.comm, op);
-      us = std::max(us, commUs);
-    }
+    for (CommOps& w : g.work) us = std::max(us, estimateGroupTimeUs(w.comm, w.ops));
     simInfo->estimatedTime = static_cast<float>(us);
   }
 
@@ -217,7 +236,7 @@ ncclResult_t groupEnd(ncclSimInfo_t* simInfo) {
                     "%s: an operation inside the group failed (%s); the group was not executed",
                     call, resultString(mine.error));
   }
-  if (simInfo) {
+  if (simulate) {
     if (!mine.inits.empty()) return runInits(mine.inits);
     return ncclSuccess;
   }

@@ -11,8 +11,9 @@ namespace mccl {
 
 int groupDepth();
 ncclResult_t groupStart();
-// simInfo non-null: ncclGroupSimulateEnd (estimate, run nothing).
-ncclResult_t groupEnd(ncclSimInfo_t* simInfo);
+// simulate: ncclGroupSimulateEnd (check simInfo, fill in the estimate, drop the operations,
+// run nothing but the group's deferred communicator inits).
+ncclResult_t groupEnd(bool simulate = false, ncclSimInfo_t* simInfo = nullptr);
 
 // Inside a group: queue; the outermost ncclGroupEnd runs them.
 void groupAddInit(ncclComm* comm);

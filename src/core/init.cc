@@ -257,26 +257,34 @@ ncclResult_t progressInit(ncclComm* comm) {
   return r;
 }
 
-ncclResult_t resolveInitDevice(int requested, int localRank, int* dev) {
+ncclResult_t resolveInitDevice(int requested, int localRank, const char* call, int* dev) {
   std::string env = knobStr(Knob::Device);
   int ndev = cudaUsableDeviceCount();
-  if (requested == MCCL_DEVICE_HOST || env == "host" || ndev == 0) {
+  if (requested == MCCL_DEVICE_HOST || env == "host") {
     *dev = MCCL_DEVICE_HOST;
     return ncclSuccess;
   }
+  // An explicit device must exist: a program that asked for GPU 3 and silently got a host
+  // communicator would pass device pointers to host code.
   if (requested >= 0) {
     if (requested >= ndev)
-      return MCCL_ERR(ncclInvalidArgument, nullptr, "cudaDev = %d but only %d CUDA devices are visible",
-                      requested, ndev);
+      return MCCL_ERR(ncclInvalidArgument, nullptr,
+                      "%s: cudaDev = %d names no usable CUDA device (%d visible); pass "
+                      "MCCL_DEVICE_AUTO or MCCL_DEVICE_HOST for a host communicator",
+                      call, requested, ndev);
     *dev = requested;
+    return ncclSuccess;
+  }
+  if (ndev == 0) {  // AUTO without a GPU: a host communicator
+    *dev = MCCL_DEVICE_HOST;
     return ncclSuccess;
   }
   // AUTO
   int64_t forced;
   if (!env.empty() && env != "auto" && parseKnobInt(env.c_str(), &forced)) {
     if (forced < 0 || forced >= ndev)
-      return MCCL_ERR(ncclInvalidArgument, nullptr, "MCCL_DEVICE=%s but only %d CUDA devices are visible",
-                      env.c_str(), ndev);
+      return MCCL_ERR(ncclInvalidArgument, nullptr, "%s: MCCL_DEVICE=%s but only %d CUDA devices are visible",
+                      call, env.c_str(), ndev);
     *dev = static_cast<int>(forced);
     return ncclSuccess;
   }

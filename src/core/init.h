@@ -83,7 +83,8 @@ ncclResult_t launchInit(ncclComm* comm, InitParams params, bool deferToGroup);
 ncclResult_t progressInit(ncclComm* comm);
 
 // Resolves the device a new communicator uses: the current CUDA device when a GPU is
-// usable and MCCL_DEVICE does not say "host"; else a host communicator.
-ncclResult_t resolveInitDevice(int requested, int localRank, int* dev);
+// usable and MCCL_DEVICE does not say "host"; else a host communicator. An explicit
+// device number (requested >= 0) that names no usable device is ncclInvalidArgument.
+ncclResult_t resolveInitDevice(int requested, int localRank, const char* call, int* dev);
 
 }  // namespace mccl

@@ -98,6 +98,7 @@ NCCL_API ncclResult_t ncclMemAlloc(void** ptr, size_t size) {
   return ncclSuccess;
   MCCL_API_END
 }
+NCCL_API_ALIAS(ncclMemAlloc)
 
 NCCL_API ncclResult_t ncclMemFree(void* ptr) {
   MCCL_API_BEGIN
@@ -118,6 +119,7 @@ NCCL_API ncclResult_t ncclMemFree(void* ptr) {
                   ptr);
   MCCL_API_END
 }
+NCCL_API_ALIAS(ncclMemFree)
 
 NCCL_API ncclResult_t ncclCommRegister(const ncclComm_t comm, void* buff, size_t size, void** handle) {
   MCCL_API_BEGIN
@@ -133,6 +135,7 @@ NCCL_API ncclResult_t ncclCommRegister(const ncclComm_t comm, void* buff, size_t
   return ncclSuccess;
   MCCL_API_END
 }
+NCCL_API_ALIAS(ncclCommRegister)
 
 NCCL_API ncclResult_t ncclCommDeregister(const ncclComm_t comm, void* handle) {
   MCCL_API_BEGIN
@@ -146,3 +149,4 @@ NCCL_API ncclResult_t ncclCommDeregister(const ncclComm_t comm, void* handle) {
   return ncclSuccess;
   MCCL_API_END
 }
+NCCL_API_ALIAS(ncclCommDeregister)

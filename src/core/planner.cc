@@ -204,4 +204,20 @@ double estimateOpTimeUs(const ncclComm* comm, const OpDesc& op) {
   return f.alphaUs;
 }
 
+double estimateGroupTimeUs(const ncclComm* comm, const std::vector<OpDesc>& ops) {
+  const Fabric f = fabricOf(comm);
+  double us = 0, sendBytes = 0, recvBytes = 0;
+  bool p2p = false;
+  for (const OpDesc& op : ops) {
+    if (!op.isP2p()) {
+      us += estimateOpTimeUs(comm, op);
+      continue;
+    }
+    p2p = true;
+    (op.kind == OpKind::Send ? sendBytes : recvBytes) += static_cast<double>(op.bytes());
+  }
+  if (p2p) us += f.alphaUs + std::max(sendBytes, recvBytes) / (f.gbps * 1e3);
+  return us;
+}
+
 }  // namespace mccl

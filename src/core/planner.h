@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "algorithms/schedule.h"
 #include "core/op.h"
@@ -31,5 +32,10 @@ Schedule makeSchedule(const ncclComm* comm, const OpDesc& op, const PlanChoice& 
 
 // Estimated microseconds of op on comm.
 double estimateOpTimeUs(const ncclComm* comm, const OpDesc& op);
+
+// Estimated microseconds of one group's operations on comm (ncclGroupSimulateEnd):
+// collectives one after the other; the group's Send/Recv (also those AlltoAll, Gather and
+// Scatter become) run at once, limited by the busier direction.
+double estimateGroupTimeUs(const ncclComm* comm, const std::vector<OpDesc>& ops);
 
 }  // namespace mccl

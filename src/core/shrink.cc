@@ -156,9 +156,5 @@ NCCL_API ncclResult_t ncclCommShrink(ncclComm_t comm, int* excludeRanksList, int
   MCCL_API_END
 }
 
-// The profiling interface's names (NCCL exports every call as pnccl* too).
-NCCL_API ncclResult_t pncclCommRevoke(ncclComm_t comm, int revokeFlags)
-    __attribute__((alias("ncclCommRevoke")));
-NCCL_API ncclResult_t pncclCommShrink(ncclComm_t comm, int* excludeRanksList, int excludeRanksCount,
-                                      ncclComm_t* newcomm, ncclConfig_t* config, int shrinkFlags)
-    __attribute__((alias("ncclCommShrink")));
+NCCL_API_ALIAS(ncclCommRevoke)
+NCCL_API_ALIAS(ncclCommShrink)

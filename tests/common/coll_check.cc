@@ -9,6 +9,7 @@
 #include "core/numeric.h"
 #include "core/redop.h"
 #include "core/types.h"
+#include "mccl.h"
 
 namespace mccl_test {
 
@@ -24,6 +25,10 @@ const char* collKindName(CollKind k) {
     case CollKind::Reduce: return "Reduce";
     case CollKind::AllGather: return "AllGather";
     case CollKind::ReduceScatter: return "ReduceScatter";
+    case CollKind::AlltoAll: return "AlltoAll";
+    case CollKind::Gather: return "Gather";
+    case CollKind::Scatter: return "Scatter";
+    case CollKind::AlltoAllv: return "AlltoAllv";
   }
   return "?";
 }
@@ -142,101 +147,208 @@ class HostMemory : public Memory {
 
 }  // namespace
 
-std::string runCollCase(ncclComm_t comm, int rank, int n, const CollCase& c, Memory* memOps) {
+namespace {
+
+// AlltoAllv layout of a case: rank `from` sends vCount(from, to) elements to `to`. The send
+// blocks lie in reverse peer order with one element between them, the receive blocks in
+// peer order with two between them (gaps must stay untouched).
+size_t vCount(const CollCase& c, int from, int to) {
+  return c.count == 0 ? 0 : (c.count + 3 * static_cast<size_t>(from) + 5 * static_cast<size_t>(to)) % (2 * c.count + 1);
+}
+struct VLayout {
+  std::vector<size_t> scount, sdispl, rcount, rdispl;
+  size_t sendEnd = 0, recvEnd = 0;
+};
+VLayout vLayout(const CollCase& c, int rank, int n) {
+  VLayout v;
+  v.scount.resize(n), v.sdispl.resize(n), v.rcount.resize(n), v.rdispl.resize(n);
+  for (int q = n - 1; q >= 0; --q) {
+    v.scount[q] = vCount(c, rank, q);
+    v.sdispl[q] = v.sendEnd;
+    v.sendEnd += v.scount[q] + 1;
+  }
+  for (int q = 0; q < n; ++q) {
+    v.rcount[q] = vCount(c, q, rank);
+    v.rdispl[q] = v.recvEnd;
+    v.recvEnd += v.rcount[q] + 2;
+  }
+  return v;
+}
+
+}  // namespace
+
+struct PreparedCase::Impl {
+  ncclComm_t comm;
+  int rank, n;
+  CollCase c;
   HostMemory hostMem;
-  Memory* mo = memOps ? memOps : &hostMem;
-  const size_t es = datatypeSize(c.type);
-  const size_t inCount = c.kind == CollKind::ReduceScatter ? c.count * n : c.count;
-  const size_t outCount = c.kind == CollKind::AllGather ? c.count * n : c.count;
-  // Room for both buffers plus guard bytes on each side.
-  const size_t guard = 64;
-  size_t total = c.inPlace ? std::max(inCount, outCount) : inCount + outCount;
-  std::vector<unsigned char> mem((total * es) + 2 * guard + 64, 0xCD);
-  unsigned char* base = mem.data() + guard;
+  Memory* mo;
+  size_t es, inCount, outCount;
+  std::vector<unsigned char> mem, before;
+  unsigned char* base;
   void* sendbuf;
   void* recvbuf;
-  if (!c.inPlace) {
-    sendbuf = base;
-    recvbuf = base + inCount * es;
-  } else if (c.kind == CollKind::AllGather) {
-    recvbuf = base;
-    sendbuf = base + static_cast<size_t>(rank) * c.count * es;
-  } else if (c.kind == CollKind::ReduceScatter) {
-    sendbuf = base;
-    recvbuf = base + static_cast<size_t>(rank) * c.count * es;
+  unsigned char* dev = nullptr;
+  void* dSend;
+  void* dRecv;
+  ncclRedOp_t op;
+  double scalar = 1;
+  std::vector<unsigned char> scalarMem = std::vector<unsigned char>(8);
+  void* dScalar = nullptr;
+  bool opCreated = false;
+  VLayout v;
+  ncclResult_t result = ncclSuccess;
+  std::string setupError;
+};
+
+PreparedCase::PreparedCase(ncclComm_t comm, int rank, int n, const CollCase& c, Memory* memOps)
+    : d_(new Impl) {
+  Impl& d = *d_;
+  d.comm = comm, d.rank = rank, d.n = n, d.c = c;
+  d.mo = memOps ? memOps : &d.hostMem;
+  d.es = datatypeSize(c.type);
+  const bool isRoot = rank == c.root;
+  switch (c.kind) {
+    case CollKind::ReduceScatter: d.inCount = c.count * n, d.outCount = c.count; break;
+    case CollKind::AllGather: d.inCount = c.count, d.outCount = c.count * n; break;
+    case CollKind::AlltoAll: d.inCount = d.outCount = c.count * n; break;
+    case CollKind::Gather: d.inCount = c.count, d.outCount = c.count * n; break;
+    case CollKind::Scatter: d.inCount = c.count * n, d.outCount = c.count; break;
+    case CollKind::AlltoAllv:
+      d.v = vLayout(c, rank, n);
+      d.inCount = d.v.sendEnd, d.outCount = d.v.recvEnd;
+      break;
+    default: d.inCount = d.outCount = c.count; break;
+  }
+  // Gather and Scatter are in place only at the root; AlltoAll(v) never.
+  bool inPlace = c.inPlace;
+  if ((c.kind == CollKind::Gather || c.kind == CollKind::Scatter) && !isRoot) inPlace = false;
+  if (c.kind == CollKind::AlltoAll || c.kind == CollKind::AlltoAllv) inPlace = false;
+  // Room for both buffers plus guard bytes on each side.
+  const size_t guard = 64;
+  size_t total = inPlace ? std::max(d.inCount, d.outCount) : d.inCount + d.outCount;
+  d.mem.assign((total * d.es) + 2 * guard + 64, 0xCD);
+  d.base = d.mem.data() + guard;
+  const size_t es = d.es;
+  if (!inPlace) {
+    d.sendbuf = d.base;
+    d.recvbuf = d.base + d.inCount * es;
+  } else if (c.kind == CollKind::AllGather || c.kind == CollKind::Gather) {
+    size_t at = c.kind == CollKind::Gather ? static_cast<size_t>(c.root) : static_cast<size_t>(rank);
+    d.recvbuf = d.base;
+    d.sendbuf = d.base + at * c.count * es;
+  } else if (c.kind == CollKind::ReduceScatter || c.kind == CollKind::Scatter) {
+    size_t at = c.kind == CollKind::Scatter ? static_cast<size_t>(c.root) : static_cast<size_t>(rank);
+    d.sendbuf = d.base;
+    d.recvbuf = d.base + at * c.count * es;
   } else {
-    sendbuf = recvbuf = base;
+    d.sendbuf = d.recvbuf = d.base;
   }
   // Poison the output, then write the input (in place, the input wins where they overlap).
-  std::memset(recvbuf, 0xAB, outCount * es);
-  bool hasInput = !(c.kind == CollKind::Broadcast && rank != c.root);
+  std::memset(d.recvbuf, 0xAB, d.outCount * es);
+  bool hasInput = !((c.kind == CollKind::Broadcast || c.kind == CollKind::Scatter) && !isRoot);
   if (hasInput)
-    for (size_t i = 0; i < inCount; ++i) store(c.type, sendbuf, i, inputValue(c, rank, i));
-  std::vector<unsigned char> before(mem);
+    for (size_t i = 0; i < d.inCount; ++i) store(c.type, d.sendbuf, i, inputValue(c, rank, i));
+  d.before = d.mem;
   // The image goes where the operation runs; pointers are translated to that copy.
-  unsigned char* dev = static_cast<unsigned char*>(mo->alloc(mem.size()));
-  mo->upload(dev, mem.data(), mem.size());
-  auto onDev = [&](void* p) { return static_cast<void*>(dev + (static_cast<unsigned char*>(p) - mem.data())); };
-  void* dSend = onDev(sendbuf);
-  void* dRecv = onDev(recvbuf);
-
+  d.dev = static_cast<unsigned char*>(d.mo->alloc(d.mem.size()));
+  d.mo->upload(d.dev, d.mem.data(), d.mem.size());
+  auto onDev = [&](void* p) { return static_cast<void*>(d.dev + (static_cast<unsigned char*>(p) - d.mem.data())); };
+  d.dSend = onDev(d.sendbuf);
+  d.dRecv = onDev(d.recvbuf);
   // The operator.
-  ncclRedOp_t op = c.op;
-  double scalar = 1;
-  std::vector<unsigned char> scalarMem(8);
+  d.op = c.op;
   if (c.preMulSum) {
-    scalar = isFloatType(c.type) ? 0.5 : 2;
-    store(c.type, scalarMem.data(), 0, scalar);
-  }
-  void* dScalar = nullptr;
-  if (c.preMulSum) {
-    void* where = scalarMem.data();
+    d.scalar = isFloatType(c.type) ? 0.5 : 2;
+    store(c.type, d.scalarMem.data(), 0, d.scalar);
+    void* where = d.scalarMem.data();
     if (c.scalarOnDevice) {  // read when the operation runs: must live where it runs
-      dScalar = mo->alloc(8);
-      mo->upload(dScalar, scalarMem.data(), 8);
-      where = dScalar;
+      d.dScalar = d.mo->alloc(8);
+      d.mo->upload(d.dScalar, d.scalarMem.data(), 8);
+      where = d.dScalar;
     }
-    ncclResult_t r = ncclRedOpCreatePreMulSum(&op, where, c.type,
+    ncclResult_t r = ncclRedOpCreatePreMulSum(&d.op, where, c.type,
                                               c.scalarOnDevice ? ncclScalarDevice : ncclScalarHostImmediate, comm);
-    if (r != ncclSuccess) {
-      mo->release(dev);
-      if (dScalar) mo->release(dScalar);
-      return "ncclRedOpCreatePreMulSum failed: " + std::string(ncclGetLastError(comm));
-    }
+    if (r != ncclSuccess) d.setupError = "ncclRedOpCreatePreMulSum failed: " + std::string(ncclGetLastError(comm));
+    else d.opCreated = true;
   }
+}
+
+PreparedCase::~PreparedCase() {
+  Impl& d = *d_;
+  if (d.opCreated) ncclRedOpDestroy(d.op, d.comm);
+  if (d.dScalar) d.mo->release(d.dScalar);
+  if (d.dev) d.mo->release(d.dev);
+}
+
+ncclResult_t PreparedCase::launch() {
+  Impl& d = *d_;
+  const CollCase& c = d.c;
+  if (!d.setupError.empty()) return d.result = ncclInvalidUsage;
   ncclResult_t r = ncclSuccess;
-  cudaStream_t st = mo->stream();
+  cudaStream_t st = d.mo->stream();
+  void* s = d.dSend;
+  void* o = d.dRecv;
   switch (c.kind) {
-    case CollKind::AllReduce: r = ncclAllReduce(dSend, dRecv, c.count, c.type, op, comm, st); break;
-    case CollKind::Broadcast: r = ncclBroadcast(dSend, dRecv, c.count, c.type, c.root, comm, st); break;
-    case CollKind::Reduce: r = ncclReduce(dSend, dRecv, c.count, c.type, op, c.root, comm, st); break;
-    case CollKind::AllGather: r = ncclAllGather(dSend, dRecv, c.count, c.type, comm, st); break;
-    case CollKind::ReduceScatter: r = ncclReduceScatter(dSend, dRecv, c.count, c.type, op, comm, st); break;
+    case CollKind::AllReduce: r = ncclAllReduce(s, o, c.count, c.type, d.op, d.comm, st); break;
+    case CollKind::Broadcast: r = ncclBroadcast(s, o, c.count, c.type, c.root, d.comm, st); break;
+    case CollKind::Reduce: r = ncclReduce(s, o, c.count, c.type, d.op, c.root, d.comm, st); break;
+    case CollKind::AllGather: r = ncclAllGather(s, o, c.count, c.type, d.comm, st); break;
+    case CollKind::ReduceScatter: r = ncclReduceScatter(s, o, c.count, c.type, d.op, d.comm, st); break;
+    case CollKind::AlltoAll: r = ncclAlltoAll(s, o, c.count, c.type, d.comm, st); break;
+    case CollKind::Gather: r = ncclGather(s, o, c.count, c.type, c.root, d.comm, st); break;
+    case CollKind::Scatter: r = ncclScatter(s, o, c.count, c.type, c.root, d.comm, st); break;
+    case CollKind::AlltoAllv:
+      r = mcclAlltoAllv(s, d.v.scount.data(), d.v.sdispl.data(), o, d.v.rcount.data(), d.v.rdispl.data(), c.type,
+                        d.comm, st);
+      break;
   }
-  if (r == ncclSuccess) mo->synchronize();
-  if (c.preMulSum) ncclRedOpDestroy(op, comm);
-  if (dScalar) mo->release(dScalar);
-  mo->download(mem.data(), dev, mem.size());
-  mo->release(dev);
+  return d.result = r;
+}
+
+std::string PreparedCase::check(ncclResult_t groupResult) {
+  Impl& d = *d_;
+  const CollCase& c = d.c;
+  const int n = d.n, rank = d.rank;
   std::ostringstream err;
+  if (!d.setupError.empty()) return c.describe() + ": " + d.setupError;
+  ncclResult_t r = d.result != ncclSuccess ? d.result : groupResult;
+  if (r == ncclSuccess) d.mo->synchronize();
+  d.mo->download(d.mem.data(), d.dev, d.mem.size());
   if (r != ncclSuccess) {
-    err << c.describe() << ": returned " << ncclGetErrorString(r) << ": " << ncclGetLastError(comm);
+    err << c.describe() << ": returned " << ncclGetErrorString(r) << ": " << ncclGetLastError(d.comm);
     return err.str();
   }
-
-  // Reference for output element i.
-  auto reference = [&](size_t i) -> Reference {
+  const size_t es = d.es;
+  // Where output element i comes from: (rank, input index), or false for a gap that must
+  // keep its poison.
+  auto sourceOf = [&](size_t i, int* from, size_t* idx) -> bool {
     switch (c.kind) {
-      case CollKind::Broadcast: return {inputValue(c, c.root, i), 0};
-      case CollKind::AllGather: return {inputValue(c, static_cast<int>(i / c.count), i % c.count), 0};
-      default: break;
+      case CollKind::AllGather:
+      case CollKind::Gather: *from = static_cast<int>(i / c.count), *idx = i % c.count; return true;
+      case CollKind::AlltoAll:
+        *from = static_cast<int>(i / c.count), *idx = static_cast<size_t>(rank) * c.count + i % c.count;
+        return true;
+      case CollKind::Scatter: *from = c.root, *idx = static_cast<size_t>(rank) * c.count + i; return true;
+      case CollKind::AlltoAllv:
+        for (int q = 0; q < n; ++q)
+          if (i >= d.v.rdispl[q] && i < d.v.rdispl[q] + d.v.rcount[q]) {
+            VLayout theirs = vLayout(c, q, n);
+            *from = q, *idx = theirs.sdispl[rank] + (i - d.v.rdispl[q]);
+            return true;
+          }
+        return false;
+      default: *from = c.root, *idx = i; return true;  // Broadcast
     }
+  };
+  // Reference for output element i of a reduction.
+  auto reduction = [&](size_t i) -> Reference {
     size_t src = c.kind == CollKind::ReduceScatter ? static_cast<size_t>(rank) * c.count + i : i;
     double acc = 0, mag = 0;
     bool first = true;
     for (int q = 0; q < n; ++q) {
       double v = inputValue(c, q, src);
-      if (c.preMulSum) v *= scalar;
+      if (c.preMulSum) v *= d.scalar;
       else if (c.op == ncclAvg && isFloatType(c.type)) v *= quantize(c.type, 1.0 / n);
       mag += std::fabs(v);
       if (first) {
@@ -253,13 +365,29 @@ std::string runCollCase(ncclComm_t comm, int rank, int n, const CollCase& c, Mem
     if (!c.preMulSum && c.op == ncclProd) mag = std::fabs(acc) * n;  // relative error of a product
     return {acc, mag};
   };
+  const bool reduces = c.kind == CollKind::AllReduce || c.kind == CollKind::Reduce || c.kind == CollKind::ReduceScatter;
 
   int bad = 0;
-  bool writes = !(c.kind == CollKind::Reduce && rank != c.root);
+  bool writes = !((c.kind == CollKind::Reduce || c.kind == CollKind::Gather) && rank != c.root);
   if (writes) {
-    for (size_t i = 0; i < outCount && bad < 5; ++i) {
-      Reference ref = reference(i);
-      double got = load(c.type, recvbuf, i);
+    for (size_t i = 0; i < d.outCount && bad < 5; ++i) {
+      Reference ref{0, 0};
+      if (reduces) {
+        ref = reduction(i);
+      } else {
+        int from;
+        size_t idx;
+        if (!sourceOf(i, &from, &idx)) {
+          size_t off = static_cast<size_t>(static_cast<unsigned char*>(d.recvbuf) - d.mem.data()) + i * es;
+          if (std::memcmp(&d.mem[off], &d.before[off], es) != 0) {
+            err << c.describe() << " rank " << rank << ": gap element " << i << " was written\n";
+            ++bad;
+          }
+          continue;
+        }
+        ref = {inputValue(c, from, idx), 0};
+      }
+      double got = load(c.type, d.recvbuf, i);
       double tol = isFloatType(c.type) ? roundoff(c.type) * (ref.magnitude + 1) * (n + 1) : 0;
       // fp8 results beyond the format saturate; inputs keep sums in range.
       bool ok = std::isfinite(got) && std::fabs(got - ref.value) <= tol;
@@ -270,20 +398,26 @@ std::string runCollCase(ncclComm_t comm, int rank, int n, const CollCase& c, Mem
       }
     }
   }
-  // Nothing outside the output may change (Reduce at a non-root: nothing at all, except
-  // the input in place, which must also be intact).
-  const unsigned char* outBegin = static_cast<unsigned char*>(recvbuf);
-  const unsigned char* outEnd = outBegin + (writes ? outCount * es : 0);
-  for (size_t b = 0; b < mem.size() && bad < 5; ++b) {
-    const unsigned char* p = mem.data() + b;
+  // Nothing outside the output may change (Reduce/Gather at a non-root: nothing at all,
+  // except the input in place, which must also be intact).
+  const unsigned char* outBegin = static_cast<unsigned char*>(d.recvbuf);
+  const unsigned char* outEnd = outBegin + (writes ? d.outCount * es : 0);
+  for (size_t b = 0; b < d.mem.size() && bad < 5; ++b) {
+    const unsigned char* p = d.mem.data() + b;
     if (p >= outBegin && p < outEnd) continue;
-    if (mem[b] != before[b]) {
-      err << c.describe() << " rank " << rank << ": byte " << static_cast<long>(p - base)
+    if (d.mem[b] != d.before[b]) {
+      err << c.describe() << " rank " << rank << ": byte " << static_cast<long>(p - d.base)
           << " outside the output changed\n";
       ++bad;
     }
   }
   return err.str();
+}
+
+std::string runCollCase(ncclComm_t comm, int rank, int n, const CollCase& c, Memory* memOps) {
+  PreparedCase pc(comm, rank, n, c, memOps);
+  pc.launch();
+  return pc.check(ncclSuccess);
 }
 
 std::string runP2pPattern(ncclComm_t comm, int rank, int n, const std::string& pattern, size_t count,
@@ -364,6 +498,51 @@ std::string runP2pPattern(ncclComm_t comm, int rank, int n, const std::string& p
     if (rbuf[k][count * es] != 0xAB) err << pattern << ": wrote past the receive buffer\n";
   }
   return err.str();
+}
+
+std::vector<CollCase> alltoallFamilyCases(int n, size_t large) {
+  std::vector<CollCase> cases;
+  uint64_t seed = 7000;
+  size_t ti = 0;
+  auto nextType = [&] { return kAllTypes[ti++ % 12]; };
+  for (size_t count : {size_t{0}, size_t{1}, size_t{7}, large}) {
+    for (bool inPlace : {false, true})
+      for (int root = 0; root < n; ++root) {
+        if (count == large && root != n - 1) continue;
+        cases.push_back(CollCase{CollKind::Gather, nextType(), ncclSum, false, false, count, root, inPlace, seed++});
+        cases.push_back(CollCase{CollKind::Scatter, nextType(), ncclSum, false, false, count, root, inPlace, seed++});
+      }
+    cases.push_back(CollCase{CollKind::AlltoAll, nextType(), ncclSum, false, false, count, 0, false, seed++});
+    cases.push_back(CollCase{CollKind::AlltoAllv, nextType(), ncclSum, false, false, count, 0, false, seed++});
+  }
+  for (ncclDataType_t t : kAllTypes)
+    for (CollKind k : {CollKind::AlltoAll, CollKind::AlltoAllv, CollKind::Gather, CollKind::Scatter})
+      cases.push_back(CollCase{k, t, ncclSum, false, false, 3, static_cast<int>(t) % n, (t % 2) == 1, seed++});
+  return cases;
+}
+
+std::string runMixedGroup(ncclComm_t comm, int rank, int n, Memory* mem) {
+  std::vector<CollCase> cases = {
+      {CollKind::AllReduce, ncclFloat32, ncclSum, false, false, 100, 0, false, 11},
+      {CollKind::AlltoAll, ncclInt32, ncclSum, false, false, 33, 0, false, 12},
+      {CollKind::Gather, ncclFloat64, ncclSum, false, false, 5, n - 1, true, 13},
+      {CollKind::Broadcast, ncclUint8, ncclSum, false, false, 17, n / 2, false, 14},
+      {CollKind::Scatter, ncclBfloat16, ncclSum, false, false, 9, 0, false, 15},
+      {CollKind::AlltoAllv, ncclInt64, ncclSum, false, false, 6, 0, false, 16},
+      {CollKind::ReduceScatter, ncclInt8, ncclMax, false, false, 4, 0, true, 17},
+  };
+  std::vector<std::unique_ptr<PreparedCase>> prepared;
+  for (const CollCase& c : cases) prepared.emplace_back(new PreparedCase(comm, rank, n, c, mem));
+  ncclResult_t r = ncclGroupStart();
+  for (auto& p : prepared)
+    if (r == ncclSuccess) r = p->launch();
+  ncclResult_t e = ncclGroupEnd();
+  if (r == ncclSuccess) r = e;
+  std::string err;
+  for (auto& p : prepared) err += p->check(r);
+  // A Send/Recv ring in a group of its own right after: nothing of the group is left over.
+  err += runP2pPattern(comm, rank, n, "ring", 10, ncclFloat16, 0, 18, mem);
+  return err;
 }
 
 }  // namespace mccl_test

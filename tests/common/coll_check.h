@@ -12,13 +12,17 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "nccl.h"
 
 namespace mccl_test {
 
-enum class CollKind { AllReduce, Broadcast, Reduce, AllGather, ReduceScatter };
+// AlltoAllv: counts per peer derived from count (coll_check.cc, vCount), with gaps between
+// the blocks on both sides.
+enum class CollKind { AllReduce, Broadcast, Reduce, AllGather, ReduceScatter, AlltoAll, Gather, Scatter, AlltoAllv };
 const char* collKindName(CollKind k);
 
 struct CollCase {
@@ -29,7 +33,7 @@ struct CollCase {
   bool scalarOnDevice = false;  // PreMulSum with ncclScalarDevice residence
   size_t count = 0;           // API count (AllGather: per rank send; ReduceScatter: per rank recv)
   int root = 0;
-  bool inPlace = false;
+  bool inPlace = false;       // Gather/Scatter: at the root only; AlltoAll(v): ignored
   uint64_t seed = 1;
   std::string describe() const;
 };
@@ -52,10 +56,35 @@ class Memory {
 // memory.
 std::string runCollCase(ncclComm_t comm, int rank, int nranks, const CollCase& c, Memory* mem = nullptr);
 
+// The same in three steps, so that several cases can be launched inside one group:
+// construct (buffers, inputs, operator), launch() (the API call only), then, after the
+// group ended, check(result of ncclGroupEnd) (waits, compares; "" when all is well).
+class PreparedCase {
+ public:
+  PreparedCase(ncclComm_t comm, int rank, int nranks, const CollCase& c, Memory* mem = nullptr);
+  ~PreparedCase();
+  PreparedCase(const PreparedCase&) = delete;
+  PreparedCase& operator=(const PreparedCase&) = delete;
+  ncclResult_t launch();
+  std::string check(ncclResult_t groupResult);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> d_;
+};
+
 // Point-to-point patterns of the guide, each in one group: "ring", "alltoall",
 // "scatter", "gather", "neighbor". Returns "" on success.
 std::string runP2pPattern(ncclComm_t comm, int rank, int nranks, const std::string& pattern,
                           size_t count, ncclDataType_t type, int root, uint64_t seed, Memory* mem = nullptr);
+
+// AlltoAll, Gather, Scatter and AlltoAllv cases for n ranks: every root, in place and out
+// of place, counts 0, 1, 7 and `large`, every datatype for each collective at least once.
+std::vector<CollCase> alltoallFamilyCases(int n, size_t large);
+
+// One group per rank mixing older and newer calls (AllReduce, Broadcast, Send/Recv ring,
+// AlltoAll, Gather in place, Scatter, AlltoAllv), each checked. "" on success.
+std::string runMixedGroup(ncclComm_t comm, int rank, int n, Memory* mem = nullptr);
 
 extern const ncclDataType_t kAllTypes[12];
 extern const ncclRedOp_t kBuiltinOps[5];

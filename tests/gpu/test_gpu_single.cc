@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -98,6 +99,94 @@ TEST(GpuSingleProcess, PointToPointPatterns) {
         errs[r] += runP2pPattern(cl.comms[r], r, cl.n, p, count, ncclFloat32, 0, count + 7, &mem);
   });
   for (int r = 0; r < cl.n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ":\n" << errs[r];
+}
+
+// NCCL 2.28's AlltoAll, Gather, Scatter and mccl's AlltoAllv on device buffers, alone and
+// in a group with older calls.
+TEST(GpuSingleProcess, AlltoAllGatherScatterAlltoAllv) {
+  SKIP_WITHOUT_GPUS(1);
+  Clique cl(8);
+  runCases(cl, alltoallFamilyCases(cl.n, (1 << 20) + 3));
+  std::vector<std::string> errs(static_cast<size_t>(cl.n));
+  runThreads(cl.n, [&](int r) {
+    cudaSetDevice(r);
+    GpuMemory mem(r);
+    errs[r] = runMixedGroup(cl.comms[r], r, cl.n, &mem);
+  });
+  for (int r = 0; r < cl.n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ":\n" << errs[r];
+}
+
+// AlltoAll + Gather + Scatter + AlltoAllv captured in one graph and replayed.
+TEST(GpuSingleProcess, AlltoAllFamilyInGraphCapture) {
+  SKIP_WITHOUT_GPUS(1);
+  Clique cl(8);
+  const int n = cl.n;
+  std::vector<std::string> errs(static_cast<size_t>(n));
+  runThreads(n, [&](int r) {
+    cudaSetDevice(r);
+    const size_t count = 4099;  // per peer
+    const size_t total = count * n;
+    int *in, *a2a, *gat, *sca, *a2av;
+    cudaStream_t s;
+    cudaMalloc(&in, total * sizeof(int));
+    cudaMalloc(&a2a, total * sizeof(int));
+    cudaMalloc(&gat, total * sizeof(int));
+    cudaMalloc(&sca, count * sizeof(int));
+    cudaMalloc(&a2av, total * sizeof(int));
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    std::vector<size_t> counts(n, count), displs(n);
+    for (int q = 0; q < n; ++q) displs[q] = count * (n - 1 - q);  // reversed blocks on both sides
+    std::vector<int> h(total);
+    cudaGraph_t g;
+    cudaGraphExec_t ge;
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
+    ncclResult_t rc[6];
+    rc[0] = ncclGroupStart();
+    rc[1] = ncclAlltoAll(in, a2a, count, ncclInt32, cl.comms[r], s);
+    rc[2] = ncclGather(in, gat, count, ncclInt32, n - 1, cl.comms[r], s);
+    rc[3] = ncclScatter(in, sca, count, ncclInt32, 0, cl.comms[r], s);
+    rc[4] = mcclAlltoAllv(in, counts.data(), displs.data(), a2av, counts.data(), displs.data(), ncclInt32,
+                          cl.comms[r], s);
+    rc[5] = ncclGroupEnd();
+    cudaError_t ce = cudaStreamEndCapture(s, &g);
+    for (ncclResult_t x : rc)
+      if (x != ncclSuccess || ce != cudaSuccess) {
+        errs[r] = std::string("capture failed: ") + ncclGetLastError(cl.comms[r]) + " / " + cudaGetErrorString(ce);
+        return;
+      }
+    cudaGraphInstantiate(&ge, g, 0);
+    // Element i of rank q's input at replay k: q * 1000000 + k * 100000 + i.
+    auto value = [](int q, int k, size_t i) { return q * 1000000 + k * 100000 + static_cast<int>(i % 99991); };
+    for (int k = 0; k < 5 && errs[r].empty(); ++k) {
+      for (size_t i = 0; i < total; ++i) h[i] = value(r, k, i);
+      cudaMemcpyAsync(in, h.data(), total * sizeof(int), cudaMemcpyHostToDevice, s);
+      cudaGraphLaunch(ge, s);
+      auto expect = [&](const int* dev, size_t elems, const std::function<int(size_t)>& want, const char* what) {
+        std::vector<int> got(elems);
+        cudaMemcpyAsync(got.data(), dev, elems * sizeof(int), cudaMemcpyDeviceToHost, s);
+        if (cudaStreamSynchronize(s) != cudaSuccess) {
+          errs[r] = "replay failed";
+          return;
+        }
+        for (size_t i = 0; i < elems && errs[r].empty(); ++i)
+          if (got[i] != want(i))
+            errs[r] = std::string(what) + " replay " + std::to_string(k) + " element " + std::to_string(i) + ": " +
+                      std::to_string(got[i]) + " != " + std::to_string(want(i));
+      };
+      expect(a2a, total, [&](size_t i) { return value(static_cast<int>(i / count), k, r * count + i % count); }, "AlltoAll");
+      if (r == n - 1) expect(gat, total, [&](size_t i) { return value(static_cast<int>(i / count), k, i % count); }, "Gather");
+      expect(sca, count, [&](size_t i) { return value(0, k, r * count + i); }, "Scatter");
+      expect(a2av, total, [&](size_t i) {
+        int from = n - 1 - static_cast<int>(i / count);  // block of rank q at displs[q]
+        return value(from, k, displs[r] + i % count);
+      }, "AlltoAllv");
+    }
+    cudaGraphExecDestroy(ge);
+    cudaGraphDestroy(g);
+    for (int* p : {in, a2a, gat, sca, a2av}) cudaFree(p);
+    cudaStreamDestroy(s);
+  });
+  for (int r = 0; r < n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
 }
 
 TEST(GpuSingleProcess, OneThreadGroupsAcrossDevicesAndAggregation) {

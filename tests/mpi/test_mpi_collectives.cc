@@ -130,6 +130,14 @@ TEST_F(WorldComm, GroupMixesCollectivesAndPointToPoint) {
   }
 }
 
+// NCCL 2.28's AlltoAll, Gather, Scatter and mccl's AlltoAllv between processes.
+TEST_F(WorldComm, AlltoAllGatherScatterAlltoAllv) { run(alltoallFamilyCases(worldSize(), 40000 + 1)); }
+
+TEST_F(WorldComm, GroupMixesOldAndNewCollectives) {
+  std::string e = runMixedGroup(comm_, worldRank(), worldSize());
+  EXPECT_TRUE(e.empty()) << e;
+}
+
 TEST_F(WorldComm, RandomSoak) {
   // >= 1,000 operations of random kind, size, type, op and root; the seed is printed on
   // failure (MCCL_SOAK_SEED replays it).

@@ -4,7 +4,12 @@
 #include <mpi.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <string>
 #include <thread>
+
+#include "core/cuda_util.h"
+#include "core/knobs.h"
 
 #include "mccl_mpi.h"
 #include "mpi_util.h"
@@ -165,6 +170,29 @@ TEST(MpiInit, AbortWhileOthersBlockedInInit) {
     EXPECT_LT(s, 5.0);
   }
   MPI_Barrier(MPI_COMM_WORLD);
+}
+
+// An explicit device number must name a usable GPU: no silent host communicator. AUTO
+// still falls back to the host.
+TEST(MpiInit, ExplicitMissingDeviceIsAnError) {
+  const char* saved = std::getenv("MCCL_DEVICE");
+  std::string keep = saved ? saved : "";
+  unsetenv("MCCL_DEVICE");  // tests force host communicators through it
+  mccl::knobsReload();
+  ncclComm_t comm = nullptr;
+  EXPECT_EQ(mcclCommInitFromMpi(&comm, MPI_COMM_WORLD, 4096, nullptr), ncclInvalidArgument);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "cudaDev = 4096")) << ncclGetLastError(nullptr);
+  if (mccl::cudaUsableDeviceCount() == 0) {
+    EXPECT_EQ(mcclCommInitFromMpi(&comm, MPI_COMM_WORLD, 0, nullptr), ncclInvalidArgument);
+    EXPECT_TRUE(contains(ncclGetLastError(nullptr), "no usable CUDA device"));
+    NCCL_OK(mcclCommInitFromMpi(&comm, MPI_COMM_WORLD, MCCL_DEVICE_AUTO, nullptr));
+    int isHost = 0;
+    NCCL_OK(mcclCommIsHost(comm, &isHost));
+    EXPECT_EQ(isHost, 1);
+    NCCL_OK(ncclCommDestroy(comm));
+  }
+  if (saved) setenv("MCCL_DEVICE", keep.c_str(), 1);
+  mccl::knobsReload();
 }
 
 TEST(MpiInit, InvalidArguments) {

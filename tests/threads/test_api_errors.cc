@@ -2,6 +2,7 @@
 // ncclGetLastError, never crashes and never touches the user's buffers.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -404,6 +405,158 @@ TEST_F(ApiErrors, MoreMisuse) {
   run(cases);
 }
 
+// The NCCL 2.28 calls: AlltoAll, Gather, Scatter, mccl's AlltoAllv, ncclGroupSimulateEnd,
+// and the window calls this version does not support.
+TEST_F(ApiErrors, Nccl228Calls) {
+  static const size_t c4[1] = {4}, d0[1] = {0}, big[1] = {SIZE_MAX / 2};
+  std::vector<Misuse> cases = {
+      {"AlltoAll NULL comm", ncclInvalidArgument, "comm",
+       [](ncclComm_t, float* s, float* r) { return ncclAlltoAll(s, r, 4, ncclFloat, nullptr, nullptr); }},
+      {"AlltoAll bad datatype", ncclInvalidArgument, "datatype",
+       [](ncclComm_t c, float* s, float* r) {
+         return ncclAlltoAll(s, r, 4, static_cast<ncclDataType_t>(ncclNumTypes), c, nullptr);
+       }},
+      {"AlltoAll NULL sendbuff", ncclInvalidArgument, "sendbuff",
+       [](ncclComm_t c, float*, float* r) { return ncclAlltoAll(nullptr, r, 4, ncclFloat, c, nullptr); }},
+      {"AlltoAll NULL recvbuff", ncclInvalidArgument, "recvbuff",
+       [](ncclComm_t c, float* s, float*) { return ncclAlltoAll(s, nullptr, 4, ncclFloat, c, nullptr); }},
+      {"AlltoAll in place", ncclInvalidArgument, "in place",
+       [](ncclComm_t c, float*, float* r) { return ncclAlltoAll(r, r, 4, ncclFloat, c, nullptr); }},
+      {"AlltoAll overlapping", ncclInvalidArgument, "overlap",
+       [](ncclComm_t c, float*, float* r) { return ncclAlltoAll(r + 2, r, 4, ncclFloat, c, nullptr); }},
+      {"AlltoAll count overflow", ncclInvalidArgument, "count",
+       [](ncclComm_t c, float* s, float* r) { return ncclAlltoAll(s, r, SIZE_MAX / 2, ncclFloat, c, nullptr); }},
+      {"Gather root -1", ncclInvalidArgument, "root",
+       [](ncclComm_t c, float* s, float* r) { return ncclGather(s, r, 4, ncclFloat, -1, c, nullptr); }},
+      {"Gather root 1 of 1", ncclInvalidArgument, "root",
+       [](ncclComm_t c, float* s, float* r) { return ncclGather(s, r, 4, ncclFloat, 1, c, nullptr); }},
+      {"Gather NULL sendbuff", ncclInvalidArgument, "sendbuff",
+       [](ncclComm_t c, float*, float* r) { return ncclGather(nullptr, r, 4, ncclFloat, 0, c, nullptr); }},
+      {"Gather NULL recvbuff at root", ncclInvalidArgument, "recvbuff",
+       [](ncclComm_t c, float* s, float*) { return ncclGather(s, nullptr, 4, ncclFloat, 0, c, nullptr); }},
+      {"Gather in place at the wrong offset", ncclInvalidArgument, "in-place",
+       [](ncclComm_t c, float*, float* r) { return ncclGather(r + 1, r, 4, ncclFloat, 0, c, nullptr); }},
+      {"Gather bad datatype", ncclInvalidArgument, "datatype",
+       [](ncclComm_t c, float* s, float* r) {
+         return ncclGather(s, r, 4, static_cast<ncclDataType_t>(-3), 0, c, nullptr);
+       }},
+      {"Scatter root 7", ncclInvalidArgument, "root",
+       [](ncclComm_t c, float* s, float* r) { return ncclScatter(s, r, 4, ncclFloat, 7, c, nullptr); }},
+      {"Scatter NULL recvbuff", ncclInvalidArgument, "recvbuff",
+       [](ncclComm_t c, float* s, float*) { return ncclScatter(s, nullptr, 4, ncclFloat, 0, c, nullptr); }},
+      {"Scatter NULL sendbuff at root", ncclInvalidArgument, "sendbuff",
+       [](ncclComm_t c, float*, float* r) { return ncclScatter(nullptr, r, 4, ncclFloat, 0, c, nullptr); }},
+      {"Scatter in place at the wrong offset", ncclInvalidArgument, "in-place",
+       [](ncclComm_t c, float* s, float*) { return ncclScatter(s, s + 3, 4, ncclFloat, 0, c, nullptr); }},
+      {"Scatter NULL comm", ncclInvalidArgument, "comm",
+       [](ncclComm_t, float* s, float* r) { return ncclScatter(s, r, 4, ncclFloat, 0, nullptr, nullptr); }},
+      {"AlltoAllv NULL sendcounts", ncclInvalidArgument, "sendcounts",
+       [](ncclComm_t c, float* s, float* r) { return mcclAlltoAllv(s, nullptr, d0, r, c4, d0, ncclFloat, c, nullptr); }},
+      {"AlltoAllv NULL rdispls", ncclInvalidArgument, "rdispls",
+       [](ncclComm_t c, float* s, float* r) { return mcclAlltoAllv(s, c4, d0, r, c4, nullptr, ncclFloat, c, nullptr); }},
+      {"AlltoAllv displacement overflow", ncclInvalidArgument, "sdispls",
+       [](ncclComm_t c, float* s, float* r) { return mcclAlltoAllv(s, c4, big, r, c4, d0, ncclFloat, c, nullptr); }},
+      {"AlltoAllv NULL sendbuff", ncclInvalidArgument, "sendbuff",
+       [](ncclComm_t c, float*, float* r) { return mcclAlltoAllv(nullptr, c4, d0, r, c4, d0, ncclFloat, c, nullptr); }},
+      {"AlltoAllv in place", ncclInvalidArgument, "in place",
+       [](ncclComm_t c, float*, float* r) { return mcclAlltoAllv(r, c4, d0, r, c4, d0, ncclFloat, c, nullptr); }},
+      {"AlltoAllv bad datatype", ncclInvalidArgument, "datatype",
+       [](ncclComm_t c, float* s, float* r) {
+         return mcclAlltoAllv(s, c4, d0, r, c4, d0, static_cast<ncclDataType_t>(99), c, nullptr);
+       }},
+      {"GroupSimulateEnd wrong version", ncclInvalidArgument, "version",
+       [](ncclComm_t c, float* s, float* r) {
+         ncclSimInfo_t info = NCCL_SIM_INFO_INITIALIZER;
+         info.version = 7;
+         ncclGroupStart();
+         ncclAlltoAll(s, r, 4, ncclFloat, c, nullptr);  // dropped with the group
+         return ncclGroupSimulateEnd(&info);
+       }},
+      {"GroupSimulateEnd wrong size", ncclInvalidArgument, "size",
+       [](ncclComm_t, float*, float*) {
+         ncclSimInfo_t info = NCCL_SIM_INFO_INITIALIZER;
+         info.size = 4;
+         ncclGroupStart();
+         return ncclGroupSimulateEnd(&info);
+       }},
+      {"GroupSimulateEnd NULL inside a group", ncclInvalidArgument, "simInfo",
+       [](ncclComm_t c, float* s, float* r) {
+         ncclGroupStart();
+         ncclGather(s, r, 4, ncclFloat, 0, c, nullptr);  // dropped with the group
+         return ncclGroupSimulateEnd(nullptr);
+       }},
+      {"WindowRegister not supported", ncclInvalidUsage, "not supported by this version of mccl",
+       [](ncclComm_t c, float*, float* r) {
+         ncclWindow_t w;
+         return ncclCommWindowRegister(c, r, 64, &w, NCCL_WIN_COLL_SYMMETRIC);
+       }},
+      {"WindowRegister NULL win", ncclInvalidArgument, "win",
+       [](ncclComm_t c, float*, float* r) { return ncclCommWindowRegister(c, r, 64, nullptr, NCCL_WIN_DEFAULT); }},
+      {"WindowRegister bad flags", ncclInvalidArgument, "winFlags",
+       [](ncclComm_t c, float*, float* r) {
+         ncclWindow_t w;
+         return ncclCommWindowRegister(c, r, 64, &w, 12);
+       }},
+      {"WindowDeregister NULL comm", ncclInvalidArgument, "comm",
+       [](ncclComm_t, float*, float*) { return ncclCommWindowDeregister(nullptr, nullptr); }},
+      {"WindowDeregister not supported", ncclInvalidUsage, "not supported",
+       [](ncclComm_t c, float*, float* r) {
+         return ncclCommWindowDeregister(c, reinterpret_cast<ncclWindow_t>(r));
+       }},
+  };
+  run(cases);
+  // After all of that no group is open and nothing is queued: an operation runs at once.
+  float in[2] = {3, 4}, out[2] = {0, 0};
+  NCCL_OK(ncclAlltoAll(in, out, 2, ncclFloat, comm_, nullptr));
+  EXPECT_EQ(out[0], 3.0f);
+  EXPECT_EQ(out[1], 4.0f);
+}
+
+// The device API's communicators (nccl_device.h, not shipped by mccl): defined, refused.
+struct ncclDevComm;
+struct ncclDevCommRequirements;
+extern "C" ncclResult_t ncclDevCommCreate(ncclComm_t, const ncclDevCommRequirements*, ncclDevComm*);
+extern "C" ncclResult_t ncclDevCommDestroy(ncclComm_t, const ncclDevComm*);
+struct ncclTeamAbi {  // nccl_device.h's ncclTeam
+  int nRanks, rank, stride;
+};
+extern "C" ncclResult_t ncclLsaBarrierCreateRequirement(ncclTeamAbi, int, void*, void*);
+extern "C" ncclResult_t ncclGinBarrierCreateRequirement(ncclComm_t, ncclTeamAbi, int, void*, void*);
+extern "C" ncclResult_t ncclLLA2ACreateRequirement(int, int, void*, void*);
+
+TEST_F(ApiErrors, DeviceApiIsRefused) {
+  alignas(16) static char reqs[256], dev[4096];
+  auto* rq = reinterpret_cast<ncclDevCommRequirements*>(reqs);
+  auto* dc = reinterpret_cast<ncclDevComm*>(dev);
+  EXPECT_EQ(ncclDevCommCreate(comm_, rq, dc), ncclInvalidUsage);
+  EXPECT_TRUE(contains(ncclGetLastError(comm_), "not supported by this version of mccl"));
+  EXPECT_EQ(ncclDevCommCreate(comm_, nullptr, dc), ncclInvalidArgument);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "reqs"));
+  EXPECT_EQ(ncclDevCommDestroy(nullptr, dc), ncclInvalidArgument);
+  EXPECT_EQ(ncclDevCommDestroy(comm_, dc), ncclInvalidUsage);
+  alignas(16) static char handle[64], req[256];
+  EXPECT_EQ(ncclLsaBarrierCreateRequirement(ncclTeamAbi{1, 0, 1}, 2, handle, req), ncclInvalidUsage);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "not supported by this version of mccl"));
+  EXPECT_EQ(ncclLsaBarrierCreateRequirement(ncclTeamAbi{1, 0, 1}, 2, handle, nullptr), ncclInvalidArgument);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "outReq"));
+  EXPECT_EQ(ncclGinBarrierCreateRequirement(comm_, ncclTeamAbi{1, 0, 1}, 1, handle, req), ncclInvalidUsage);
+  EXPECT_TRUE(contains(ncclGetLastError(comm_), "GIN"));
+  EXPECT_EQ(ncclLLA2ACreateRequirement(1, 0, handle, req), ncclInvalidArgument);
+  EXPECT_EQ(ncclLLA2ACreateRequirement(1, 4, handle, req), ncclInvalidUsage);
+}
+
+TEST(ApiErrorsLifecycle, FailedAlltoAllFailsItsGroup) {
+  ncclComm_t comm;
+  NCCL_OK(ncclCommInitAll(&comm, 1, nullptr));
+  float a[4] = {1, 2, 3, 4}, b[4] = {0, 0, 0, 0};
+  NCCL_OK(ncclGroupStart());
+  NCCL_OK(ncclAllReduce(a, b, 4, ncclFloat, ncclSum, comm, nullptr));
+  EXPECT_EQ(ncclScatter(a, b, 4, ncclFloat, 3, comm, nullptr), ncclInvalidArgument);
+  EXPECT_EQ(ncclGroupEnd(), ncclInvalidArgument);
+  EXPECT_EQ(b[0], 0.0f);  // the AllReduce of the failed group did not run
+  NCCL_OK(ncclCommDestroy(comm));
+}
+
 TEST(ApiErrorsLifecycle, DestroyedCommIsRejected) {
   ncclComm_t comm;
   NCCL_OK(ncclCommInitAll(&comm, 1, nullptr));
@@ -442,8 +595,9 @@ TEST(ApiErrorsLifecycle, FailedGroupReportsAtEnd) {
 TEST(Versions, VersionCodes) {
   int v = 0;
   NCCL_OK(ncclGetVersion(&v));
-  EXPECT_EQ(v, NCCL_VERSION(2, 25, 0));
-  EXPECT_EQ(NCCL_VERSION_CODE, 22500);
+  EXPECT_EQ(v, NCCL_VERSION(2, 28, 3));
+  EXPECT_EQ(NCCL_VERSION_CODE, 22803);
+  EXPECT_EQ(v, NCCL_VERSION_CODE);
   EXPECT_TRUE(contains(mcclGetVersionString(), "mccl"));
   for (int r = 0; r < ncclNumResults; ++r) EXPECT_NE(ncclGetErrorString(static_cast<ncclResult_t>(r)), nullptr);
 }

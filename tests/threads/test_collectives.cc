@@ -91,7 +91,58 @@ TEST_P(ThreadCollectives, PointToPointPatterns) {
   destroyComms(comms);
 }
 
+// NCCL 2.28's AlltoAll, Gather, Scatter and mccl's AlltoAllv (grouped Send/Recv inside).
+TEST_P(ThreadCollectives, AlltoAllGatherScatterAlltoAllv) {
+  int n = GetParam();
+  std::vector<ncclComm_t> comms = makeHostComms(n);
+  runOnThreads(comms, alltoallFamilyCases(n, 1000 + 3));
+  destroyComms(comms);
+}
+
+TEST_P(ThreadCollectives, GroupMixingOldAndNewCalls) {
+  int n = GetParam();
+  std::vector<ncclComm_t> comms = makeHostComms(n);
+  std::vector<std::string> errs(static_cast<size_t>(n));
+  runThreads(n, [&](int r) { errs[r] = runMixedGroup(comms[r], r, n); });
+  for (int r = 0; r < n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ":\n" << errs[r];
+  destroyComms(comms);
+}
+
 INSTANTIATE_TEST_SUITE_P(Ranks, ThreadCollectives, testing::Values(1, 2, 3, 4, 8));
+
+// ncclGroupSimulateEnd: an estimate, nothing run, nothing left queued.
+TEST(ThreadCollectives, GroupSimulateEndRunsNothing) {
+  const int n = 3;
+  std::vector<ncclComm_t> comms = makeHostComms(n);
+  const size_t count = 1000;
+  std::vector<std::vector<int>> in(n, std::vector<int>(count * n, 5)), out(n, std::vector<int>(count * n, -1));
+  float estimate[2] = {-1, -1};
+  for (int k = 0; k < 2; ++k) {  // a small and a 16x larger group
+    size_t c = k == 0 ? count / 16 : count;
+    ncclSimInfo_t sim = NCCL_SIM_INFO_INITIALIZER;
+    NCCL_OK(ncclGroupStart());
+    for (int r = 0; r < n; ++r) {
+      NCCL_OK(ncclAlltoAll(in[r].data(), out[r].data(), c, ncclInt32, comms[r], nullptr));
+      NCCL_OK(ncclAllReduce(in[r].data(), out[r].data(), c, ncclInt32, ncclSum, comms[r], nullptr));
+    }
+    NCCL_OK(ncclGroupSimulateEnd(&sim));
+    estimate[k] = sim.estimatedTime;
+  }
+  EXPECT_GT(estimate[0], 0.0f);
+  EXPECT_GT(estimate[1], estimate[0]);
+  for (int r = 0; r < n; ++r)
+    for (int v : out[r]) ASSERT_EQ(v, -1) << "a simulated group wrote its output";
+  // Nothing stayed queued: a plain group runs only its own operation.
+  NCCL_OK(ncclGroupStart());
+  for (int r = 0; r < n; ++r)
+    NCCL_OK(ncclAllReduce(in[r].data(), out[r].data(), 1, ncclInt32, ncclSum, comms[r], nullptr));
+  NCCL_OK(ncclGroupEnd());
+  for (int r = 0; r < n; ++r) {
+    EXPECT_EQ(out[r][0], 5 * n);
+    EXPECT_EQ(out[r][1], -1);
+  }
+  destroyComms(comms);
+}
 
 TEST(ThreadCollectives, OneThreadDrivesAllRanksInAGroup) {
   // The guide's single-process pattern: one thread, every communicator, one group.

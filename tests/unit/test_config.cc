@@ -53,6 +53,11 @@ TEST(Config, RejectsBadFieldsWithTheirName) {
       {"trafficClass", [](ncclConfig_t* c) { c->trafficClass = -5; }},
       {"collnetEnable", [](ncclConfig_t* c) { c->collnetEnable = 7; }},
       {"CTAPolicy", [](ncclConfig_t* c) { c->CTAPolicy = 9; }},
+      {"shrinkShare", [](ncclConfig_t* c) { c->shrinkShare = 2; }},
+      {"nvlsCTAs", [](ncclConfig_t* c) { c->nvlsCTAs = 0; }},
+      {"nChannelsPerNetPeer", [](ncclConfig_t* c) { c->nChannelsPerNetPeer = -1; }},
+      {"nChannelsPerNetPeer", [](ncclConfig_t* c) { c->nChannelsPerNetPeer = 65; }},
+      {"nvlinkCentricSched", [](ncclConfig_t* c) { c->nvlinkCentricSched = 5; }},
   };
   for (const BadCase& bc : cases) {
     ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
@@ -85,6 +90,35 @@ TEST(Config, SmallerOlderLayoutIsAccepted) {
   cfg.trafficClass = -99;  // beyond the declared size: must be ignored
   CommConfig c;
   EXPECT_EQ(parseConfig(&cfg, "test", &c), ncclSuccess);
+}
+
+TEST(Config, Nccl228FieldsAreKept) {
+  ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+  EXPECT_EQ(cfg.version, 22803u);
+  cfg.CTAPolicy = NCCL_CTA_POLICY_ZERO;
+  cfg.shrinkShare = 1;
+  cfg.nvlsCTAs = 16;
+  cfg.nChannelsPerNetPeer = 2;
+  cfg.nvlinkCentricSched = 1;
+  CommConfig c;
+  ASSERT_EQ(parseConfig(&cfg, "test", &c), ncclSuccess);
+  EXPECT_EQ(c.ctaPolicy, NCCL_CTA_POLICY_ZERO);
+  EXPECT_TRUE(c.shrinkShare);
+  EXPECT_EQ(c.nvlsCTAs, 16);
+  EXPECT_EQ(c.nChannelsPerNetPeer, 2);
+  EXPECT_TRUE(c.nvlinkCentricSched);
+}
+
+TEST(Config, Nccl225LayoutIgnoresLaterFields) {
+  ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+  cfg.size = offsetof(ncclConfig_t, CTAPolicy) + sizeof(int);  // the NCCL 2.25 layout
+  cfg.version = 22500;
+  cfg.shrinkShare = 7;  // beyond the declared size: must be ignored
+  cfg.nvlsCTAs = -3;
+  CommConfig c;
+  ASSERT_EQ(parseConfig(&cfg, "test", &c), ncclSuccess);
+  EXPECT_FALSE(c.shrinkShare);
+  EXPECT_EQ(c.nvlsCTAs, 0);
 }
 
 TEST(Config, BlockingVariableOverrides) {

@@ -1,0 +1,290 @@
+// AlltoAll, Gather and Scatter (NCCL 2.28) and mccl's AlltoAllv. Each call is checked as a
+// whole, then becomes the Send/Recv operations of one group: it takes the same host and GPU
+// data paths as the user's own grouped Send/Recv, and inside a user's group it simply adds
+// its operations to that group. A rank's block for itself goes through the same path (a
+// self connection) unless the call is in place, where that block is already where it
+// belongs.
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "core/comm.h"
+#include "core/enqueue.h"
+#include "core/error.h"
+#include "core/group.h"
+#include "core/knobs.h"
+#include "core/memory.h"
+#include "core/types.h"
+#include "mccl.h"
+
+using namespace mccl;
+
+namespace {
+
+struct Xfer {
+  OpKind kind;  // Send or Recv
+  const char* buf;
+  size_t count;
+  int peer;
+};
+
+// A failure before anything was queued: inside a group it fails the group, as any other
+// operation's would.
+ncclResult_t fail(ncclResult_t r) {
+  groupSetError(r);
+  return r;
+}
+
+ncclResult_t checkCommAndType(ncclComm* comm, ncclDataType_t datatype, const char* call) {
+  MCCL_CHECK(checkCommArg(comm, call));
+  MCCL_CHECK(comm->checkUsable(call));
+  if (!validDatatype(datatype))
+    return MCCL_ERR(ncclInvalidArgument, comm, "%s: datatype = %d is not an ncclDataType_t (0..%d)",
+                    call, static_cast<int>(datatype), ncclNumTypes - 1);
+  return ncclSuccess;
+}
+
+// blocks * count elements must be a representable byte count.
+ncclResult_t checkSize(ncclComm* comm, size_t count, size_t blocks, ncclDataType_t datatype,
+                       const char* what, const char* call) {
+  const size_t esize = datatypeSize(datatype);
+  const size_t limit = static_cast<size_t>(std::numeric_limits<int64_t>::max());
+  if (blocks > 0 && (count > limit / esize / blocks))
+    return MCCL_ERR(ncclInvalidArgument, comm, "%s: %s = %zu of %s overflows the size of a buffer",
+                    call, what, count, datatypeName(datatype));
+  return ncclSuccess;
+}
+
+ncclResult_t checkBuffer(ncclComm* comm, const void* p, size_t bytes, const char* name,
+                         const char* call) {
+  if (bytes == 0) return ncclSuccess;
+  if (p == nullptr)
+    return MCCL_ERR(ncclInvalidArgument, comm, "%s: %s is NULL with %zu bytes to move", call, name,
+                    bytes);
+  if (knobBool(Knob::CheckPointers)) MCCL_CHECK(checkBufferUsable(comm, p, bytes, name, call));
+  return ncclSuccess;
+}
+
+bool overlaps(const void* a, size_t aBytes, const void* b, size_t bBytes) {
+  if (aBytes == 0 || bBytes == 0) return false;
+  auto x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
+  return x < y + bBytes && y < x + aBytes;
+}
+
+// Queues xs as one group (joining the caller's group when there is one).
+ncclResult_t submit(ncclComm* comm, const std::vector<Xfer>& xs, ncclDataType_t datatype,
+                    cudaStream_t stream, const char* call) {
+  if (xs.empty()) return ncclSuccess;
+  MCCL_CHECK(groupStart());
+  ncclResult_t r = ncclSuccess;
+  for (const Xfer& x : xs) {
+    OpDesc d;
+    d.kind = x.kind;
+    if (x.kind == OpKind::Send) d.sendbuff = x.buf;
+    else d.recvbuff = const_cast<char*>(x.buf);
+    d.count = x.count;
+    d.datatype = datatype;
+    d.root = x.peer;
+    d.stream = stream;
+    r = enqueueOp(comm, d, call);
+    if (r != ncclSuccess) break;
+  }
+  ncclResult_t e = groupEnd();
+  return r != ncclSuccess ? r : e;
+}
+
+// Peers in the order (rank, rank+1, ...): every rank starts with a different partner.
+int peerAt(const ncclComm* comm, int i) { return (comm->rank + i) % comm->nranks; }
+
+ncclResult_t checkRoot(ncclComm* comm, int root, const char* call) {
+  if (root < 0 || root >= comm->nranks)
+    return MCCL_ERR(ncclInvalidArgument, comm,
+                    "%s: root = %d is out of range for a communicator of %d ranks", call, root,
+                    comm->nranks);
+  return ncclSuccess;
+}
+
+ncclResult_t alltoAll(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
+                      ncclComm* comm, cudaStream_t stream) {
+  const char* call = "ncclAlltoAll";
+  MCCL_CHECK(checkCommAndType(comm, datatype, call));
+  const int n = comm->nranks;
+  MCCL_CHECK(checkSize(comm, count, static_cast<size_t>(n), datatype, "count", call));
+  const size_t block = count * datatypeSize(datatype), total = block * static_cast<size_t>(n);
+  MCCL_CHECK(checkBuffer(comm, sendbuff, total, "sendbuff", call));
+  MCCL_CHECK(checkBuffer(comm, recvbuff, total, "recvbuff", call));
+  // NCCL has no in-place AlltoAll: every block would be overwritten before it is sent.
+  if (overlaps(sendbuff, total, recvbuff, total))
+    return MCCL_ERR(ncclInvalidArgument, comm,
+                    "%s: sendbuff %p and recvbuff %p overlap (%zu bytes each); AlltoAll cannot "
+                    "run in place",
+                    call, sendbuff, recvbuff, total);
+  std::vector<Xfer> xs;
+  if (count > 0) {
+    for (int i = 0; i < n; ++i) {
+      int q = peerAt(comm, i);
+      xs.push_back({OpKind::Recv, static_cast<char*>(recvbuff) + q * block, count, q});
+      xs.push_back({OpKind::Send, static_cast<const char*>(sendbuff) + q * block, count, q});
+    }
+  }
+  return submit(comm, xs, datatype, stream, call);
+}
+
+ncclResult_t gather(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
+                    int root, ncclComm* comm, cudaStream_t stream) {
+  const char* call = "ncclGather";
+  MCCL_CHECK(checkCommAndType(comm, datatype, call));
+  MCCL_CHECK(checkRoot(comm, root, call));
+  const int n = comm->nranks;
+  MCCL_CHECK(checkSize(comm, count, static_cast<size_t>(n), datatype, "count", call));
+  const size_t block = count * datatypeSize(datatype), total = block * static_cast<size_t>(n);
+  const bool isRoot = comm->rank == root;
+  MCCL_CHECK(checkBuffer(comm, sendbuff, block, "sendbuff", call));
+  bool inPlace = false;
+  if (isRoot) {
+    MCCL_CHECK(checkBuffer(comm, recvbuff, total, "recvbuff", call));
+    char* own = static_cast<char*>(recvbuff) + static_cast<size_t>(root) * block;
+    inPlace = count > 0 && sendbuff == own;
+    if (!inPlace && overlaps(sendbuff, block, recvbuff, total))
+      return MCCL_ERR(ncclInvalidArgument, comm,
+                      "%s: sendbuff %p overlaps recvbuff %p but is not recvbuff + root*count (%p), "
+                      "the in-place form",
+                      call, sendbuff, recvbuff, static_cast<void*>(own));
+  }
+  std::vector<Xfer> xs;
+  if (count > 0) {
+    if (isRoot) {
+      for (int i = 0; i < n; ++i) {
+        int q = peerAt(comm, i);
+        if (q == root && inPlace) continue;
+        xs.push_back({OpKind::Recv, static_cast<char*>(recvbuff) + q * block, count, q});
+      }
+    }
+    if (!(isRoot && inPlace)) xs.push_back({OpKind::Send, static_cast<const char*>(sendbuff), count, root});
+  }
+  return submit(comm, xs, datatype, stream, call);
+}
+
+ncclResult_t scatter(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
+                     int root, ncclComm* comm, cudaStream_t stream) {
+  const char* call = "ncclScatter";
+  MCCL_CHECK(checkCommAndType(comm, datatype, call));
+  MCCL_CHECK(checkRoot(comm, root, call));
+  const int n = comm->nranks;
+  MCCL_CHECK(checkSize(comm, count, static_cast<size_t>(n), datatype, "count", call));
+  const size_t block = count * datatypeSize(datatype), total = block * static_cast<size_t>(n);
+  const bool isRoot = comm->rank == root;
+  MCCL_CHECK(checkBuffer(comm, recvbuff, block, "recvbuff", call));
+  bool inPlace = false;
+  if (isRoot) {
+    MCCL_CHECK(checkBuffer(comm, sendbuff, total, "sendbuff", call));
+    const char* own = static_cast<const char*>(sendbuff) + static_cast<size_t>(root) * block;
+    inPlace = count > 0 && recvbuff == own;
+    if (!inPlace && overlaps(sendbuff, total, recvbuff, block))
+      return MCCL_ERR(ncclInvalidArgument, comm,
+                      "%s: recvbuff %p overlaps sendbuff %p but is not sendbuff + root*count (%p), "
+                      "the in-place form",
+                      call, recvbuff, sendbuff, static_cast<const void*>(own));
+  }
+  std::vector<Xfer> xs;
+  if (count > 0) {
+    if (!(isRoot && inPlace)) xs.push_back({OpKind::Recv, static_cast<char*>(recvbuff), count, root});
+    if (isRoot) {
+      for (int i = 0; i < n; ++i) {
+        int q = peerAt(comm, i);
+        if (q == root && inPlace) continue;
+        xs.push_back({OpKind::Send, static_cast<const char*>(sendbuff) + q * block, count, q});
+      }
+    }
+  }
+  return submit(comm, xs, datatype, stream, call);
+}
+
+// The elements [0, end) one side of an AlltoAllv touches, checking every block's bounds.
+ncclResult_t vSpan(ncclComm* comm, const size_t* counts, const size_t* displs, const char* countsName,
+                   const char* displsName, ncclDataType_t datatype, const char* call, size_t* end) {
+  if (counts == nullptr) return MCCL_ERR(ncclInvalidArgument, comm, "%s: %s is NULL", call, countsName);
+  if (displs == nullptr) return MCCL_ERR(ncclInvalidArgument, comm, "%s: %s is NULL", call, displsName);
+  const size_t limit = static_cast<size_t>(std::numeric_limits<int64_t>::max()) / datatypeSize(datatype);
+  size_t e = 0;
+  for (int q = 0; q < comm->nranks; ++q) {
+    if (counts[q] == 0) continue;
+    if (counts[q] > limit || displs[q] > limit - counts[q])
+      return MCCL_ERR(ncclInvalidArgument, comm,
+                      "%s: %s[%d] = %zu with %s[%d] = %zu overflows the size of a buffer", call,
+                      displsName, q, displs[q], countsName, q, counts[q]);
+    e = std::max(e, displs[q] + counts[q]);
+  }
+  *end = e;
+  return ncclSuccess;
+}
+
+ncclResult_t alltoAllv(const void* sendbuff, const size_t* sendcounts, const size_t* sdispls,
+                       void* recvbuff, const size_t* recvcounts, const size_t* rdispls,
+                       ncclDataType_t datatype, ncclComm* comm, cudaStream_t stream) {
+  const char* call = "mcclAlltoAllv";
+  MCCL_CHECK(checkCommAndType(comm, datatype, call));
+  size_t sendEnd = 0, recvEnd = 0;
+  MCCL_CHECK(vSpan(comm, sendcounts, sdispls, "sendcounts", "sdispls", datatype, call, &sendEnd));
+  MCCL_CHECK(vSpan(comm, recvcounts, rdispls, "recvcounts", "rdispls", datatype, call, &recvEnd));
+  const size_t esize = datatypeSize(datatype);
+  MCCL_CHECK(checkBuffer(comm, sendbuff, sendEnd * esize, "sendbuff", call));
+  MCCL_CHECK(checkBuffer(comm, recvbuff, recvEnd * esize, "recvbuff", call));
+  if (overlaps(sendbuff, sendEnd * esize, recvbuff, recvEnd * esize))
+    return MCCL_ERR(ncclInvalidArgument, comm,
+                    "%s: the send area (sendbuff %p, %zu elements) and the receive area (recvbuff "
+                    "%p, %zu elements) overlap; AlltoAllv cannot run in place",
+                    call, sendbuff, sendEnd, recvbuff, recvEnd);
+  std::vector<Xfer> xs;
+  for (int i = 0; i < comm->nranks; ++i) {
+    int q = peerAt(comm, i);
+    if (recvcounts[q] > 0)
+      xs.push_back({OpKind::Recv, static_cast<char*>(recvbuff) + rdispls[q] * esize, recvcounts[q], q});
+    if (sendcounts[q] > 0)
+      xs.push_back({OpKind::Send, static_cast<const char*>(sendbuff) + sdispls[q] * esize, sendcounts[q], q});
+  }
+  return submit(comm, xs, datatype, stream, call);
+}
+
+}  // namespace
+
+NCCL_API ncclResult_t ncclAlltoAll(const void* sendbuff, void* recvbuff, size_t count,
+                                   ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
+  MCCL_API_BEGIN
+  ncclResult_t r = alltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
+  return r == ncclSuccess ? r : fail(r);
+  MCCL_API_END
+}
+NCCL_API_ALIAS(ncclAlltoAll)
+
+NCCL_API ncclResult_t ncclGather(const void* sendbuff, void* recvbuff, size_t count,
+                                 ncclDataType_t datatype, int root, ncclComm_t comm,
+                                 cudaStream_t stream) {
+  MCCL_API_BEGIN
+  ncclResult_t r = gather(sendbuff, recvbuff, count, datatype, root, comm, stream);
+  return r == ncclSuccess ? r : fail(r);
+  MCCL_API_END
+}
+NCCL_API_ALIAS(ncclGather)
+
+NCCL_API ncclResult_t ncclScatter(const void* sendbuff, void* recvbuff, size_t count,
+                                  ncclDataType_t datatype, int root, ncclComm_t comm,
+                                  cudaStream_t stream) {
+  MCCL_API_BEGIN
+  ncclResult_t r = scatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
+  return r == ncclSuccess ? r : fail(r);
+  MCCL_API_END
+}
+NCCL_API_ALIAS(ncclScatter)
+
+NCCL_API ncclResult_t mcclAlltoAllv(const void* sendbuff, const size_t sendcounts[],
+                                    const size_t sdispls[], void* recvbuff,
+                                    const size_t recvcounts[], const size_t rdispls[],
+                                    ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
+  MCCL_API_BEGIN
+  ncclResult_t r = alltoAllv(sendbuff, sendcounts, sdispls, recvbuff, recvcounts, rdispls, datatype,
+                             comm, stream);
+  return r == ncclSuccess ? r : fail(r);
+  MCCL_API_END
+}
