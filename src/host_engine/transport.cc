@@ -8,6 +8,7 @@
 #include "core/comm.h"
 #include "core/error.h"
 #include "core/knobs.h"
+#include "core/phase_log.h"
 
 namespace mccl {
 namespace {
@@ -105,9 +106,12 @@ HostTransport::~HostTransport() {
 
 ncclResult_t HostTransport::prepare(PeerInfo* mine, bool peersMayBeRemote) {
   if (!peersMayBeRemote && knobStr(Knob::Transport) != "ucx") return ncclSuccess;
+  phaseMark("datapath-prepare");
   MCCL_CHECK(UcxContext::get(&ucxCtx_));
+  phaseMark("ucx-context");
   ucx_.reset(new UcxWorker(comm_, ucxCtx_));
   MCCL_CHECK(ucx_->create());
+  phaseMark("ucx-worker");
   const std::vector<uint8_t>& a = ucx_->address();
   if (a.size() > sizeof mine->addr)
     return MCCL_ERR(ncclSystemError, comm_, "UCX worker address of %zu bytes exceeds %zu", a.size(),
