@@ -43,20 +43,24 @@ NCCL_API ncclResult_t mcclCommInitFromMpi(ncclComm_t* comm, MPI_Comm mpiComm, in
     return MCCL_ERR(ncclInvalidArgument, nullptr,
                     "%s: cudaDev = %d must be a device number, MCCL_DEVICE_AUTO or MCCL_DEVICE_HOST",
                     call, cudaDev);
+  InitParams p;
+  ScopedPhaseLog profile(&p.prof);
   CommConfig cfg;
   MCCL_CHECK(parseConfig(config, call, &cfg));
   // An explicit device is checked before anything collective happens: every rank of a
   // GPU-less machine fails the same way, none is left waiting in MPI.
   int dev = MCCL_DEVICE_HOST;
   if (cudaDev != MCCL_DEVICE_AUTO) MCCL_CHECK(resolveInitDevice(cudaDev, -1, call, &dev));
+  phaseMark("args");
   std::unique_ptr<Bootstrap> boot;
   MCCL_CHECK(MpiBootstrap::create(mpiComm, call, &boot));
+  phaseMark("mpi-idup-start");
   int localRank = -1;
   if (cudaDev == MCCL_DEVICE_AUTO) {
     MCCL_CHECK(nodeLocalRank(mpiComm, &localRank));
     MCCL_CHECK(resolveInitDevice(cudaDev, localRank, call, &dev));
   }
-  InitParams p;
+  phaseMark("mpi-local-rank");
   p.source = InitParams::Source::Ready;
   p.rank = boot->rank();
   p.nranks = boot->size();
@@ -78,6 +82,7 @@ NCCL_API ncclResult_t mcclCommInitFromMpi(ncclComm_t* comm, MPI_Comm mpiComm, in
   for (int r : worldRanks) h = (h ^ static_cast<uint64_t>(r + 1)) * 0x100000001b3ull;
   static std::atomic<uint64_t> counter{0};  // equal on all ranks if comms are made in order
   p.commHash = h ^ (counter.fetch_add(1) * 0x9e3779b97f4a7c15ull);
+  phaseMark("mpi-group-hash");
   ncclComm* c = createComm(cfg);
   *comm = c;
   return launchInit(c, std::move(p), /*deferToGroup=*/false);

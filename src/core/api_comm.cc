@@ -185,12 +185,14 @@ NCCL_API ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclCom
   MCCL_CHECK(parseConfigOver(config, comm->config, call, &cfg));
   MCCL_CHECK(comm->checkUsable(call, /*management=*/true));
   *newcomm = nullptr;
+  InitParams p;
+  ScopedPhaseLog profile(&p.prof);
   std::unique_ptr<Bootstrap> child;
   if (ncclResult_t r = comm->bootstrap->split(color, key, &child); r != ncclSuccess)
     return comm->attributeRemoteError(r);
+  phaseMark("bootstrap-split");
   uint64_t splitIndex = comm->splitCount++;
   if (!child) return ncclSuccess;
-  InitParams p;
   p.source = InitParams::Source::Ready;
   p.rank = child->rank();
   p.nranks = child->size();
@@ -221,16 +223,22 @@ NCCL_API ncclResult_t ncclCommDestroy(ncclComm_t comm) {
   MCCL_API_BEGIN
   if (comm == nullptr) return ncclSuccess;
   MCCL_CHECK(checkCommArg(comm, "ncclCommDestroy"));
+  PhaseLog prof;
+  ScopedPhaseLog profile(&prof);
+  const int rank = comm->rank, nranks = comm->nranks;
   // A communicator still initialising in the background finishes (or fails) first.
   if (comm->initTask && !comm->initTask->polled()) comm->initTask->join();
   ncclResult_t r = ncclSuccess;
   bool healthy = !comm->aborted.load() && !comm->initTask &&
                  (comm->asyncError.load() == ncclSuccess);
+  phaseMark("join-init");
   // A revoked communicator is quiescent: nothing to flush, but a healthy one still says
   // farewell to its peers.
   if (healthy && comm->dataPath && !comm->finalized.load() && !comm->revoked.load())
     r = comm->dataPath->flush();
+  phaseMark("flush");
   destroyComm(comm, /*abortFirst=*/!healthy);
+  prof.print("ncclCommDestroy", rank, nranks);
   return r;
   MCCL_API_END
 }

@@ -10,6 +10,7 @@
 #include "core/group.h"
 #include "core/init.h"
 #include "core/knobs.h"
+#include "core/phase_log.h"
 #include "core/watchdog.h"
 
 ncclComm::ncclComm() = default;
@@ -140,10 +141,14 @@ void destroyComm(ncclComm* comm, bool abortFirst) {
     // A clean destroy says goodbye so peers do not take the closing connections for a
     // crash; an abort does not, so peers still waiting on this rank learn at once.
     if (!abortFirst) comm->watchdog->farewell();
+    mccl::phaseMark("watchdog-farewell");
     comm->watchdog.reset();
+    mccl::phaseMark("watchdog-free");
   }
   comm->dataPath.reset();
+  mccl::phaseMark("datapath-free");
   comm->bootstrap.reset();
+  mccl::phaseMark("bootstrap-free");
   delete comm;
 }
 

@@ -92,14 +92,17 @@ ncclResult_t InitTask::localSetup() {
     me.numaNode = currentNumaNode();
   }
   std::unique_ptr<DataPath> dp;
+  phaseMark("local-identity");
   MCCL_CHECK(createDataPath(comm_, &dp));
   MCCL_CHECK(dp->prepare(&me));
+  phaseMark("datapath-prepare");
   {
     std::lock_guard<std::mutex> lock(mu_);
     comm_->dataPath = std::move(dp);
     if (comm_->aborted.load()) comm_->dataPath->abort();
   }
   MCCL_CHECK(Watchdog::listen(!comm_->bootstrap->allRanksInProcess(), &me, &liveFd_));
+  phaseMark("watchdog-listen");
   exchange_.assign(static_cast<size_t>(p_.nranks), PeerInfo{});
   exchange_[p_.rank] = me;
   return ncclSuccess;
@@ -124,8 +127,11 @@ ncclResult_t InitTask::finish() {
                         p_.call, p_.rank, r, o.busId);
     }
   }
+  phaseMark("peer-check+topology");
   MCCL_CHECK(comm_->dataPath->setup());
+  phaseMark("datapath-setup");
   MCCL_CHECK(Watchdog::start(comm_, liveFd_, &comm_->watchdog));
+  phaseMark("watchdog-start");
   liveFd_ = -1;
   logTopology(comm_);
   INFO(kLogInit, "comm %p rank %d nranks %d cudaDev %d nodes %d localRank %d/%d bootstrap %s - Init COMPLETE",
@@ -139,11 +145,13 @@ ncclResult_t InitTask::runPhase(bool blocking, bool* progressed) {
   switch (phase_) {
     case Phase::CreateBootstrap:
       MCCL_CHECK(createBootstrap());
+      phaseMark("bootstrap-create");
       phase_ = Phase::WaitBootstrap;
       return ncclSuccess;
     case Phase::WaitBootstrap: {
       bool ready = false;
       MCCL_CHECK(comm_->bootstrap->testReady(&ready));
+      phaseMark("bootstrap-wait");
       if (ready) phase_ = Phase::LocalSetup;
       else *progressed = false;
       return ncclSuccess;
@@ -155,15 +163,18 @@ ncclResult_t InitTask::runPhase(bool blocking, bool* progressed) {
     case Phase::Exchange:
       if (blocking) {
         MCCL_CHECK(comm_->bootstrap->allGather(exchange_.data(), sizeof(PeerInfo)));
+        phaseMark("exchange");
         phase_ = Phase::Finish;
       } else {
         MCCL_CHECK(comm_->bootstrap->startAllGather(exchange_.data(), sizeof(PeerInfo)));
+        phaseMark("exchange");
         phase_ = Phase::WaitExchange;
       }
       return ncclSuccess;
     case Phase::WaitExchange: {
       bool done = false;
       MCCL_CHECK(comm_->bootstrap->testAllGather(&done));
+      phaseMark("exchange");
       if (done) phase_ = Phase::Finish;
       else *progressed = false;
       return ncclSuccess;
@@ -181,6 +192,7 @@ ncclResult_t InitTask::runPhase(bool blocking, bool* progressed) {
 
 ncclResult_t InitTask::step(bool blocking) {
   if (done_.load()) return result_.load();
+  ScopedPhaseLog profile(&p_.prof);
   ncclResult_t res = ncclSuccess;
   auto deadline = std::chrono::steady_clock::now() +
                   std::chrono::duration<double>(bootstrapTimeoutSeconds());
@@ -209,6 +221,7 @@ ncclResult_t InitTask::step(bool blocking) {
   }
   if (res != ncclSuccess && res != ncclInProgress)
     WARN("%s: rank %d failed to initialise: %s", p_.call, p_.rank, comm_->lastError().c_str());
+  if (res == ncclSuccess) p_.prof.print(p_.call, p_.rank, p_.nranks);
   comm_->asyncError.store(res);
   result_.store(res);
   done_.store(true);

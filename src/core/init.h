@@ -15,6 +15,7 @@
 #include "bootstrap_mpi/bootstrap.h"
 #include "bootstrap_mpi/wire.h"
 #include "core/peer_info.h"
+#include "core/phase_log.h"
 #include "nccl.h"
 
 struct ncclComm;
@@ -32,6 +33,7 @@ struct InitParams {
   std::unique_ptr<Bootstrap> bootstrap; // Ready: already created (MPI, split children)
   uint64_t commHash = 0;
   const char* call = "ncclCommInitRank";
+  PhaseLog prof;  // MCCL_PROFILE_INIT: started by the API call, printed when init ends
 };
 
 class InitTask {

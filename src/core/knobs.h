@@ -43,6 +43,8 @@ enum class KnobType { Int, Size, Bool, String };
   X(DumpSignal, "MCCL_DUMP_SIGNAL", Bool, "0", "SIGUSR2 dumps the state of every communicator") \
   X(Profile, "MCCL_PROFILE", Bool, "0",                                                          \
     "GPU communicators: time the host phases of each launch and the phases of each kernel step; averages printed at destroy") \
+  X(ProfileInit, "MCCL_PROFILE_INIT", Bool, "0",                                                  \
+    "print the phases of every init, split and destroy (one line per rank on stderr)")          \
   X(HostId, "MCCL_HOST_ID", String, "", "overrides the host identity (tests make fake nodes)") \
   X(Transport, "MCCL_TRANSPORT", String, "auto", "host peers: auto, ucx or loopback")          \
   X(UcxDirect, "MCCL_UCX_DIRECT", Bool, "1", "map peers' FIFOs directly when UCX allows it")   \

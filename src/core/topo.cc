@@ -1,6 +1,7 @@
 #include "core/topo.h"
 
 #include <hwloc.h>
+#include <sched.h>
 
 #include <cstdio>
 #include <mutex>
@@ -62,6 +63,10 @@ int numaOf(hwloc_topology_t tp, hwloc_const_cpuset_t set) {
 }  // namespace
 
 int currentNumaNode() {
+  // The kernel knows the node of the CPU this thread runs on; loading hwloc's topology
+  // for it cost a host rank's first init tens of ms.
+  unsigned cpu = 0, numa = 0;
+  if (::getcpu(&cpu, &numa) == 0) return static_cast<int>(numa);
   hwloc_topology_t tp = loaded();
   if (!tp) return -1;
   hwloc_bitmap_t set = hwloc_bitmap_alloc();

@@ -1,6 +1,7 @@
 #include "core/watchdog.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include "core/comm.h"
 #include "core/datapath.h"
 #include "core/debug.h"
+#include "core/error.h"
 #include "core/knobs.h"
 
 namespace mccl {
@@ -22,7 +24,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr uint32_t kHelloMagic = 0x77646f67;     // "wdog": opens a liveness link
 constexpr uint32_t kFarewellMagic = 0x77627965;  // "wbye": the rank leaves (no link was up)
-constexpr int kFullMeshLimit = 256;
 constexpr size_t kMaxPending = 1024;  // accepted connections whose hello is not read yet
 constexpr auto kGrace = std::chrono::milliseconds(300);
 
@@ -105,12 +106,16 @@ ncclResult_t Watchdog::start(ncclComm* comm, int listenFd, std::unique_ptr<Watch
     p->lastHeard = p->lastSent = p->nextTry = Clock::now();
     w->peers_.push_back(std::move(p));
   };
-  if (n <= kFullMeshLimit) {
-    for (int q = 0; q < n; ++q) watch(q);
-  } else {
-    for (int d = 1; d <= 2; ++d) watch((r + d) % n), watch((r - d + n) % n);
-  }
+  // Ring distances 1, 2, 4, ...: a symmetric relation (q watches r when r watches q),
+  // O(log N) links per rank, and a lost rank's news crosses the ring in O(log N) hops.
+  for (int d = 1; d < n; d *= 2) watch((r + d) % n), watch((r - d % n + n) % n);
   if (w->peers_.empty()) return ncclSuccess;  // destructor closes listenFd
+  if (::pipe(w->wake_) != 0)
+    return MCCL_ERR(ncclSystemError, comm, "watchdog: pipe failed: %s", std::strerror(errno));
+  for (int fd : w->wake_) {
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+    ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+  }
   w->thread_ = std::thread([p = w.get()] { p->run(); });
   *out = std::move(w);
   return ncclSuccess;
@@ -119,16 +124,25 @@ ncclResult_t Watchdog::start(ncclComm* comm, int listenFd, std::unique_ptr<Watch
 Watchdog::Watchdog(ncclComm* comm, int listenFd) : comm_(comm), rank_(comm->rank), listenFd_(listenFd) {}
 
 Watchdog::~Watchdog() {
-  stop_.store(true);
-  if (thread_.joinable()) thread_.join();
+  stopThread();
   for (auto& p : peers_) closeFd(&p->fd);
   for (int& fd : pending_) closeFd(&fd);
   closeFd(&listenFd_);
+  closeFd(&wake_[0]);
+  closeFd(&wake_[1]);
+}
+
+void Watchdog::stopThread() {
+  stop_.store(true);
+  if (wake_[1] >= 0) {
+    const char b = 1;
+    (void)!::write(wake_[1], &b, 1);
+  }
+  if (thread_.joinable()) thread_.join();
 }
 
 void Watchdog::farewell() {
-  stop_.store(true);
-  if (thread_.joinable()) thread_.join();
+  stopThread();
   // The thread is gone: the fds are this caller's now. A peer must never take this
   // rank's leaving for a death, whatever state its link is in:
   //  * links that are up get a bye;
@@ -299,7 +313,9 @@ void Watchdog::run() {
     fds.push_back({listenFd_, POLLIN, 0});
     for (int fd : pending) fds.push_back({fd, POLLIN, 0});
     for (auto& p : peers_) fds.push_back({p->fd, POLLIN, 0});  // fd -1 is ignored by poll
+    fds.push_back({wake_[0], POLLIN, 0});                        // stopThread()
     ::poll(fds.data(), fds.size(), 100);
+    if (stop_.load()) break;
     const size_t polledPending = pending.size(), peerBase = 1 + polledPending;
     acceptHellos(pending, polledPending, fds.data() + 1);
     if (fds[0].revents & POLLIN) {

@@ -1,12 +1,14 @@
 // Liveness of the other ranks of a communicator. One background thread per communicator
-// keeps a TCP connection to each rank of another process (a full mesh up to 256 ranks,
-// the two nearest ring neighbours on each side beyond) and sends a heartbeat every 500 ms:
+// keeps a TCP connection to the ranks of other processes at ring distances 1, 2, 4, 8, ...
+// on each side (at most 2*ceil(log2 N) links per rank, every rank when N <= 5), and sends
+// a heartbeat every 500 ms on each:
 //   * a rank whose process dies is seen at once: its connection closes without the
 //     farewell a clean ncclCommDestroy sends;
 //   * a rank that stops answering (SIGSTOP, a hung node) is seen when it has been silent
 //     for half of MCCL_TIMEOUT (at least 2 s).
-// Every wait of the data path asks lostRank() and fails with ncclRemoteError naming the
-// rank and its host; GPU kernels are stopped through DataPath::peerLost(). The thread
+// A rank that loses a peer tells all its own peers, which tell theirs (once per lost rank),
+// so every survivor learns in O(log N) hops. Every wait of the data path asks lostRank()
+// and fails with ncclRemoteError naming the rank and its host; GPU kernels are stopped through DataPath::peerLost(). The thread
 // never calls MPI. A connection starts with a hello that proves the communicator's secret
 // (drawn by rank 0, exchanged inside the init allgather); anything else is dropped.
 #pragma once
@@ -47,6 +49,7 @@ class Watchdog {
   struct Peer;
   Watchdog(ncclComm* comm, int listenFd);
   void run();
+  void stopThread();  // wakes the thread's poll and joins it (no waiting out its timeout)
   void markLost(int rank, const char* how);
   void connectInitiated(Peer& p);
   // p's link ended badly: lost after a grace period unless its farewell arrives.
@@ -66,6 +69,7 @@ class Watchdog {
   std::vector<std::unique_ptr<Peer>> peers_;
   std::vector<std::string> hosts_;
   std::thread thread_;
+  int wake_[2] = {-1, -1};  // a pipe: a byte written to wake_[1] ends the thread's poll
   std::atomic<bool> stop_{false};
   std::atomic<bool> anyLost_{false};
   mutable std::mutex mu_;  // guards lost_, why_ and the peers' fds during farewell

@@ -8,6 +8,7 @@
 #include "core/comm.h"
 #include "core/error.h"
 #include "core/knobs.h"
+#include "core/phase_log.h"
 
 namespace mccl {
 namespace {
@@ -105,9 +106,12 @@ HostTransport::~HostTransport() {
 
 ncclResult_t HostTransport::prepare(PeerInfo* mine, bool peersMayBeRemote) {
   if (!peersMayBeRemote && knobStr(Knob::Transport) != "ucx") return ncclSuccess;
+  phaseMark("datapath-prepare");
   MCCL_CHECK(UcxContext::get(&ucxCtx_));
+  phaseMark("ucx-context");
   ucx_.reset(new UcxWorker(comm_, ucxCtx_));
-  MCCL_CHECK(ucx_->create());
+  MCCL_CHECK(ucx_->create(/*shared=*/true));
+  phaseMark("ucx-worker");
   const std::vector<uint8_t>& a = ucx_->address();
   if (a.size() > sizeof mine->addr)
     return MCCL_ERR(ncclSystemError, comm_, "UCX worker address of %zu bytes exceeds %zu", a.size(),
@@ -147,8 +151,12 @@ ncclResult_t HostTransport::start(const ConnKey& key, Conn& c) {
     c.mine.token = c.token;
     c.mine.addr = reinterpret_cast<uint64_t>(c.local.get());
   } else {
-    ncclResult_t r = ucx_->mapRegion(bytes < 4096 ? 4096 : bytes, allowDirect_, &c.region);
-    if (r != ncclSuccess && allowDirect_) r = ucx_->mapRegion(bytes < 4096 ? 4096 : bytes, false, &c.region);
+    // Only the control words (tail, sizes; a sender's head) must start at zero: the data
+    // slots are written before the tail that announces them.
+    const size_t zero = key.send ? FifoLayout::kHeadBytes : layout_.dataOff();
+    const size_t mapped = bytes < 4096 ? 4096 : bytes;
+    ncclResult_t r = ucx_->mapRegion(mapped, allowDirect_, &c.region, zero);
+    if (r != ncclSuccess && allowDirect_) r = ucx_->mapRegion(mapped, false, &c.region, zero);
     MCCL_CHECK(r);
     if (c.region.rkey.size() > sizeof c.mine.rkey)
       return MCCL_ERR(ncclSystemError, comm_, "UCX rkey of %zu bytes is too large", c.region.rkey.size());

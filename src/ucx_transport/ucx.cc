@@ -1,5 +1,7 @@
 #include "ucx_transport/ucx.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <cstring>
 
@@ -10,12 +12,50 @@
 namespace mccl {
 namespace {
 std::mutex gCtxMu;
-std::weak_ptr<UcxContext> gCtx;
+// The context outlives the communicators: ucp_init loads and probes every transport (tens
+// of ms), far more than a communicator's own setup, so it is made once per process and
+// kept (never cleaned up: UCX may already be torn down when static destructors run). A
+// child of fork() makes its own (UCX state does not survive a fork).
+std::shared_ptr<UcxContext>* gCtx = nullptr;
+pid_t gCtxPid = 0;
+
+// The worker host communicators share (under gCtxMu), kept like the context.
+struct SharedWorker {
+  std::shared_ptr<UcxContext> ctx;
+  ucp_worker_h worker = nullptr;
+  std::vector<uint8_t> address;
+  pid_t pid = 0;
+};
+SharedWorker* gShared = nullptr;
+
+ucs_status_t makeWorker(ucp_context_h ctx, ucs_thread_mode_t mode, ucp_worker_h* worker,
+                        std::vector<uint8_t>* address, const char** what) {
+  ucp_worker_params_t wp;
+  std::memset(&wp, 0, sizeof wp);
+  wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+  wp.thread_mode = mode;
+  *what = "ucp_worker_create";
+  ucs_status_t st = ucp_worker_create(ctx, &wp, worker);
+  if (st != UCS_OK) return st;
+  ucp_address_t* addr = nullptr;
+  size_t len = 0;
+  *what = "ucp_worker_get_address";
+  st = ucp_worker_get_address(*worker, &addr, &len);
+  if (st != UCS_OK) {
+    ucp_worker_destroy(*worker);
+    *worker = nullptr;
+    return st;
+  }
+  address->assign(reinterpret_cast<uint8_t*>(addr), reinterpret_cast<uint8_t*>(addr) + len);
+  ucp_worker_release_address(*worker, addr);
+  return UCS_OK;
+}
 }  // namespace
 
 ncclResult_t UcxContext::get(std::shared_ptr<UcxContext>* out) {
   std::lock_guard<std::mutex> lock(gCtxMu);
-  std::shared_ptr<UcxContext> c = gCtx.lock();
+  if (gCtx && gCtxPid != getpid()) gCtx = nullptr;  // the parent's: left alone, not freed
+  std::shared_ptr<UcxContext> c = gCtx ? *gCtx : nullptr;
   if (!c) {
     c.reset(new UcxContext());
     ucp_config_t* config = nullptr;
@@ -42,7 +82,8 @@ ncclResult_t UcxContext::get(std::shared_ptr<UcxContext>* out) {
       c->cudaMem_ = (attr.memory_types & UCS_BIT(UCS_MEMORY_TYPE_CUDA)) != 0;
     INFO(kLogNet, "UCX %s context created (CUDA memory %s)", ucp_get_version_string(),
          c->cudaMem_ ? "supported" : "not supported");
-    gCtx = c;
+    gCtx = new std::shared_ptr<UcxContext>(c);
+    gCtxPid = getpid();
   }
   *out = c;
   return ncclSuccess;
@@ -75,24 +116,33 @@ UcxWorker::~UcxWorker() {
     }
   }
   eps_.clear();
-  ucp_worker_destroy(worker_);
+  if (!shared_) ucp_worker_destroy(worker_);
 }
 
-ncclResult_t UcxWorker::create() {
-  ucp_worker_params_t wp;
-  std::memset(&wp, 0, sizeof wp);
-  wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-  wp.thread_mode = UCS_THREAD_MODE_SERIALIZED;
-  ucs_status_t st = ucp_worker_create(ctx_->handle(), &wp, &worker_);
-  if (st != UCS_OK)
-    return MCCL_ERR(ncclSystemError, comm_, "UCX: ucp_worker_create failed: %s", ucs_status_string(st));
-  ucp_address_t* addr = nullptr;
-  size_t len = 0;
-  st = ucp_worker_get_address(worker_, &addr, &len);
-  if (st != UCS_OK)
-    return MCCL_ERR(ncclSystemError, comm_, "UCX: ucp_worker_get_address failed: %s", ucs_status_string(st));
-  address_.assign(reinterpret_cast<uint8_t*>(addr), reinterpret_cast<uint8_t*>(addr) + len);
-  ucp_worker_release_address(worker_, addr);
+ncclResult_t UcxWorker::create(bool shared) {
+  const char* what = "";
+  if (!shared) {
+    ucs_status_t st = makeWorker(ctx_->handle(), UCS_THREAD_MODE_SERIALIZED, &worker_, &address_, &what);
+    if (st != UCS_OK)
+      return MCCL_ERR(ncclSystemError, comm_, "UCX: %s failed: %s", what, ucs_status_string(st));
+    return ncclSuccess;
+  }
+  std::lock_guard<std::mutex> lock(gCtxMu);
+  if (gShared && (gShared->pid != getpid() || gShared->ctx != ctx_)) gShared = nullptr;  // a parent's
+  if (!gShared) {
+    auto* s = new SharedWorker();
+    ucs_status_t st = makeWorker(ctx_->handle(), UCS_THREAD_MODE_MULTI, &s->worker, &s->address, &what);
+    if (st != UCS_OK) {
+      delete s;
+      return MCCL_ERR(ncclSystemError, comm_, "UCX: %s (shared worker) failed: %s", what, ucs_status_string(st));
+    }
+    s->ctx = ctx_;
+    s->pid = getpid();
+    gShared = s;
+  }
+  worker_ = gShared->worker;
+  address_ = gShared->address;
+  shared_ = true;
   return ncclSuccess;
 }
 
@@ -164,7 +214,7 @@ ncclResult_t UcxWorker::registerRegion(void* ptr, size_t size, UcxRegion* out) {
   return ncclSuccess;
 }
 
-ncclResult_t UcxWorker::mapRegion(size_t size, bool allocate, UcxRegion* out) {
+ncclResult_t UcxWorker::mapRegion(size_t size, bool allocate, UcxRegion* out, size_t zeroBytes) {
   UcxRegion r;
   r.size = size;
   ucp_mem_map_params_t mp;
@@ -202,7 +252,7 @@ ncclResult_t UcxWorker::mapRegion(size_t size, bool allocate, UcxRegion* out) {
   r.rkey.assign(static_cast<uint8_t*>(packed), static_cast<uint8_t*>(packed) + len);
   ucp_rkey_buffer_release(packed);
   r.ownsPtr = own != nullptr;
-  std::memset(r.ptr, 0, size);
+  std::memset(r.ptr, 0, size < zeroBytes ? size : zeroBytes);
   *out = std::move(r);
   return ncclSuccess;
 }

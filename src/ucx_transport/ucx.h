@@ -1,5 +1,7 @@
-// UCX for mccl: one UCP context per process, one worker per communicator, endpoints to
-// the peers a schedule needs, registered memory with packed rkeys, RMA put, and the
+// UCX for mccl: one UCP context per process; one worker shared by the host communicators
+// of the process (UCS_THREAD_MODE_MULTI: made once, so a new communicator costs no worker)
+// and one per GPU communicator's proxy; endpoints (per communicator) to the peers a
+// schedule needs, registered memory with packed rkeys, RMA put, and the
 // requests still in flight. Errors become ncclSystemError, or ncclRemoteError naming the
 // peer rank when a peer is unreachable or fails.
 //
@@ -59,13 +61,16 @@ class UcxWorker {
   UcxWorker(ncclComm* comm, std::shared_ptr<UcxContext> ctx);
   ~UcxWorker();
 
-  ncclResult_t create();
+  // shared: use the process's shared worker (host communicators) instead of a new one.
+  ncclResult_t create(bool shared = false);
   const std::vector<uint8_t>& address() const { return address_; }
 
   // Endpoint to rank (created on first use from its worker address).
   ncclResult_t endpoint(int rank, const void* addr, size_t addrLen, ucp_ep_h* ep);
 
-  ncclResult_t mapRegion(size_t size, bool allocate, UcxRegion* out);
+  // The first zeroBytes bytes read zero (the rest is left as allocated: zeroing a 4 MiB FIFO
+  // touched every page and was most of a first connection's cost).
+  ncclResult_t mapRegion(size_t size, bool allocate, UcxRegion* out, size_t zeroBytes = SIZE_MAX);
   // Registers memory the caller owns (pinned host memory of the GPU network path).
   ncclResult_t registerRegion(void* ptr, size_t size, UcxRegion* out);
   void unmapRegion(UcxRegion* r);
@@ -92,6 +97,7 @@ class UcxWorker {
   ncclComm* comm_;
   std::shared_ptr<UcxContext> ctx_;
   ucp_worker_h worker_ = nullptr;
+  bool shared_ = false;  // the process's worker: not destroyed with this object
   std::vector<uint8_t> address_;
   struct Ep {
     ucp_ep_h ep = nullptr;

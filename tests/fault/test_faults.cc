@@ -511,6 +511,24 @@ TEST(FaultShrink, SurvivorsShrinkWithAbortAndContinue) {
   }
 }
 
+// Beyond 5 ranks the liveness links are not a full mesh (ring distances 1, 2, 4): at 6
+// ranks rank 0 has no link to rank 3, so it learns of rank 3's death or freeze only
+// through the others' relays, on an idle communicator (no data-path wait) and in a
+// collective. Two repetitions each: the relay is deterministic, the timing is bounded.
+TEST(FaultRelay, RanksWithoutALinkToTheVictimLearnThroughTheirPeers) {
+  setenv("MCCL_TIMEOUT", "4", 1);
+  setenv("MCCL_DEVICE", "host", 1);
+  unsetenv("NCCL_COMM_ID");
+  signal(SIGPIPE, SIG_IGN);
+  std::mt19937 rng(4242);
+  for (Fault fault : {Fault::KillNonblocking, Fault::Stop}) {
+    for (int rep = 0; rep < 2; ++rep) {
+      Outcome o = runCase(fault, 6, 3, rng);
+      EXPECT_TRUE(o.ok) << faultName(fault) << " np 6 victim 3 rep " << rep << ":\n" << o.why;
+    }
+  }
+}
+
 // A frozen rank: the survivors say, after MCCL_WARN_AFTER, which collective they are in
 // and whom they wait for; SIGUSR2 (MCCL_DUMP_SIGNAL=1) dumps every communicator; the
 // watchdog then gives up on the frozen rank.
