@@ -74,6 +74,9 @@ TEST(GpuMpi, MemoryComesBackAfterDestroy) {
   EXPECT_LE(mi.kernelStackBytes, 1024u) << "a kernel's per-thread stack makes the driver reserve it for every thread";
   NCCL_OK(ncclCommDestroy(comm));
   CUDA_OK(cudaDeviceSynchronize());
+  // A FIFO a peer has mapped (CUDA IPC) is released when the peer closes it, in its own
+  // destroy: read once every rank has destroyed.
+  MPI_Barrier(MPI_COMM_WORLD);
   const int64_t afterDestroy = used() - before;
   // A few communicators first: the kernels of the smaller sizes load on first use (CUDA
   // lazy loading keeps their code in device memory), which is not growth per communicator.
@@ -84,6 +87,7 @@ TEST(GpuMpi, MemoryComesBackAfterDestroy) {
       NCCL_OK(ncclCommDestroy(comm));
     }
     CUDA_OK(cudaDeviceSynchronize());
+    MPI_Barrier(MPI_COMM_WORLD);
     *inUseAfter = used() - before;
   };
   int64_t warm = 0, after50 = 0, after100 = 0;
