@@ -11,11 +11,15 @@
 namespace mccl {
 namespace {
 
-// LL below this many bytes sent by the busiest rank (MCCL_LL_MAX_BYTES overrides; AllGather,
-// whose receivers only copy, keeps LL's lead longer), and about this many bytes of each
-// peer's data per LL channel. Measured on 2 x H200 (bench/results/gpu-2xH200-2026-11-22).
-constexpr int64_t kLlDefaultMaxTraffic = 2 << 20;
-constexpr int64_t kLlAllGatherMaxTraffic = 4 << 20;
+// LL up to this many bytes sent by the busiest rank (MCCL_LL_MAX_BYTES overrides), and about
+// this many bytes of each peer's data per LL channel. The crossover with the Simple kernels
+// compiled per type, measured on 2 x H200 with each protocol forced (64 KiB - 8 MiB,
+// bench/results/gpu-2xH200-2026-11-23/sweep_ll_simple.md): AllReduce keeps LL's lead up to
+// 2 MiB (29.8 vs 30.7 us there), every other collective and Send/Recv up to 1 MiB (at 2 MiB
+// Simple wins by 10-25%: Broadcast 16.1 vs 19.4 us, Reduce 17.4 vs 22.0, Send/Recv 20.5
+// vs 23.9, AllGather of 4 MiB 22.1 vs 24.8).
+constexpr int64_t kLlDefaultMaxTraffic = 1 << 20;
+constexpr int64_t kLlAllReduceMaxTraffic = 2 << 20;
 constexpr double kLlBytesPerChannel = 8 * 1024;
 constexpr int64_t kP2pMinChunkBytes = 256 * 1024;
 
@@ -69,7 +73,7 @@ bool chooseLl(const ncclComm* comm, const OpDesc& op) {
   if (!knobListAllows(protos, "LL")) return false;
   if (!knobListAllows(protos, "Simple")) return true;  // LL is the only protocol allowed
   int64_t limit = knobInt(Knob::LlMaxBytes);
-  if (limit <= 0) limit = op.kind == OpKind::AllGather ? kLlAllGatherMaxTraffic : kLlDefaultMaxTraffic;
+  if (limit <= 0) limit = op.kind == OpKind::AllReduce ? kLlAllReduceMaxTraffic : kLlDefaultMaxTraffic;
   return llTrafficBytes(op, comm->nranks) <= static_cast<double>(limit);
 }
 

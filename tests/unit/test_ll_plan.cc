@@ -122,6 +122,20 @@ TEST_F(ProtoEnv, SmallMessagesOnOneNodeUseLl) {
   EXPECT_EQ(choosePlan(&eight.comm, opOf(OpKind::AllReduce, 512u << 10), 1 << 19).proto, Proto::Simple);
 }
 
+// The measured crossovers (2 x H200): AllReduce keeps LL up to 2 MiB sent per rank, the
+// others up to 1 MiB.
+TEST_F(ProtoEnv, LlThresholdsFollowTheMeasuredCrossover) {
+  FakeGpuComm two(2, false);
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 2u << 20), 1 << 19).proto, Proto::LL);
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 4u << 20), 1 << 19).proto, Proto::Simple);
+  for (OpKind k : {OpKind::Broadcast, OpKind::Reduce, OpKind::Send, OpKind::Recv}) {
+    EXPECT_EQ(choosePlan(&two.comm, opOf(k, 1u << 20), 1 << 19).proto, Proto::LL) << static_cast<int>(k);
+    EXPECT_EQ(choosePlan(&two.comm, opOf(k, 2u << 20), 1 << 19).proto, Proto::Simple) << static_cast<int>(k);
+  }
+  set("MCCL_LL_MAX_BYTES", "8388608");
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::Broadcast, 4u << 20), 1 << 19).proto, Proto::LL);
+}
+
 TEST_F(ProtoEnv, LlNeedsIpcPeersAndAtMostEightRanksForCollectives) {
   FakeGpuComm net(2, true);
   EXPECT_EQ(choosePlan(&net.comm, opOf(OpKind::AllReduce, 8), 1 << 19).proto, Proto::Simple);
