@@ -11,21 +11,36 @@
 // may be shared: the minimum is the figure to compare; ratios within one run), and the
 // first repetition alone (cold: the first communicator of the process pays UCX's setup).
 //
-//   mpirun -np 8 --oversubscribe mccl-init-bench [reps (5)]
+//   mpirun -np 8 --oversubscribe mccl-init-bench [reps (5)] [--gpu]
+// --gpu: GPU communicators (the node-local rank's GPU), the AllReduces on device memory.
+// nccl-init-bench is the same source against NVIDIA's NCCL (GPU only, no fromMpi column),
+// so the two libraries are timed by one harness.
 // MCCL_PROFILE_INIT=1 adds one line per rank and call with its phases (stderr).
 #include <mpi.h>
+#ifdef MCCL_PERF_CUDA
+#include <cuda_runtime.h>
+#endif
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
+#include "nccl.h"
+#ifndef MCCL_PERF_NCCL
 #include "mccl.h"
 #include "mccl_mpi.h"
-#include "nccl.h"
+#endif
 
 namespace {
+
+#ifdef MCCL_PERF_CUDA
+using cudaStreamLike = cudaStream_t;
+#else
+using cudaStreamLike = void*;
+#endif
 
 #define CHECK_NCCL(call)                                                                        \
   do {                                                                                          \
@@ -59,8 +74,39 @@ int main(int argc, char** argv) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  int reps = argc > 1 ? std::atoi(argv[1]) : 5;
-  if (reps < 1) reps = 1;
+  int reps = 5;
+  bool gpu = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--gpu") gpu = true;
+    else reps = std::max(1, std::atoi(argv[i]));
+  }
+#ifdef MCCL_PERF_NCCL
+  gpu = true;
+  const char* lib = "nccl";
+#else
+  const char* lib = "mccl";
+#endif
+  double* dx = nullptr;  // GPU: x and y in device memory
+  cudaStreamLike stream = nullptr;
+  if (gpu) {
+#ifdef MCCL_PERF_CUDA
+    MPI_Comm local;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
+    int localRank = 0, ndev = 0;
+    MPI_Comm_rank(local, &localRank);
+    MPI_Comm_free(&local);
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+      std::fprintf(stderr, "--gpu: no GPU\n");
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    cudaSetDevice(localRank % ndev);
+    cudaMalloc(&dx, 2 * sizeof(double));
+    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+#else
+    std::fprintf(stderr, "--gpu: built without CUDA\n");
+    MPI_Abort(MPI_COMM_WORLD, 1);
+#endif
+  }
   const char* names[] = {"dup", "fromMpi", "uniqueId", "split", "first", "second", "destroy3"};
   constexpr int kCols = 7;
   std::vector<std::vector<double>> t(kCols);
@@ -69,15 +115,44 @@ int main(int argc, char** argv) {
     t[0].push_back(slowest([&] { MPI_Comm_dup(MPI_COMM_WORLD, &dup); }));
     MPI_Comm_free(&dup);
     ncclComm_t a = nullptr, b = nullptr, c = nullptr;
-    t[1].push_back(slowest([&] { CHECK_NCCL(mcclCommInitFromMpi(&a, MPI_COMM_WORLD, MCCL_DEVICE_HOST, nullptr)); }));
     ncclUniqueId id;
     if (rank == 0) CHECK_NCCL(ncclGetUniqueId(&id));
     MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+#ifdef MCCL_PERF_NCCL
+    // No communicator from an MPI_Comm in NCCL: a, the one split and used, from the id.
+    t[1].push_back(0);
+    t[2].push_back(slowest([&] { CHECK_NCCL(ncclCommInitRank(&a, size, id, rank)); }));
+    if (rank == 0) CHECK_NCCL(ncclGetUniqueId(&id));
+    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+    CHECK_NCCL(ncclCommInitRank(&b, size, id, rank));
+#else
+    t[1].push_back(slowest([&] {
+      CHECK_NCCL(mcclCommInitFromMpi(&a, MPI_COMM_WORLD, gpu ? MCCL_DEVICE_AUTO : MCCL_DEVICE_HOST, nullptr));
+    }));
     t[2].push_back(slowest([&] { CHECK_NCCL(ncclCommInitRank(&b, size, id, rank)); }));
+#endif
     t[3].push_back(slowest([&] { CHECK_NCCL(ncclCommSplit(a, 0, rank, &c, nullptr)); }));
     double x = rank, y = 0;
-    t[4].push_back(slowest([&] { CHECK_NCCL(ncclAllReduce(&x, &y, 1, ncclDouble, ncclSum, a, nullptr)); }));
-    t[5].push_back(slowest([&] { CHECK_NCCL(ncclAllReduce(&x, &y, 1, ncclDouble, ncclSum, a, nullptr)); }));
+    void* in = &x;
+    void* out = &y;
+#ifdef MCCL_PERF_CUDA
+    if (gpu) {
+      cudaMemcpy(dx, &x, sizeof x, cudaMemcpyHostToDevice);
+      in = dx;
+      out = dx + 1;
+    }
+#endif
+    auto allReduce = [&] {
+      CHECK_NCCL(ncclAllReduce(in, out, 1, ncclDouble, ncclSum, a, stream));
+#ifdef MCCL_PERF_CUDA
+      if (gpu) cudaStreamSynchronize(stream);
+#endif
+    };
+    t[4].push_back(slowest(allReduce));
+    t[5].push_back(slowest(allReduce));
+#ifdef MCCL_PERF_CUDA
+    if (gpu) cudaMemcpy(&y, out, sizeof y, cudaMemcpyDeviceToHost);
+#endif
     if (y != static_cast<double>(size) * (size - 1) / 2) {
       std::fprintf(stderr, "rank %d: allreduce gave %g\n", rank, y);
       MPI_Abort(MPI_COMM_WORLD, 1);
@@ -89,7 +164,8 @@ int main(int argc, char** argv) {
     }));
   }
   if (rank == 0) {
-    std::printf("# mccl-init-bench np %d reps %d (ms, slowest rank; min / median / first rep)\n", size, reps);
+    std::printf("# %s-init-bench np %d reps %d, %s communicators (ms, slowest rank; min / median / first rep)\n", lib,
+                size, reps, gpu ? "GPU" : "host");
     for (int k = 0; k < kCols; ++k) {
       std::vector<double> v = t[k];
       std::sort(v.begin(), v.end());

@@ -6,13 +6,15 @@
 # at most 8 files); the last lines printed are the comparison tables.
 #
 #   scripts/gpu-sweep.sh [tests] [perf] [graph] [llsweep] [simplesweep] [micro] [memory]
-#                        [profile] [fifosweep]   (default: tests perf graph llsweep simplesweep micro)
+#                        [profile] [fifosweep] [init]   (default: tests perf graph llsweep simplesweep micro)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 FINAL=${OUT:-gpu-out}
 OUT=$(mktemp -d /tmp/gpu-sweep.XXXXXX)
 mkdir -p "$FINAL"
 BIN=${MCCL_BIN:-.carry}
+# scripts/gpu-carry.sh packs the binaries (the device tool's 64 MiB limit).
+if [ -f "$BIN/pack.tar.xz" ] && [ ! -f "$BIN/libmccl.so.0" ]; then tar -xJf "$BIN/pack.tar.xz" -C "$BIN"; fi
 export LD_LIBRARY_PATH="$PWD/$BIN:${LD_LIBRARY_PATH:-}"
 export NCCL_NVLS_ENABLE=0   # never NVLink multicast on shared machines
 export MCCL_TIMEOUT=${MCCL_TIMEOUT:-20}
@@ -58,6 +60,15 @@ if has memory; then
     done
     grep -ah '\[memory\]' "$OUT"/gpu_mpi_*.log 2>/dev/null; } > "$OUT/memory.txt" 2>&1
   cat "$OUT/memory.txt"
+fi
+
+if has init; then
+  # GPU communicators made and destroyed: mccl against NCCL, the same harness.
+  for lib in mccl nccl; do
+    timeout 120 $MPIRUN -np "$NGPU" "$BIN/$lib-init-bench" 5 --gpu > "$OUT/init_$lib.txt" 2>&1
+  done
+  cat "$OUT"/init_*.txt > "$OUT/init.txt"
+  cat "$OUT/init.txt"
 fi
 
 perf() {  # perf NAME LIB ARGS... (env from the caller)
@@ -156,7 +167,7 @@ if has simplesweep; then
 fi
 
 tar -C "$OUT" -czf "$FINAL/logs.tgz" . 2>/dev/null
-for f in ratio.md ratio_graph.md llsweep.md simplesweep.txt micro_latency.txt profile.txt fifosweep.txt memory.txt; do [ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"; done
+for f in ratio.md ratio_graph.md llsweep.md simplesweep.txt micro_latency.txt profile.txt fifosweep.txt memory.txt init.txt; do [ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"; done
 [ -f "$OUT/ratio.md" ] && { echo "== eager"; cat "$OUT/ratio.md"; }
 [ -f "$OUT/ratio_graph.md" ] && { echo "== graph"; cat "$OUT/ratio_graph.md"; }
 [ -f "$OUT/llsweep.md" ] && cat "$OUT/llsweep.md"
