@@ -101,12 +101,14 @@ __device__ __forceinline__ S ldFifoElem(const S* p) {
 __device__ __forceinline__ uint4 ldUser(const uint8_t* p) { return *reinterpret_cast<const uint4*>(p); }
 __device__ __forceinline__ void st16(uint8_t* p, uint4 v) { *reinterpret_cast<uint4*>(p) = v; }
 
-constexpr int kUnroll = 8;  // 16-byte vectors in flight per thread for copies
-// and for the general arithmetic loop: 2 for types of 2 bytes and more, 1 for the 1-byte
-// types (16 elements a vector); more spills under the 128-register limit.
+// 16-byte vectors in flight per thread for copies, and for the general arithmetic loop
+// (the rare forms: three inputs, unaligned, integer average). More spills under the
+// 128-register limit of a 512-thread block and grows the stack (8 and 2: 824 B; 4 and 1:
+// 608 B) without moving data faster (bench/results/gpu-2xH200-2026-11-23).
+constexpr int kUnroll = 4;
 template <typename S>
 constexpr int unrollFor() {
-  return sizeof(S) >= 2 ? 2 : 1;
+  return 1;
 }
 
 // Data movement only (one input, no arithmetic): 16-byte copies to every output.
