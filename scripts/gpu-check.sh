@@ -12,6 +12,8 @@ shift || true
 OUT=${OUT:-gpu-out}
 mkdir -p "$OUT"
 BIN=${MCCL_BIN:-.carry}
+# scripts/gpu-carry.sh packs the binaries (the device tool's 64 MiB limit).
+if [ -f "$BIN/pack.tar.xz" ] && [ ! -f "$BIN/libmccl.so.0" ]; then tar -xJf "$BIN/pack.tar.xz" -C "$BIN"; fi
 export LD_LIBRARY_PATH="$PWD/$BIN:${LD_LIBRARY_PATH:-}"
 # Never NVLink multicast on shared machines.
 export NCCL_NVLS_ENABLE=0
