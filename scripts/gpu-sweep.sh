@@ -6,7 +6,7 @@
 # at most 8 files); the last lines printed are the comparison tables.
 #
 #   scripts/gpu-sweep.sh [tests] [perf] [graph] [llsweep] [simplesweep] [micro] [memory]
-#                        [profile] [fifosweep] [init]   (default: tests perf graph llsweep simplesweep micro)
+#                        [profile] [fifosweep] [init] [protosweep]   (default: tests perf graph llsweep simplesweep micro)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 FINAL=${OUT:-gpu-out}
@@ -33,15 +33,17 @@ fi
 
 if has tests; then
   # Default tuner (LL small, Simple large), then each protocol forced for every size.
-  for proto in default LL Simple; do
+  for proto in default LL LL128 Simple; do
     env=(); [ "$proto" != default ] && env=(NCCL_PROTO=$proto)
     filter='*'; [ "$proto" = Simple ] && filter='GpuSingleProcess.EveryTypeOpAndForm:GpuSingleProcess.PointToPointPatterns'
-    [ "$proto" = LL ] && filter='GpuSingleProcess.EveryTypeOpAndForm:GpuSingleProcess.PointToPointPatterns:GpuSingleProcess.OneThreadGroups*:GpuSingleProcess.GraphCapture*'
+    if [ "$proto" = LL ] || [ "$proto" = LL128 ]; then
+      filter='GpuSingleProcess.EveryTypeOpAndForm:GpuSingleProcess.PointToPointPatterns:GpuSingleProcess.OneThreadGroups*:GpuSingleProcess.GraphCapture*'
+    fi
     env "${env[@]}" timeout 200 "$BIN/mccl_gpu_tests" --gtest_filter="$filter" > "$OUT/gpu_single_$proto.log" 2>&1
     echo "gpu_single[$proto]: rc=$? $(grep -aE '^\[  (PASSED|FAILED) ' "$OUT/gpu_single_$proto.log" | tr '\n' ' ')"
     grep -a -m5 -E 'rank [0-9]+:|Failure|expected' "$OUT/gpu_single_$proto.log" | cut -c1-300
   done
-  for proto in default LL; do
+  for proto in default LL LL128; do
     p=""; [ "$proto" != default ] && p=$proto
     NCCL_PROTO=$p MCCL_TEST_QUICK=1 timeout 150 $MPIRUN -x NCCL_PROTO -x MCCL_TEST_QUICK -np "$NGPU" \
       "$BIN/mccl_gpu_mpi_tests" > "$OUT/gpu_mpi_$proto.log" 2>&1
@@ -117,6 +119,44 @@ for k in sorted(rows):
 EOF
 fi
 
+if has protosweep; then
+  # Each protocol forced over the middle sizes, NCCL (its own choice) and mccl's default
+  # alongside; then LL128's channels. One table: time per protocol, mccl's best against NCCL.
+  OPS=allreduce,allgather,reducescatter,broadcast,reduce,sendrecv,alltoall
+  for p in LL LL128 Simple; do
+    PERF_X="-x NCCL_PROTO=$p" perf proto_$p mccl -b 16K -e 32M -f 2 -o $OPS -t 1 -c 0
+  done
+  PERF_X=""
+  perf proto_nccl nccl -b 16K -e 32M -f 2 -o $OPS -t 1 -c 0
+  perf proto_default mccl -b 16K -e 32M -f 2 -o $OPS -t 1 -c 0
+  for ch in 8 16 32; do
+    PERF_X="-x NCCL_PROTO=LL128 -x NCCL_MIN_NCHANNELS=$ch -x NCCL_MAX_NCHANNELS=$ch" \
+      perf proto_LL128c$ch mccl -b 64K -e 32M -f 4 -o allreduce,allgather,reducescatter,sendrecv -t 1 -c 0
+  done
+  PERF_X=""
+  python3 - "$OUT" <<'EOF' > "$OUT/protosweep.md"
+import csv, glob, os, re, sys
+out = sys.argv[1]
+rows, cols = {}, []
+for f in sorted(glob.glob(os.path.join(out, "proto_*.csv"))):
+    name = re.search(r"proto_(.*)\.csv", f)[1]
+    cols.append(name)
+    for r in csv.DictReader(open(f)):
+        rows.setdefault((r["op"], int(r["bytes"])), {})[name] = float(r["time_us"])
+print("time (us) per protocol forced (mccl), mccl default, NCCL 2.28.3 (its choice), same call\n")
+print("| op | bytes | " + " | ".join(cols) + " | best mccl | nccl/best | nccl/default |")
+print("|---|---:|" + "---:|" * (len(cols) + 3))
+for k in sorted(rows):
+    v = rows[k]
+    m = {c: t for c, t in v.items() if c != "nccl"}
+    best = min(m, key=m.get) if m else "-"
+    ratio = v["nccl"] / m[best] if m and "nccl" in v else float("nan")
+    rdef = v["nccl"] / v["default"] if "nccl" in v and "default" in v else float("nan")
+    print(f"| {k[0]} | {k[1]} | " + " | ".join(f"{v[c]:.1f}" if c in v else "" for c in cols) + f" | {best} | {ratio:.2f} | {rdef:.2f} |")
+EOF
+  cat "$OUT/protosweep.md"
+fi
+
 if has profile; then
   # Where the time goes: host phases and each protocol's per-step phases (MCCL_PROFILE),
   # one size per run so the averages belong to it.
@@ -167,7 +207,7 @@ if has simplesweep; then
 fi
 
 tar -C "$OUT" -czf "$FINAL/logs.tgz" . 2>/dev/null
-for f in ratio.md ratio_graph.md llsweep.md simplesweep.txt micro_latency.txt profile.txt fifosweep.txt memory.txt init.txt; do [ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"; done
+for f in ratio.md ratio_graph.md protosweep.md llsweep.md simplesweep.txt micro_latency.txt profile.txt fifosweep.txt memory.txt init.txt; do [ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"; done
 [ -f "$OUT/ratio.md" ] && { echo "== eager"; cat "$OUT/ratio.md"; }
 [ -f "$OUT/ratio_graph.md" ] && { echo "== graph"; cat "$OUT/ratio_graph.md"; }
 [ -f "$OUT/llsweep.md" ] && cat "$OUT/llsweep.md"

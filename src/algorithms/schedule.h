@@ -42,9 +42,9 @@ enum class Algo : uint8_t {
 
 // Which connections a schedule uses (connections are per peer, channel, direction, class).
 // Ll and LlP2p are the GPU LL protocol's connections (small slots of flagged lines) for
-// collectives and for Send/Recv.
-enum class ConnClass : uint8_t { Ring = 0, Tree = 1, P2p = 2, Ll = 3, LlP2p = 4 };
-constexpr int kNumConnClasses = 5;
+// collectives and for Send/Recv; Ll128 and Ll128P2p the LL128 protocol's.
+enum class ConnClass : uint8_t { Ring = 0, Tree = 1, P2p = 2, Ll = 3, LlP2p = 4, Ll128 = 5, Ll128P2p = 6 };
+constexpr int kNumConnClasses = 7;
 
 // The GPU LL protocol's all-pairs collectives: every rank exchanges with every other one,
 // on at most this many ranks, over at most this many channels.

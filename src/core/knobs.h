@@ -20,7 +20,7 @@ enum class KnobType { Int, Size, Bool, String };
     "BOOTSTRAP,REG,ALL; a leading ^ excludes")                                                 \
   X(DebugFile, "NCCL_DEBUG_FILE", String, "", "log to this file (%h host, %p pid) instead of stdout") \
   X(Algo, "NCCL_ALGO", String, "", "algorithms allowed: ring, tree (comma list, ^ excludes)")  \
-  X(Proto, "NCCL_PROTO", String, "", "protocols allowed: LL, Simple (comma list, ^ excludes; LL128 is not built: Simple)") \
+  X(Proto, "NCCL_PROTO", String, "", "protocols allowed: LL, LL128, Simple (comma list, ^ excludes)") \
   X(BuffSize, "NCCL_BUFFSIZE", Size, "4194304", "bytes of each connection's FIFO")             \
   X(NThreads, "NCCL_NTHREADS", Int, "0", "CUDA threads per channel block (0: automatic)")      \
   X(MinNChannels, "NCCL_MIN_NCHANNELS", Int, "0", "fewest channels a plan uses (0: automatic)") \
@@ -58,6 +58,8 @@ enum class KnobType { Int, Size, Bool, String };
     "pipeline slots of each connection's FIFO (0: 8 on host memory, 4 on GPUs: 1 MiB posts)")  \
   X(LlMaxBytes, "MCCL_LL_MAX_BYTES", Size, "0",                                                 \
     "GPU: the LL protocol below this many bytes sent per rank (0: the tuner decides)")         \
+  X(Ll128MaxBytes, "MCCL_LL128_MAX_BYTES", Size, "0",                                           \
+    "GPU: the LL128 protocol below this many bytes sent per rank (0: the tuner decides)")      \
   X(TreeThreshold, "MCCL_TREE_THRESHOLD", Size, "0",                                            \
     "AllReduce below this many bytes uses the tree (0: the model decides)")                    \
   X(MpiThreshold, "MCCL_MPI_THRESHOLD", Size, "1048576",                                        \

@@ -11,16 +11,19 @@
 namespace mccl {
 namespace {
 
-// LL up to this many bytes sent by the busiest rank (MCCL_LL_MAX_BYTES overrides), and about
-// this many bytes of each peer's data per LL channel. The crossover with the Simple kernels
-// compiled per type, measured on 2 x H200 with each protocol forced (64 KiB - 8 MiB,
-// bench/results/gpu-2xH200-2026-11-23/sweep_ll_simple.md): AllReduce keeps LL's lead up to
-// 2 MiB (29.8 vs 30.7 us there), every other collective and Send/Recv up to 1 MiB (at 2 MiB
-// Simple wins by 10-25%: Broadcast 16.1 vs 19.4 us, Reduce 17.4 vs 22.0, Send/Recv 20.5
-// vs 23.9, AllGather of 4 MiB 22.1 vs 24.8).
+// LL up to this many bytes sent by the busiest rank (MCCL_LL_MAX_BYTES overrides), LL128
+// above that up to its own limit (MCCL_LL128_MAX_BYTES), Simple beyond. LL's thresholds are
+// the crossover with Simple measured before LL128 existed (2 x H200, each protocol forced,
+// 64 KiB - 8 MiB, bench/results/gpu-2xH200-2026-11-23/sweep_ll_simple.md): AllReduce kept
+// LL's lead up to 2 MiB, every other collective and Send/Recv up to 1 MiB. With LL128
+// allowed, LL stops where LL128 is faster and LL128 where Simple is
+// (bench/results/gpu-2xH200-2026-11-23b/).
 constexpr int64_t kLlDefaultMaxTraffic = 1 << 20;
 constexpr int64_t kLlAllReduceMaxTraffic = 2 << 20;
+constexpr int64_t kLlBelowLl128MaxTraffic = 64 << 10;
+constexpr int64_t kLl128MaxTraffic = 8 << 20;
 constexpr double kLlBytesPerChannel = 8 * 1024;
+constexpr double kLl128BytesPerChannel = 32 * 1024;
 constexpr int64_t kP2pMinChunkBytes = 256 * 1024;
 
 // Latency per step (us) and bandwidth per link (GB/s) of the fabric a comm uses.
@@ -63,18 +66,27 @@ double llTrafficBytes(const OpDesc& op, int n) {
   return op.isP2p() ? b : b * (n - 1);
 }
 
-// The LL protocol runs between GPUs that reach each other over CUDA IPC, all pairs at once
-// (so up to kLlMaxRanks ranks for collectives), below a traffic threshold: one-shot latency
-// wins over the ring's bandwidth until the doubled bytes of LL lines cost more.
-bool chooseLl(const ncclComm* comm, const OpDesc& op) {
-  if (comm->isHost() || comm->gpuNet) return false;
-  if (!op.isP2p() && comm->nranks > kLlMaxRanks) return false;
+// The LL-family protocols run between GPUs that reach each other over CUDA IPC, all pairs
+// at once (so up to kLlMaxRanks ranks for collectives), below traffic thresholds: one-shot
+// latency wins over the ring's bandwidth until the extra bytes of flagged lines (LL: twice
+// the data, LL128: 16/15) cost more. NCCL_PROTO limits the choice; a protocol that is the
+// only one allowed runs every size.
+Proto chooseProto(const ncclComm* comm, const OpDesc& op) {
+  if (comm->isHost() || comm->gpuNet) return Proto::Simple;
+  if (!op.isP2p() && comm->nranks > kLlMaxRanks) return Proto::Simple;
   const std::string protos = knobStr(Knob::Proto);
-  if (!knobListAllows(protos, "LL")) return false;
-  if (!knobListAllows(protos, "Simple")) return true;  // LL is the only protocol allowed
-  int64_t limit = knobInt(Knob::LlMaxBytes);
-  if (limit <= 0) limit = op.kind == OpKind::AllReduce ? kLlAllReduceMaxTraffic : kLlDefaultMaxTraffic;
-  return llTrafficBytes(op, comm->nranks) <= static_cast<double>(limit);
+  const bool ll = knobListAllows(protos, "LL"), ll128 = knobListAllows(protos, "LL128"),
+             simple = knobListAllows(protos, "Simple");
+  if (!ll && !ll128) return Proto::Simple;
+  const double traffic = llTrafficBytes(op, comm->nranks);
+  int64_t llLimit = knobInt(Knob::LlMaxBytes);
+  if (llLimit <= 0)
+    llLimit = ll128 ? kLlBelowLl128MaxTraffic : op.kind == OpKind::AllReduce ? kLlAllReduceMaxTraffic : kLlDefaultMaxTraffic;
+  int64_t ll128Limit = knobInt(Knob::Ll128MaxBytes);
+  if (ll128Limit <= 0) ll128Limit = kLl128MaxTraffic;
+  if (ll && (traffic <= static_cast<double>(llLimit) || (!ll128 && !simple))) return Proto::LL;
+  if (ll128 && (traffic <= static_cast<double>(ll128Limit) || !simple)) return Proto::LL128;
+  return simple ? Proto::Simple : Proto::LL;
 }
 
 }  // namespace
@@ -108,16 +120,17 @@ PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes) 
     case OpKind::Send:
     case OpKind::Recv: c.algo = Algo::P2p; break;
   }
-  if (chooseLl(comm, op)) {
-    // LL: a block per channel, each moving a share of every peer's data in 32 KiB steps.
-    // A step's cost is mostly latency (load, store over NVLink, poll), so more blocks with
-    // less each beat fewer blocks with more steps.
-    c.proto = Proto::LL;
+  c.proto = chooseProto(comm, op);
+  if (c.proto != Proto::Simple) {
+    // LL/LL128: a block per channel, each moving a share of every peer's data in steps of
+    // one slot. A step's cost is mostly latency (load, store over NVLink, poll), so more
+    // blocks with less each beat fewer blocks with more steps.
     const double perPeer = static_cast<double>(op.bytes());
+    const double perChannel = c.proto == Proto::LL ? kLlBytesPerChannel : kLl128BytesPerChannel;
     // Send/Recv: all-to-all patterns run every peer's operations at once, so fewer
     // channels per peer on larger cliques.
     const int cap = op.isP2p() ? std::min(kLlMaxChannels, std::max(4, 32 / n)) : kLlMaxChannels;
-    int nch = static_cast<int>(std::min<double>(cap, std::max(1.0, std::ceil(perPeer / kLlBytesPerChannel))));
+    int nch = static_cast<int>(std::min<double>(cap, std::max(1.0, std::ceil(perPeer / perChannel))));
     int64_t minc = knobInt(Knob::MinNChannels), maxc = knobInt(Knob::MaxNChannels);
     if (minc > 0) nch = std::max<int>(nch, static_cast<int>(minc));
     if (maxc > 0) nch = std::min<int>(nch, static_cast<int>(maxc));

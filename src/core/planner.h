@@ -12,9 +12,10 @@ struct ncclComm;
 
 namespace mccl {
 
-// How a GPU operation moves its data (dev_work.h): LL for small and medium messages between
-// GPUs of one node, Simple (the schedule's FIFOs) for the rest and for host communicators.
-enum class Proto : uint8_t { Simple, LL };
+// How a GPU operation moves its data (dev_work.h): LL for small and LL128 for medium messages
+// between GPUs of one node, Simple (the schedule's FIFOs) for the rest and for host
+// communicators.
+enum class Proto : uint8_t { Simple, LL, LL128 };
 
 struct PlanChoice {
   Algo algo = Algo::Ring;

@@ -134,7 +134,8 @@ ncclResult_t IpcTransport::need(const ConnKey& key) {
   CudaDeviceGuard guard(comm_->cudaDev);
   CaptureModeRelaxed relaxed;
   auto c = std::make_unique<Conn>();
-  const bool ll = key.cls == ConnClass::Ll || key.cls == ConnClass::LlP2p;
+  const bool ll = key.cls == ConnClass::Ll || key.cls == ConnClass::LlP2p || key.cls == ConnClass::Ll128 ||
+                  key.cls == ConnClass::Ll128P2p;
   c->mine.slots = ll ? kLlSlots : slots_;
   c->mine.slotBytes = ll ? kLlSlotBytes : slotBytes_;
   if (!canReach(key.peer)) {

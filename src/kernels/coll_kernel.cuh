@@ -25,6 +25,7 @@
 #include "kernels/dev_sync.cuh"
 #include "kernels/dev_work.h"
 #include "kernels/launch.h"
+#include "kernels/ll128_proto.cuh"
 #include "kernels/ll_proto.cuh"
 #include "nccl.h"
 
@@ -509,19 +510,24 @@ __device__ __forceinline__ bool runLane(const DevComm& comm, const DevWork& w, i
 
 template <typename S>
 __device__ __forceinline__ bool llRun(const DevComm& comm, const DevWork& w, int ch, LlShared& sh) {
+  const bool ll128 = w.proto == kProtoLl128;
   if constexpr (!std::is_same<S, NoArith>::value) {
     if (collReduces(w.s.coll)) {
       switch (w.red) {
-        case kRedSum: return llReduceWork<S, OpSum>(&comm, &w, ch, &sh);
-        case kRedProd: return llReduceWork<S, OpProd>(&comm, &w, ch, &sh);
-        case kRedMax: return llReduceWork<S, OpMax>(&comm, &w, ch, &sh);
-        default: return llReduceWork<S, OpMin>(&comm, &w, ch, &sh);
+        case kRedSum:
+          return ll128 ? ll128ReduceWork<S, OpSum>(&comm, &w, ch, &sh) : llReduceWork<S, OpSum>(&comm, &w, ch, &sh);
+        case kRedProd:
+          return ll128 ? ll128ReduceWork<S, OpProd>(&comm, &w, ch, &sh) : llReduceWork<S, OpProd>(&comm, &w, ch, &sh);
+        case kRedMax:
+          return ll128 ? ll128ReduceWork<S, OpMax>(&comm, &w, ch, &sh) : llReduceWork<S, OpMax>(&comm, &w, ch, &sh);
+        default:
+          return ll128 ? ll128ReduceWork<S, OpMin>(&comm, &w, ch, &sh) : llReduceWork<S, OpMin>(&comm, &w, ch, &sh);
       }
     }
   } else {
     if (collReduces(w.s.coll)) __trap();  // as in runLane
   }
-  return llCopyWork(&comm, &w, ch, &sh);
+  return ll128 ? ll128CopyWork(&comm, &w, ch, &sh) : llCopyWork(&comm, &w, ch, &sh);
 }
 
 // ---- Kernels ----------------------------------------------------------------------------------
@@ -539,7 +545,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) collKernel(const __grid_consta
     if (!queueRuns(q, w)) continue;
     const int ch = q.channel;
     bool ok;
-    if (w.proto == kProtoLl) {
+    if (w.proto != kProtoSimple) {
       ok = llRun<S>(comm, w, ch, llShared);
     } else {
       if (threadIdx.x == 0) shared[0].abort = shared[1].abort = 0;

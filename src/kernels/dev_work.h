@@ -90,9 +90,10 @@ struct DevWork {
 };
 
 // How a work moves its data: Simple follows the schedule s through the FIFOs of its
-// connection class; LL sends every peer its data directly in flagged 16-byte lines
-// (src/kernels/ll_proto.cuh), using only s.coll, s.count, s.root and s.nchannels.
-enum DevProto : uint8_t { kProtoSimple = 0, kProtoLl = 1 };
+// connection class; LL and LL128 send every peer its data directly in flagged 16-byte or
+// 128-byte lines (src/kernels/ll_proto.cuh, ll128_proto.cuh), using only s.coll, s.count,
+// s.root and s.nchannels.
+enum DevProto : uint8_t { kProtoSimple = 0, kProtoLl = 1, kProtoLl128 = 2 };
 
 // ---- LL protocol --------------------------------------------------------------------------
 // A line is 16 bytes: two 4-byte data words, each followed by a 4-byte flag, stored with
@@ -104,6 +105,17 @@ constexpr int kLlSlots = 4;
 constexpr int kLlLines = 4096;                                   // lines per slot
 constexpr uint32_t kLlSlotBytes = kLlLines * 16;                 // 64 KiB
 constexpr uint32_t kLlPayload = kLlLines * 8;                    // 32 KiB of data per step
+
+// ---- LL128 protocol -----------------------------------------------------------------------
+// A line is 128 bytes, written by 8 threads of a warp with one 16-byte store each: 15 data
+// words and, in the last word (the 8th thread's second), the step's flag. NVLink delivers a
+// warp's 128-byte line whole, so a reader that sees the flag sees the line's data: 94% of
+// the bytes are data (LL: 50%), still with no fence and no separate flag. Same slot size
+// and count as LL, on connections of their own (ConnClass::Ll128, Ll128P2p).
+constexpr int kLl128LineWords = 16;
+constexpr int kLl128DataWords = 15;
+constexpr int kLl128Lines = kLlSlotBytes / 128;                          // 512 lines a slot
+constexpr uint32_t kLl128Payload = kLl128Lines * kLl128DataWords * 8;    // 60 KiB a step
 
 // A queue is run by one block, over the works in call order: the collectives that use
 // its channel, or the point-to-point operations with one peer in one direction.

@@ -368,21 +368,25 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
     w.scalarBits = op.red.scalarBits;
     w.scalarPtr = op.red.scalarPtr;
     w.postDiv = op.red.kind == RedKind::SumPostDiv ? op.red.postDivisor : 0;
-    w.proto = choice.proto == Proto::LL ? kProtoLl : kProtoSimple;
+    w.proto = choice.proto == Proto::LL ? kProtoLl : choice.proto == Proto::LL128 ? kProtoLl128 : kProtoSimple;
+    const bool llFamily = w.proto != kProtoSimple;
     Schedule hostView = makeSchedule(comm_, op, choice);
     if (w.proto == kProtoSimple && scratchElems(hostView) > 0)
       MCCL_CHECK(dp_->scratch(static_cast<size_t>(hostView.nchannels) * numLanes(hostView) *
                                   static_cast<size_t>(scratchElems(hostView)) * datatypeSize(op.datatype),
                               &w.scratch));
     if (dump) {
-      if (w.proto == kProtoLl)
-        std::printf("[mccl rank %d] seq %llu %s: LL all pairs, %d channel(s)\n", comm_->rank,
-                    static_cast<unsigned long long>(op.seq), opKindName(op.kind), hostView.nchannels);
+      if (llFamily)
+        std::printf("[mccl rank %d] seq %llu %s: %s all pairs, %d channel(s)\n", comm_->rank,
+                    static_cast<unsigned long long>(op.seq), opKindName(op.kind), w.proto == kProtoLl ? "LL" : "LL128",
+                    hostView.nchannels);
       else
         std::printf("[mccl rank %d] seq %llu %s", comm_->rank, static_cast<unsigned long long>(op.seq),
                     dumpSchedule(hostView).c_str());
     }
-    const ConnClass cls = w.proto == kProtoLl ? (op.isP2p() ? ConnClass::LlP2p : ConnClass::Ll) : connClassOf(hostView.algo);
+    const ConnClass cls = w.proto == kProtoLl     ? (op.isP2p() ? ConnClass::LlP2p : ConnClass::Ll)
+                          : w.proto == kProtoLl128 ? (op.isP2p() ? ConnClass::Ll128P2p : ConnClass::Ll128)
+                                                   : connClassOf(hostView.algo);
     if (op.isP2p()) {
       // Large messages to a peer are split over several channels, each its own queue
       // (block) and connection; both sides choose the same split from the size.
@@ -400,7 +404,7 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
         q.send = send ? 1 : 0;
         queues_.push_back(q);
       }
-    } else if (w.proto == kProtoLl) {
+    } else if (llFamily) {
       maxCh = std::max(maxCh, hostView.nchannels);
       if (op.count > 0)
         for (int c = 0; c < hostView.nchannels; ++c)

@@ -259,6 +259,13 @@ __device__ __forceinline__ LlRange llRange(const DevWork& w, size_t esize, int c
 
 __device__ __forceinline__ bool llIsP2p(const DevWork& w) { return w.s.coll == Coll::Send || w.s.coll == Coll::Recv; }
 
+// The connections of an LL-family work: each protocol has its own FIFOs, because a line of
+// one format can look valid to a reader of the other.
+__host__ __device__ __forceinline__ ConnClass llConnClass(uint8_t proto, bool p2p) {
+  if (proto == kProtoLl128) return p2p ? ConnClass::Ll128P2p : ConnClass::Ll128;
+  return p2p ? ConnClass::LlP2p : ConnClass::Ll;
+}
+
 __device__ __forceinline__ bool llSendsTo(const DevWork& w, int r) { return allPairsSendsTo(w.s, r); }
 __device__ __forceinline__ bool llRecvsFrom(const DevWork& w, int r) { return allPairsRecvsFrom(w.s, r); }
 
@@ -266,7 +273,7 @@ __device__ __forceinline__ bool llRecvsFrom(const DevWork& w, int r) { return al
 __device__ __forceinline__ void llSetup(const DevComm& comm, const DevWork& w, int ch, LlShared& sh) {
   const bool p2p = llIsP2p(w);
   const int nslots = p2p ? 1 : comm.nranks;
-  const ConnClass cls = p2p ? ConnClass::LlP2p : ConnClass::Ll;
+  const ConnClass cls = llConnClass(w.proto, p2p);
   if (threadIdx.x == 0) sh.abort = 0;
   if (static_cast<int>(threadIdx.x) < nslots) {
     const int r = p2p ? w.s.root : static_cast<int>(threadIdx.x);

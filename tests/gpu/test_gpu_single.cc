@@ -1,10 +1,13 @@
 // GPU communicators in one process (ncclCommInitAll over every visible GPU): every
 // collective x type x op x in-place x size against the host reference, groups driven from
-// one thread, point-to-point patterns, CUDA graph capture replayed 100 times, ncclMemAlloc
+// one thread, point-to-point patterns, CUDA graph capture replayed 1,000 times, two
+// communicators alternating on one stream across every protocol's sizes, ncclMemAlloc
 // with registered buffers, and NCCL_CHECK_POINTERS. Skipped where no GPU is usable.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <thread>
@@ -235,7 +238,7 @@ TEST(GpuSingleProcess, OneThreadGroupsAcrossDevicesAndAggregation) {
   }
 }
 
-TEST(GpuSingleProcess, GraphCaptureReplayedHundredTimes) {
+TEST(GpuSingleProcess, GraphCaptureReplayedThousandTimes) {
   SKIP_WITHOUT_GPUS(1);
   Clique cl(8);
   std::vector<std::string> errs(static_cast<size_t>(cl.n));
@@ -261,7 +264,7 @@ TEST(GpuSingleProcess, GraphCaptureReplayedHundredTimes) {
       return;
     }
     cudaGraphInstantiate(&ge, g, 0);
-    for (int rep = 0; rep < 100; ++rep) {
+    for (int rep = 0; rep < 1000; ++rep) {
       if (rep % 10 == 0) {
         for (size_t i = 0; i < count; ++i) h[i] = static_cast<float>(rep + r + (i % 5));
         cudaMemcpyAsync(in, h.data(), count * sizeof(float), cudaMemcpyHostToDevice, s);
@@ -291,6 +294,69 @@ TEST(GpuSingleProcess, GraphCaptureReplayedHundredTimes) {
     cudaStreamDestroy(s);
   });
   for (int r = 0; r < cl.n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
+}
+
+// Two communicators over the same GPUs, calls alternating between them on one stream, sizes
+// cycling through every protocol's range (LL, LL128, Simple), 300 calls: each connection's
+// slots are reused many times over, and a line left from an earlier step or the other
+// communicator must never be taken for new data. Every call's input differs (a byte pattern
+// of the call number), the output is cleared before it, and samples of every call's result
+// (start, middle, end) are checked against the sum computed here.
+TEST(GpuSingleProcess, TwoCommunicatorsOneStreamEveryProtocol) {
+  SKIP_WITHOUT_GPUS(1);
+  Clique a(8), b(8);
+  const int n = a.n;
+  const std::vector<size_t> sizes = {8, 3000, 100000, 1500000, 12u << 20};  // bytes
+  const int calls = 300, kSample = 64;
+  std::vector<std::string> errs(static_cast<size_t>(n));
+  runThreads(n, [&](int r) {
+    cudaSetDevice(r);
+    cudaStream_t s;
+    uint8_t *x = nullptr, *y = nullptr, *samples = nullptr;
+    const size_t most = sizes.back();
+    if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess || cudaMalloc(&x, most) != cudaSuccess ||
+        cudaMalloc(&y, most) != cudaSuccess || cudaMallocHost(&samples, static_cast<size_t>(calls) * 3 * kSample) != cudaSuccess) {
+      errs[r] = "allocation failed";
+      return;
+    }
+    for (int k = 0; k < calls && errs[r].empty(); ++k) {
+      const size_t bytes = sizes[static_cast<size_t>(k) % sizes.size()];
+      ncclComm_t comm = (k % 2 ? a : b).comms[r];
+      cudaMemsetAsync(x, (k * 7 + r * 3 + 1) & 0xff, bytes, s);
+      cudaMemsetAsync(y, 0, bytes, s);
+      if (ncclAllReduce(x, y, bytes, ncclUint8, ncclSum, comm, s) != ncclSuccess) {
+        errs[r] = "call " + std::to_string(k) + ": " + ncclGetLastError(comm);
+        break;
+      }
+      const size_t take = std::min<size_t>(kSample, bytes);
+      const size_t at[3] = {0, bytes / 2 - std::min(bytes / 2, take / 2), bytes - take};
+      for (int j = 0; j < 3; ++j)
+        cudaMemcpyAsync(samples + (static_cast<size_t>(k) * 3 + j) * kSample, y + at[j], take, cudaMemcpyDeviceToHost, s);
+    }
+    if (cudaStreamSynchronize(s) != cudaSuccess && errs[r].empty()) errs[r] = "stream failed";
+    for (int k = 0; k < calls && errs[r].empty(); ++k) {
+      const size_t bytes = sizes[static_cast<size_t>(k) % sizes.size()];
+      unsigned want = 0;
+      for (int q = 0; q < n; ++q) want += static_cast<unsigned>((k * 7 + q * 3 + 1) & 0xff);
+      want &= 0xff;
+      const size_t take = std::min<size_t>(kSample, bytes);
+      for (int j = 0; j < 3; ++j)
+        for (size_t e = 0; e < take; ++e) {
+          const unsigned got = samples[(static_cast<size_t>(k) * 3 + j) * kSample + e];
+          if (got != want) {
+            errs[r] = "call " + std::to_string(k) + " (" + std::to_string(bytes) + " B, communicator " +
+                      (k % 2 ? "a" : "b") + "), sample " + std::to_string(j) + " byte " + std::to_string(e) + ": " +
+                      std::to_string(got) + " != " + std::to_string(want);
+            break;
+          }
+        }
+    }
+    cudaFreeHost(samples);
+    cudaFree(x);
+    cudaFree(y);
+    cudaStreamDestroy(s);
+  });
+  for (int r = 0; r < n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
 }
 
 TEST(GpuSingleProcess, MemAllocAndRegisteredBuffers) {

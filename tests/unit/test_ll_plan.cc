@@ -100,6 +100,7 @@ class ProtoEnv : public ::testing::Test {
   void TearDown() override {
     unsetenv("NCCL_PROTO");
     unsetenv("MCCL_LL_MAX_BYTES");
+    unsetenv("MCCL_LL128_MAX_BYTES");
     unsetenv("NCCL_MAX_NCHANNELS");
     knobsReload();
   }
@@ -116,24 +117,33 @@ TEST_F(ProtoEnv, SmallMessagesOnOneNodeUseLl) {
   EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 8), 1 << 19).proto, Proto::LL);
   EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::Send, 4096), 1 << 19).proto, Proto::LL);
   EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 256u << 20), 1 << 19).proto, Proto::Simple);
-  // The threshold counts the bytes the busiest rank sends: (n - 1) copies of one-shot data.
+  // The thresholds count the bytes the busiest rank sends: (n - 1) copies of one-shot data.
   FakeGpuComm eight(8, false);
-  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 512u << 10), 1 << 19).proto, Proto::LL);
-  EXPECT_EQ(choosePlan(&eight.comm, opOf(OpKind::AllReduce, 512u << 10), 1 << 19).proto, Proto::Simple);
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 2u << 20), 1 << 19).proto, Proto::LL128);
+  EXPECT_EQ(choosePlan(&eight.comm, opOf(OpKind::AllReduce, 2u << 20), 1 << 19).proto, Proto::Simple);
 }
 
-// The measured crossovers (2 x H200): AllReduce keeps LL up to 2 MiB sent per rank, the
-// others up to 1 MiB.
-TEST_F(ProtoEnv, LlThresholdsFollowTheMeasuredCrossover) {
+// The measured crossovers (2 x H200): LL, then LL128, then Simple, by bytes sent per rank.
+TEST_F(ProtoEnv, ProtocolThresholdsFollowTheMeasuredCrossovers) {
   FakeGpuComm two(2, false);
-  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 2u << 20), 1 << 19).proto, Proto::LL);
-  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 4u << 20), 1 << 19).proto, Proto::Simple);
-  for (OpKind k : {OpKind::Broadcast, OpKind::Reduce, OpKind::Send, OpKind::Recv}) {
-    EXPECT_EQ(choosePlan(&two.comm, opOf(k, 1u << 20), 1 << 19).proto, Proto::LL) << static_cast<int>(k);
-    EXPECT_EQ(choosePlan(&two.comm, opOf(k, 2u << 20), 1 << 19).proto, Proto::Simple) << static_cast<int>(k);
+  for (OpKind k : {OpKind::AllReduce, OpKind::Broadcast, OpKind::Reduce, OpKind::Send, OpKind::Recv}) {
+    EXPECT_EQ(choosePlan(&two.comm, opOf(k, 64u << 10), 1 << 19).proto, Proto::LL) << static_cast<int>(k);
+    EXPECT_EQ(choosePlan(&two.comm, opOf(k, 128u << 10), 1 << 19).proto, Proto::LL128) << static_cast<int>(k);
+    EXPECT_EQ(choosePlan(&two.comm, opOf(k, 8u << 20), 1 << 19).proto, Proto::LL128) << static_cast<int>(k);
+    EXPECT_EQ(choosePlan(&two.comm, opOf(k, 16u << 20), 1 << 19).proto, Proto::Simple) << static_cast<int>(k);
   }
+  set("MCCL_LL128_MAX_BYTES", "32M");
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::Broadcast, 16u << 20), 1 << 19).proto, Proto::LL128);
   set("MCCL_LL_MAX_BYTES", "8388608");
   EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::Broadcast, 4u << 20), 1 << 19).proto, Proto::LL);
+  // Without LL128, LL keeps its crossover with Simple (AllReduce 2 MiB, the others 1 MiB).
+  unsetenv("MCCL_LL_MAX_BYTES");
+  unsetenv("MCCL_LL128_MAX_BYTES");
+  set("NCCL_PROTO", "LL,Simple");
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 2u << 20), 1 << 19).proto, Proto::LL);
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 4u << 20), 1 << 19).proto, Proto::Simple);
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::Broadcast, 1u << 20), 1 << 19).proto, Proto::LL);
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::Broadcast, 2u << 20), 1 << 19).proto, Proto::Simple);
 }
 
 TEST_F(ProtoEnv, LlNeedsIpcPeersAndAtMostEightRanksForCollectives) {
@@ -151,14 +161,21 @@ TEST_F(ProtoEnv, NcclProtoAndThresholdKnobs) {
   FakeGpuComm two(2, false);
   set("NCCL_PROTO", "Simple");
   EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 8), 1 << 19).proto, Proto::Simple);
-  set("NCCL_PROTO", "^LL");
+  set("NCCL_PROTO", "^LL");  // LL128 stays allowed, as in NCCL
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 8), 1 << 19).proto, Proto::LL128);
+  set("NCCL_PROTO", "^LL,LL128");
   EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 8), 1 << 19).proto, Proto::Simple);
   set("NCCL_PROTO", "LL");  // the only protocol allowed: every size
   EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 1u << 30), 1 << 19).proto, Proto::LL);
+  set("NCCL_PROTO", "LL128");
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 8), 1 << 19).proto, Proto::LL128);
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 1u << 30), 1 << 19).proto, Proto::LL128);
+  set("NCCL_PROTO", "LL,LL128");  // no Simple: LL128 above LL's threshold
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 1u << 30), 1 << 19).proto, Proto::LL128);
   set("NCCL_PROTO", "");
   set("MCCL_LL_MAX_BYTES", "4K");
   EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 4096), 1 << 19).proto, Proto::LL);
-  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 8192), 1 << 19).proto, Proto::Simple);
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 8192), 1 << 19).proto, Proto::LL128);
 }
 
 TEST_F(ProtoEnv, LlChannelsGrowWithSizeWithinLimits) {

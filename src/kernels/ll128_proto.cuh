@@ -1,0 +1,321 @@
+// The LL128 protocol: medium messages between GPUs of one node.
+//
+// The same all-pairs, one-hop exchange as LL (ll_proto.cuh: which rank sends what to whom,
+// reduction in rank order, credits, step counters), in 128-byte lines instead of 16-byte
+// ones. Eight consecutive threads of a warp own a line: thread l of the group holds words
+// 2l and 2l + 1, and the group's last thread puts the step's flag in word 15 in place of
+// data, so a line carries 15 words (120 bytes) of payload. The group writes its line with
+// one 16-byte store per thread, issued together by the warp; NVLink delivers such a line
+// whole, so a reader that sees the flag also sees the line's data. A reader loads its
+// lines with one 16-byte load per thread and the warp reloads them until every group's
+// flag thread sees the step's flag (__any_sync).
+//
+// Payload word k of line i of a step is the 8 bytes at 120 i + 8 k of the step's bytes,
+// so user data is read and written in place with 8-byte accesses (no shared memory).
+// A warp moves 4 lines per access; each thread keeps U lines in flight.
+#pragma once
+
+#include <stdint.h>
+
+#include "kernels/ll_proto.cuh"
+
+namespace mccl {
+
+constexpr int kLl128Unroll = 2;  // lines in flight per thread (2 words each)
+
+// Which payload words of a line a thread holds, and where its lines lie in a step.
+struct Ll128Lane {
+  int sub;        // 0..7: the thread's place in its line's group
+  bool flagger;   // sub == 7: word 1 is the flag
+  int first;      // the thread's first line of an access round
+  int stride;     // lines between a thread's consecutive lines (4 per warp, all warps)
+  __device__ __forceinline__ Ll128Lane() {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    sub = lane & 7;
+    flagger = sub == 7;
+    first = warp * 4 + (lane >> 3);
+    stride = nwarps * 4;
+  }
+};
+
+__device__ __forceinline__ void ll128Store(uint64_t* p, uint64_t a, uint64_t b) {
+  asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(a), "l"(b) : "memory");
+}
+__device__ __forceinline__ void ll128Load(const uint64_t* p, uint64_t& a, uint64_t& b) {
+  asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(p) : "memory");
+}
+
+// Step s of a channel's range, in 120-byte lines.
+struct Ll128Step {
+  uint64_t off, len;
+  int lines;
+  __device__ __forceinline__ Ll128Step(const LlRange& rg, uint64_t s) {
+    off = rg.off + s * kLl128Payload;
+    len = rg.off + rg.len - off < kLl128Payload ? rg.off + rg.len - off : kLl128Payload;
+    lines = static_cast<int>((len + kLl128DataWords * 8 - 1) / (kLl128DataWords * 8));
+  }
+  // Bytes of payload word k of line i (0 past the end).
+  __device__ __forceinline__ int wordBytes(int i, int k) const {
+    const uint64_t b = static_cast<uint64_t>(i) * (kLl128DataWords * 8) + 8 * static_cast<uint64_t>(k);
+    return b >= len ? 0 : (len - b >= 8 ? 8 : static_cast<int>(len - b));
+  }
+  __device__ __forceinline__ uint64_t wordOff(int i, int k) const {
+    return off + static_cast<uint64_t>(i) * (kLl128DataWords * 8) + 8 * static_cast<uint64_t>(k);
+  }
+};
+
+__device__ __forceinline__ LlRange ll128Range(const DevWork& w, size_t esize, int ch) {
+  LlRange r = llRange(w, esize, ch);
+  r.nsteps = (r.len + kLl128Payload - 1) / kLl128Payload;
+  return r;
+}
+
+// A thread's two words of U lines: v[u][0..1] (the flag thread's word 1 is unused).
+template <int U>
+struct Ll128Words {
+  uint64_t v[U][2];
+};
+
+// Loads a thread's words of its U lines of round `round` from src (through f).
+template <int U, typename F>
+__device__ __forceinline__ void ll128LoadWords(Ll128Words<U>& w, const uint8_t* src, const Ll128Step& st,
+                                               const Ll128Lane& ln, int round, F f) {
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    const int i = ln.first + (round * U + u) * ln.stride;
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+      const int word = 2 * ln.sub + k;
+      const int nb = (i < st.lines && word < kLl128DataWords) ? st.wordBytes(i, word) : 0;
+      w.v[u][k] = nb ? f(load8(src + st.wordOff(i, word), nb)) : 0;
+    }
+  }
+}
+
+template <int U>
+__device__ __forceinline__ void ll128StoreWords(const Ll128Words<U>& w, uint8_t* dst, const Ll128Step& st,
+                                                const Ll128Lane& ln, int round) {
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    const int i = ln.first + (round * U + u) * ln.stride;
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+      const int word = 2 * ln.sub + k;
+      const int nb = (i < st.lines && word < kLl128DataWords) ? st.wordBytes(i, word) : 0;
+      if (nb) store8(dst + st.wordOff(i, word), w.v[u][k], nb);
+    }
+  }
+}
+
+// Sends a thread's part of its U lines of round `round` of step s to peer P (after the
+// credit for the slot). Lines past the step's end are not written.
+template <int U>
+__device__ __forceinline__ void ll128SendLines(const LlPeer& P, uint64_t s, const Ll128Step& st, const Ll128Lane& ln,
+                                               int round, const Ll128Words<U>& w, const DevComm* comm, int* abort, int r) {
+  const uint64_t step = P.sendStep + s;
+  if (step >= static_cast<uint64_t>(kLlSlots) && P.credit < step + 1 - kLlSlots)
+    llWaitCredit(P.sendHead, step + 1 - kLlSlots, comm, abort, r);
+  uint64_t* base = reinterpret_cast<uint64_t*>(P.sendSlots) + (step % kLlSlots) * (kLl128Lines * kLl128LineWords);
+  const uint64_t flag = step + 1;
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    const int i = ln.first + (round * U + u) * ln.stride;
+    if (i < st.lines) ll128Store(base + i * kLl128LineWords + 2 * ln.sub, w.v[u][0], ln.flagger ? flag : w.v[u][1]);
+  }
+}
+
+// Reads a thread's part of its U lines of round `round` of step s from peer P: the warp
+// reloads until every line's flag is the step's. False when the work stopped (abort,
+// timeout, or another thread of the block stopped). Every thread of the warp must call it.
+template <int U>
+__device__ __forceinline__ bool ll128RecvLines(const LlPeer& P, uint64_t s, const Ll128Step& st, const Ll128Lane& ln,
+                                               int round, Ll128Words<U>& w, const DevComm* comm, int* abort, int r) {
+  const uint64_t step = P.recvStep + s;
+  const uint64_t* base = reinterpret_cast<const uint64_t*>(P.recvSlots) + (step % kLlSlots) * (kLl128Lines * kLl128LineWords);
+  const uint64_t flag = step + 1;
+  uint64_t start = 0;
+  for (uint32_t spins = 0;; ++spins) {
+    bool stale = false;
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int i = ln.first + (round * U + u) * ln.stride;
+      if (i < st.lines) {
+        ll128Load(base + i * kLl128LineWords + 2 * ln.sub, w.v[u][0], w.v[u][1]);
+        stale = stale || (ln.flagger && w.v[u][1] != flag);
+      }
+    }
+    if (!__any_sync(0xffffffffu, stale)) return true;
+    if (spins == kSpinsPerCheck) {
+      spins = 0;
+      bool stop = *reinterpret_cast<volatile int*>(abort) != 0;
+      if (!stop && (threadIdx.x & 31) == 0 && waitShouldStop(*comm, &start, r)) {
+        *reinterpret_cast<volatile int*>(abort) = 1;
+        stop = true;
+      }
+      if (__any_sync(0xffffffffu, stop)) return false;
+    }
+  }
+}
+
+// Rounds of U lines per thread that cover a step.
+__device__ __forceinline__ int ll128Rounds(const Ll128Step& st, const Ll128Lane& ln, int U) {
+  const int perRound = ln.stride * U;
+  return (st.lines + perRound - 1) / perRound;
+}
+
+// AllReduce, ReduceScatter and Reduce with an arithmetic policy (LlTyped), pipelined as in
+// llReduceLoop: step s + 1 is sent before step s is received.
+template <typename Policy>
+__device__ __forceinline__ bool ll128ReduceLoop(const DevComm* commP, const DevWork* wP, int ch, LlShared* shP) {
+  // One line in flight per thread: two (for the 2-byte and 1-byte types, whose
+  // accumulators are floats) put the kernels' stack over MCCL_KERNEL_STACK_BUDGET.
+  constexpr int U = 1;
+  const DevComm& comm = *commP;
+  const DevWork& w = *wP;
+  LlShared& sh = *shP;
+  const Policy red(w);
+  const LlRange rg = ll128Range(w, typeBytes(w.type), ch);
+  if (rg.nsteps == 0) return true;
+  const int n = comm.nranks, me = comm.rank;
+  const Coll coll = w.s.coll;
+  const bool receives = coll != Coll::Reduce || me == w.s.root;
+  const uint8_t* in = static_cast<const uint8_t*>(w.in);
+  uint8_t* out = static_cast<uint8_t*>(w.out);
+  const uint8_t* ownSrc = in + (coll == Coll::ReduceScatter ? static_cast<uint64_t>(me) * rg.total : 0);
+  auto pre = [&red](uint64_t v) { return red.pre(v); };
+  int* const abort = &sh.abort;
+  const Ll128Lane ln;
+  LlProf prof(comm);
+  auto sendStep = [&](uint64_t s, bool prefetched, Ll128Words<U>& own) {
+    const Ll128Step st(rg, s);
+    const int rounds = ll128Rounds(st, ln, U);
+    for (int k = 0; k < rounds; ++k) {
+      if (!prefetched || k != 0) ll128LoadWords(own, ownSrc, st, ln, k, pre);
+      for (int r = 0; r < n; ++r) {
+        if (!llSendsTo(w, r)) continue;
+        if (coll == Coll::ReduceScatter) {
+          Ll128Words<U> v;
+          ll128LoadWords(v, in + static_cast<uint64_t>(r) * rg.total, st, ln, k, pre);
+          ll128SendLines(sh.peer[r], s, st, ln, k, v, commP, abort, r);
+        } else {
+          ll128SendLines(sh.peer[r], s, st, ln, k, own, commP, abort, r);
+        }
+      }
+    }
+  };
+  Ll128Words<U> own;
+  ll128LoadWords(own, ownSrc, Ll128Step(rg, 0), ln, 0, pre);
+  llSetup(comm, w, ch, sh);
+  prof.mark(kProfLlSetup);
+  sendStep(0, true, own);
+  for (uint64_t s = 0; s < rg.nsteps; ++s) {
+    if (s + 1 < rg.nsteps) sendStep(s + 1, false, own);
+    prof.mark(kProfLlSend);
+    const Ll128Step st(rg, s);
+    if (receives) {
+      const int rounds = ll128Rounds(st, ln, U);
+      for (int k = 0; k < rounds; ++k) {
+        ll128LoadWords(own, ownSrc, st, ln, k, pre);
+        typename Policy::Acc acc[U][2];
+        bool ok = true;
+        for (int r = 0; r < n; ++r) {
+          // A copy, not a reference chosen at run time: that would put both in local memory.
+          Ll128Words<U> v = own;
+          if (r != me) ok = ll128RecvLines(sh.peer[r], s, st, ln, k, v, commP, abort, r) && ok;
+#pragma unroll
+          for (int u = 0; u < U; ++u)
+#pragma unroll
+            for (int j = 0; j < 2; ++j) {
+              if (r == 0) red.first(acc[u][j], v.v[u][j]);
+              else red.add(acc[u][j], v.v[u][j]);
+            }
+        }
+        if (!ok) break;
+        Ll128Words<U> res;
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+#pragma unroll
+          for (int j = 0; j < 2; ++j) res.v[u][j] = red.finish(acc[u][j]);
+        ll128StoreWords(res, out, st, ln, k);
+      }
+    }
+    prof.mark(kProfLlRecv);
+    if (!llEndStep(comm, w, sh, s, rg.nsteps)) return false;
+    prof.mark(kProfLlEnd);
+    prof.step(st.len);
+  }
+  prof.flush();
+  return true;
+}
+
+template <typename T, typename Op>
+__device__ __noinline__ bool ll128ReduceWork(const DevComm* comm, const DevWork* w, int ch, LlShared* sh) {
+  return ll128ReduceLoop<LlTyped<T, Op>>(comm, w, ch, sh);
+}
+
+// AllGather, Broadcast, Send and Recv: data movement only.
+static __device__ __noinline__ bool ll128CopyWork(const DevComm* commP, const DevWork* wP, int ch, LlShared* shP) {
+  constexpr int U = kLl128Unroll;
+  const DevComm& comm = *commP;
+  const DevWork& w = *wP;
+  LlShared& sh = *shP;
+  const LlRange rg = ll128Range(w, typeBytes(w.type), ch);
+  if (rg.nsteps == 0) return true;
+  const int n = comm.nranks, me = comm.rank;
+  const Coll coll = w.s.coll;
+  const bool p2p = llIsP2p(w);
+  const uint8_t* in = static_cast<const uint8_t*>(w.in);
+  uint8_t* out = static_cast<uint8_t*>(w.out);
+  const bool hasSrc = coll == Coll::AllGather || coll == Coll::Send || (coll == Coll::Broadcast && me == w.s.root);
+  uint8_t* localDst = nullptr;
+  if (coll == Coll::AllGather) localDst = out + static_cast<uint64_t>(me) * rg.total;
+  if (coll == Coll::Broadcast && me == w.s.root) localDst = out;
+  if (localDst == in) localDst = nullptr;  // in place
+  auto same = [](uint64_t v) { return v; };
+  int* const abort = &sh.abort;
+  const Ll128Lane ln;
+  LlProf prof(comm);
+  auto sendStep = [&](uint64_t s, bool prefetched, Ll128Words<U>& own) {
+    const Ll128Step st(rg, s);
+    const int rounds = ll128Rounds(st, ln, U);
+    for (int k = 0; k < rounds; ++k) {
+      if (!prefetched || k != 0) ll128LoadWords(own, in, st, ln, k, same);
+      if (p2p) {
+        ll128SendLines(sh.peer[0], s, st, ln, k, own, commP, abort, w.s.root);
+      } else {
+        for (int r = 0; r < n; ++r)
+          if (r != me) ll128SendLines(sh.peer[r], s, st, ln, k, own, commP, abort, r);
+      }
+      if (localDst) ll128StoreWords(own, localDst, st, ln, k);
+    }
+  };
+  Ll128Words<U> own;
+  if (hasSrc) ll128LoadWords(own, in, Ll128Step(rg, 0), ln, 0, same);
+  llSetup(comm, w, ch, sh);
+  prof.mark(kProfLlSetup);
+  if (hasSrc) sendStep(0, true, own);
+  for (uint64_t s = 0; s < rg.nsteps; ++s) {
+    if (hasSrc && s + 1 < rg.nsteps) sendStep(s + 1, false, own);
+    prof.mark(kProfLlSend);
+    const Ll128Step st(rg, s);
+    const int rounds = ll128Rounds(st, ln, U);
+    for (int r = 0; r < (p2p ? 1 : n); ++r) {
+      const int peer = p2p ? w.s.root : r;
+      if (!llRecvsFrom(w, peer)) continue;
+      uint8_t* dst = out + (coll == Coll::AllGather ? static_cast<uint64_t>(peer) * rg.total : 0);
+      for (int k = 0; k < rounds; ++k) {
+        Ll128Words<U> v;
+        if (!ll128RecvLines(sh.peer[r], s, st, ln, k, v, commP, abort, peer)) break;
+        ll128StoreWords(v, dst, st, ln, k);
+      }
+    }
+    prof.mark(kProfLlRecv);
+    if (!llEndStep(comm, w, sh, s, rg.nsteps)) return false;
+    prof.mark(kProfLlEnd);
+    prof.step(st.len);
+  }
+  prof.flush();
+  return true;
+}
+
+}  // namespace mccl
