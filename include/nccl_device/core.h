@@ -59,11 +59,11 @@ typedef struct ncclTeamRequirements ncclTeamRequirements_t;
 
 /* What ncclDevCommCreate must provide. mccl provides resourceRequirementsList (buffers of
  * the resource window; their GIN signals and counters must be 0), teamRequirementsList
- * (multimem handles come back null), lsaBarrierCount and lsaMultimem (no multicast memory
- * is made: multimem pointers are null and barriers use unicast). barrierCount,
- * railGinBarrierCount, lsaLLA2A*, ginForceEnable, ginSignalCount and ginCounterCount need
- * the GPU-initiated network or the LL all-to-all, which mccl does not provide: a request
- * for them is ncclInvalidUsage. */
+ * without multimem, and lsaBarrierCount. lsaMultimem (and a team's multimem) needs NVLink
+ * multicast memory, which mccl never makes: asking is ncclInvalidUsage, as on NCCL without
+ * NVLink SHARP (multimem pointers are NULL). barrierCount, railGinBarrierCount, lsaLLA2A*,
+ * ginForceEnable, ginSignalCount and ginCounterCount need the GPU-initiated network or the
+ * LL all-to-all, which mccl does not provide: a request for them is ncclInvalidUsage. */
 struct ncclDevCommRequirements {
   ncclDevResourceRequirements_t* resourceRequirementsList;
   ncclTeamRequirements_t* teamRequirementsList;

@@ -57,6 +57,11 @@ const char* unsupportedRequirement(const ncclDevCommRequirements* r) {
   if (r->railGinBarrierCount != 0) return "railGinBarrierCount (GIN barriers)";
   if (r->barrierCount != 0) return "barrierCount (world barriers, which combine LSA and GIN barriers)";
   if (r->lsaLLA2ABlockCount != 0 || r->lsaLLA2ASlotCount != 0) return "lsaLLA2ABlockCount/lsaLLA2ASlotCount (the LL all-to-all)";
+  // As NCCL on GPUs without NVLink SHARP: multicast memory cannot be had, so asking fails.
+  if (r->lsaMultimem) return "lsaMultimem (NVLink multicast memory, which mccl never uses)";
+  int n = 0;
+  for (const ncclTeamRequirements* t = r->teamRequirementsList; t != nullptr && n < 4096; t = t->next, n++)
+    if (t->multimem) return "multimem in teamRequirementsList (NVLink multicast memory, which mccl never uses)";
   return nullptr;
 }
 
@@ -276,7 +281,8 @@ ncclResult_t SymState::createDevComm(const ncclDevCommRequirements* reqs, ncclDe
   *out = d;
   for (auto& h : handles)
     if (h.first) *h.first = h.second;
-  for (ncclTeamRequirements* t = reqs->teamRequirementsList; t != nullptr; t = t->next)
+  int nTeams = 0;
+  for (ncclTeamRequirements* t = reqs->teamRequirementsList; t != nullptr && nTeams < 4096; t = t->next, nTeams++)
     if (t->outMultimemHandle) t->outMultimemHandle->mcBasePtr = nullptr;
   INFO(kLogInit, "rank %d: device communicator (LSA rank %d of %d, %d LSA barriers, %zu bytes of resources)", comm_->rank,
        team.rank, team.size, reqs->lsaBarrierCount, bytes);
@@ -388,8 +394,8 @@ NCCL_API ncclResult_t ncclDevCommCreate(ncclComm_t comm, const ncclDevCommRequir
     return MCCL_ERR(ncclInvalidArgument, comm, "%s: reqs has a negative count", call);
   if (const char* what = unsupportedRequirement(reqs))
     return MCCL_ERR(ncclInvalidUsage, comm,
-                    "%s: reqs asks for %s, which mccl does not provide: its device API covers the ranks of one node "
-                    "(LSA team) only",
+                    "%s: reqs asks for %s, which mccl does not provide: its device API covers load/store among "
+                    "the ranks of one node (LSA team) only",
                     call, what);
   int nRes = 0;
   for (const ncclDevResourceRequirements* q = reqs->resourceRequirementsList; q != nullptr; q = q->next, nRes++) {

@@ -579,12 +579,20 @@ TEST_F(ApiErrors, DeviceCommunicatorArguments) {
          res.bufferAlign = 48;
          r.resourceRequirementsList = &res;
        }},
+      {"lsaMultimem", ncclInvalidUsage, "multicast", [](ncclDevCommRequirements& r) { r.lsaMultimem = true; }},
+      {"team multimem", ncclInvalidUsage, "multicast",
+       [](ncclDevCommRequirements& r) {
+         static ncclTeamRequirements team;
+         std::memset(&team, 0, sizeof team);
+         team.team = ncclTeam{1, 0, 1};
+         team.multimem = true;
+         r.teamRequirementsList = &team;
+       }},
       {"valid request on a host communicator", ncclInvalidUsage, "host communicator",
        [&](ncclDevCommRequirements& r) {
          res.bufferAlign = 64;
          r.resourceRequirementsList = &res;
          r.lsaBarrierCount = 8;
-         r.lsaMultimem = true;
        }},
   };
   for (const Case& c : cases) {
