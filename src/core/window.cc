@@ -308,6 +308,7 @@ ncclResult_t SymState::destroyDevComm(const ncclDevComm* devComm, const char* ca
 
 #else  // no CUDA: every communicator is a host communicator, refused before this
 
+class SymMapper {};
 struct SymState::Window {};
 SymState::SymState(ncclComm* comm) : comm_(comm) {}
 SymState::~SymState() = default;
