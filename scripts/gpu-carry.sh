@@ -7,6 +7,7 @@ rm -rf .carry && mkdir -p .carry
 cp -L "$B"/src/libmccl.so.0 "$B"/src/libmccl_mpi.so.0 .carry/
 ln -sf libmccl_mpi.so.0 .carry/libmccl_mpi.so
 cp "$B"/tests/mccl_gpu_tests "$B"/tests/mccl_gpu_mpi_tests "$B"/tests/mccl_preload_gpu_tests "$B"/bench/mccl-perf .carry/
+[ -f "$B"/tests/mccl_gpu_devapi_tests ] && cp "$B"/tests/mccl_gpu_devapi_tests .carry/
 for ex in allreduce_world two_level_reduce cg_solver mpi_allreduce_bench; do cp "$B"/mpi_examples/$ex .carry/; done
 for m in micro_latency micro_p2p_bw micro_stack_reserve; do [ -f "$B"/bench/$m ] && cp "$B"/bench/$m .carry/; done
 for x in nccl-perf mccl-init-bench nccl-init-bench; do [ -f "$B"/bench/$x ] && cp "$B"/bench/$x .carry/; done

@@ -28,6 +28,10 @@ if [ "$MODE" = tests ] || [ "$MODE" = all ]; then
   echo "gpu_single: rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$OUT/gpu_single.log" | tr '\n' ' ')"
   (unset GTEST_FILTER; timeout 300 $MPIRUN -np "$NGPU" "$BIN/mccl_gpu_mpi_tests" ${MPI_GTEST_FILTER:+--gtest_filter=$MPI_GTEST_FILTER} > "$OUT/gpu_mpi.log" 2>&1)
   echo "gpu_mpi: rc=$? $(grep -aE '(PASSED|FAILED|SKIPPED) ' "$OUT/gpu_mpi.log" | head -3 | tr '\n' ' ')"
+  if [ -x "$BIN/mccl_gpu_devapi_tests" ]; then
+    timeout 200 $MPIRUN -np 2 "$BIN/mccl_gpu_devapi_tests" > "$OUT/gpu_devapi.log" 2>&1
+    echo "gpu_devapi: rc=$? $(grep -aE '(PASSED|FAILED|SKIPPED) ' "$OUT/gpu_devapi.log" | head -3 | tr '\n' ' ')"
+  fi
   timeout 120 $MPIRUN -np "$NGPU" "$BIN/allreduce_world" > "$OUT/example.log" 2>&1
   echo "example: rc=$? $(tail -1 "$OUT/example.log")"
 fi

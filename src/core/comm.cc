@@ -12,6 +12,7 @@
 #include "core/knobs.h"
 #include "core/phase_log.h"
 #include "core/watchdog.h"
+#include "core/window.h"
 
 ncclComm::ncclComm() = default;
 
@@ -145,6 +146,7 @@ void destroyComm(ncclComm* comm, bool abortFirst) {
     comm->watchdog.reset();
     mccl::phaseMark("watchdog-free");
   }
+  comm->sym.reset();  // unmaps peers' windows (their owners may free them after)
   comm->dataPath.reset();
   mccl::phaseMark("datapath-free");
   comm->bootstrap.reset();

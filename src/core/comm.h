@@ -22,6 +22,7 @@ class DataPath;   // per-communicator data path (host engine or GPU), core/datap
 class InitTask;   // nonblocking init, core/init.h
 class Watchdog;   // liveness of the other ranks, core/watchdog.h
 class Work;       // one group's execution, core/datapath.h
+class SymState;   // memory windows and device communicators, core/window.h
 struct OpRecord;  // what the comm is doing now, for hang reports
 }  // namespace mccl
 
@@ -60,6 +61,9 @@ struct ncclComm {
   mccl::RegTable regs;
   // Every allocation of the data path, by kind (mcclCommMemoryInfo).
   mccl::MemLedger mem;
+  // Memory windows (ncclCommWindowRegister) and device communicators (ncclDevCommCreate),
+  // made on first use; freed before the data path.
+  std::unique_ptr<mccl::SymState> sym;
 
   // Data path, created at the end of init.
   std::unique_ptr<mccl::DataPath> dataPath;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "mccl.h"
+#include "nccl_device.h"
 #include "test_util.h"
 
 using namespace mccl_test;
@@ -485,13 +486,28 @@ TEST_F(ApiErrors, Nccl228Calls) {
          ncclGather(s, r, 4, ncclFloat, 0, c, nullptr);  // dropped with the group
          return ncclGroupSimulateEnd(nullptr);
        }},
-      {"WindowRegister not supported", ncclInvalidUsage, "not supported by this version of mccl",
+      {"WindowRegister on a host communicator", ncclInvalidUsage, "host communicator",
        [](ncclComm_t c, float*, float* r) {
-         ncclWindow_t w;
+         ncclWindow_t w = nullptr;
          return ncclCommWindowRegister(c, r, 64, &w, NCCL_WIN_COLL_SYMMETRIC);
+       }},
+      {"WindowRegister NULL comm", ncclInvalidArgument, "comm",
+       [](ncclComm_t, float*, float* r) {
+         ncclWindow_t w = nullptr;
+         return ncclCommWindowRegister(nullptr, r, 64, &w, NCCL_WIN_COLL_SYMMETRIC);
        }},
       {"WindowRegister NULL win", ncclInvalidArgument, "win",
        [](ncclComm_t c, float*, float* r) { return ncclCommWindowRegister(c, r, 64, nullptr, NCCL_WIN_DEFAULT); }},
+      {"WindowRegister NULL buff", ncclInvalidArgument, "buff",
+       [](ncclComm_t c, float*, float*) {
+         ncclWindow_t w = nullptr;
+         return ncclCommWindowRegister(c, nullptr, 64, &w, NCCL_WIN_DEFAULT);
+       }},
+      {"WindowRegister size 0", ncclInvalidArgument, "size is 0",
+       [](ncclComm_t c, float*, float* r) {
+         ncclWindow_t w = nullptr;
+         return ncclCommWindowRegister(c, r, 0, &w, NCCL_WIN_COLL_SYMMETRIC);
+       }},
       {"WindowRegister bad flags", ncclInvalidArgument, "winFlags",
        [](ncclComm_t c, float*, float* r) {
          ncclWindow_t w;
@@ -499,7 +515,9 @@ TEST_F(ApiErrors, Nccl228Calls) {
        }},
       {"WindowDeregister NULL comm", ncclInvalidArgument, "comm",
        [](ncclComm_t, float*, float*) { return ncclCommWindowDeregister(nullptr, nullptr); }},
-      {"WindowDeregister not supported", ncclInvalidUsage, "not supported",
+      {"WindowDeregister NULL win", ncclInvalidArgument, "win is NULL",
+       [](ncclComm_t c, float*, float*) { return ncclCommWindowDeregister(c, nullptr); }},
+      {"WindowDeregister on a host communicator", ncclInvalidUsage, "host communicator",
        [](ncclComm_t c, float*, float* r) {
          return ncclCommWindowDeregister(c, reinterpret_cast<ncclWindow_t>(r));
        }},
@@ -512,37 +530,143 @@ TEST_F(ApiErrors, Nccl228Calls) {
   EXPECT_EQ(out[1], 4.0f);
 }
 
-// The device API's communicators (nccl_device.h, not shipped by mccl): defined, refused.
-struct ncclDevComm;
-struct ncclDevCommRequirements;
-extern "C" ncclResult_t ncclDevCommCreate(ncclComm_t, const ncclDevCommRequirements*, ncclDevComm*);
-extern "C" ncclResult_t ncclDevCommDestroy(ncclComm_t, const ncclDevComm*);
-struct ncclTeamAbi {  // nccl_device.h's ncclTeam
-  int nRanks, rank, stride;
-};
-extern "C" ncclResult_t ncclLsaBarrierCreateRequirement(ncclTeamAbi, int, void*, void*);
-extern "C" ncclResult_t ncclGinBarrierCreateRequirement(ncclComm_t, ncclTeamAbi, int, void*, void*);
-extern "C" ncclResult_t ncclLLA2ACreateRequirement(int, int, void*, void*);
+// The device API's host side (nccl_device.h) on a host communicator: every argument is
+// checked, GIN and the LL all-to-all are refused with a sentence, and a valid request is
+// refused because a host communicator has no GPU memory to map; nothing is written.
+namespace {
+bool untouched(const void* p, size_t bytes, unsigned char fill) {
+  const auto* b = static_cast<const unsigned char*>(p);
+  for (size_t i = 0; i < bytes; i++)
+    if (b[i] != fill) return false;
+  return true;
+}
+}  // namespace
 
-TEST_F(ApiErrors, DeviceApiIsRefused) {
-  alignas(16) static char reqs[256], dev[4096];
-  auto* rq = reinterpret_cast<ncclDevCommRequirements*>(reqs);
-  auto* dc = reinterpret_cast<ncclDevComm*>(dev);
-  EXPECT_EQ(ncclDevCommCreate(comm_, rq, dc), ncclInvalidUsage);
-  EXPECT_TRUE(contains(ncclGetLastError(comm_), "not supported by this version of mccl"));
-  EXPECT_EQ(ncclDevCommCreate(comm_, nullptr, dc), ncclInvalidArgument);
-  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "reqs"));
-  EXPECT_EQ(ncclDevCommDestroy(nullptr, dc), ncclInvalidArgument);
-  EXPECT_EQ(ncclDevCommDestroy(comm_, dc), ncclInvalidUsage);
-  alignas(16) static char handle[64], req[256];
-  EXPECT_EQ(ncclLsaBarrierCreateRequirement(ncclTeamAbi{1, 0, 1}, 2, handle, req), ncclInvalidUsage);
-  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "not supported by this version of mccl"));
-  EXPECT_EQ(ncclLsaBarrierCreateRequirement(ncclTeamAbi{1, 0, 1}, 2, handle, nullptr), ncclInvalidArgument);
+TEST_F(ApiErrors, DeviceCommunicatorArguments) {
+  ncclDevComm dc;
+  std::memset(&dc, 0xAB, sizeof dc);
+  ncclDevResourceHandle handle = 77;
+  ncclDevResourceRequirements res;
+  std::memset(&res, 0, sizeof res);
+  res.bufferSize = 256;
+  res.outBufferHandle = &handle;
+  struct Case {
+    const char* name;
+    ncclResult_t expected;
+    const char* mentions;
+    std::function<void(ncclDevCommRequirements&)> set;
+  };
+  const std::vector<Case> cases = {
+      {"negative lsaBarrierCount", ncclInvalidArgument, "lsaBarrierCount",
+       [](ncclDevCommRequirements& r) { r.lsaBarrierCount = -1; }},
+      {"negative ginSignalCount", ncclInvalidArgument, "negative",
+       [](ncclDevCommRequirements& r) { r.ginSignalCount = -3; }},
+      {"GIN signals", ncclInvalidUsage, "GIN", [](ncclDevCommRequirements& r) { r.ginSignalCount = 2; }},
+      {"GIN counters", ncclInvalidUsage, "GIN", [](ncclDevCommRequirements& r) { r.ginCounterCount = 1; }},
+      {"GIN forced", ncclInvalidUsage, "GIN", [](ncclDevCommRequirements& r) { r.ginForceEnable = true; }},
+      {"rail GIN barriers", ncclInvalidUsage, "GIN", [](ncclDevCommRequirements& r) { r.railGinBarrierCount = 4; }},
+      {"world barriers", ncclInvalidUsage, "barrierCount", [](ncclDevCommRequirements& r) { r.barrierCount = 4; }},
+      {"LL all-to-all", ncclInvalidUsage, "LL all-to-all",
+       [](ncclDevCommRequirements& r) { r.lsaLLA2ABlockCount = 1, r.lsaLLA2ASlotCount = 8; }},
+      {"resource with GIN signals", ncclInvalidUsage, "GIN signals",
+       [&](ncclDevCommRequirements& r) {
+         res.ginSignalCount = 1;
+         r.resourceRequirementsList = &res;
+       }},
+      {"resource alignment", ncclInvalidArgument, "bufferAlign",
+       [&](ncclDevCommRequirements& r) {
+         res.ginSignalCount = 0;
+         res.bufferAlign = 48;
+         r.resourceRequirementsList = &res;
+       }},
+      {"lsaMultimem", ncclInvalidUsage, "multicast", [](ncclDevCommRequirements& r) { r.lsaMultimem = true; }},
+      {"team multimem", ncclInvalidUsage, "multicast",
+       [](ncclDevCommRequirements& r) {
+         static ncclTeamRequirements team;
+         std::memset(&team, 0, sizeof team);
+         team.team = ncclTeam{1, 0, 1};
+         team.multimem = true;
+         r.teamRequirementsList = &team;
+       }},
+      {"valid request on a host communicator", ncclInvalidUsage, "host communicator",
+       [&](ncclDevCommRequirements& r) {
+         res.bufferAlign = 64;
+         r.resourceRequirementsList = &res;
+         r.lsaBarrierCount = 8;
+       }},
+  };
+  for (const Case& c : cases) {
+    ncclDevCommRequirements reqs = NCCL_DEV_COMM_REQUIREMENTS_INITIALIZER;
+    c.set(reqs);
+    EXPECT_EQ(ncclDevCommCreate(comm_, &reqs, &dc), c.expected) << c.name;
+    EXPECT_TRUE(contains(ncclGetLastError(comm_), c.mentions)) << c.name << ": " << ncclGetLastError(comm_);
+    EXPECT_TRUE(untouched(&dc, sizeof dc, 0xAB)) << c.name << " wrote the device communicator";
+    EXPECT_EQ(handle, 77u) << c.name << " wrote a resource handle";
+  }
+  ncclDevCommRequirements reqs = NCCL_DEV_COMM_REQUIREMENTS_INITIALIZER;
+  EXPECT_EQ(ncclDevCommCreate(nullptr, &reqs, &dc), ncclInvalidArgument);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "comm"));
+  EXPECT_EQ(ncclDevCommCreate(comm_, nullptr, &dc), ncclInvalidArgument);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "reqs is NULL"));
+  EXPECT_EQ(ncclDevCommCreate(comm_, &reqs, nullptr), ncclInvalidArgument);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "outDevComm is NULL"));
+  EXPECT_EQ(ncclDevCommDestroy(nullptr, &dc), ncclInvalidArgument);
+  EXPECT_EQ(ncclDevCommDestroy(comm_, nullptr), ncclInvalidArgument);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "devComm is NULL"));
+  EXPECT_EQ(ncclDevCommDestroy(comm_, &dc), ncclInvalidUsage);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "host communicator"));
+  EXPECT_TRUE(untouched(&dc, sizeof dc, 0xAB));
+}
+
+TEST_F(ApiErrors, DeviceRequirementBuilders) {
+  ncclLsaBarrierHandle h{5, 5};
+  ncclDevResourceRequirements req;
+  std::memset(&req, 0x5A, sizeof req);
+  // A set of 3 barriers over a team of 4: per member 3 epoch words and 3 x 4 inbox words.
+  NCCL_OK(ncclLsaBarrierCreateRequirement(ncclTeam{4, 1, 1}, 3, &h, &req));
+  EXPECT_EQ(req.bufferSize, 3u * (1 + 4) * sizeof(uint32_t));
+  EXPECT_EQ(req.outBufferHandle, &h.bufHandle);
+  EXPECT_EQ(req.next, nullptr);
+  EXPECT_EQ(req.ginSignalCount, 0);
+  EXPECT_EQ(req.ginCounterCount, 0);
+  EXPECT_EQ(h.nBarriers, 3);
+  ncclLsaBarrierHandle h2{5, 5};
+  ncclDevResourceRequirements req2;
+  std::memset(&req2, 0x5A, sizeof req2);
+  const ncclDevResourceRequirements before = req2;
+  EXPECT_EQ(ncclLsaBarrierCreateRequirement(ncclTeam{1, 0, 1}, -1, &h2, &req2), ncclInvalidArgument);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "nBarriers"));
+  EXPECT_EQ(ncclLsaBarrierCreateRequirement(ncclTeam{0, 0, 1}, 2, &h2, &req2), ncclInvalidArgument);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "team"));
+  EXPECT_EQ(ncclLsaBarrierCreateRequirement(ncclTeam{1, 0, 1}, 2, &h2, nullptr), ncclInvalidArgument);
   EXPECT_TRUE(contains(ncclGetLastError(nullptr), "outReq"));
-  EXPECT_EQ(ncclGinBarrierCreateRequirement(comm_, ncclTeamAbi{1, 0, 1}, 1, handle, req), ncclInvalidUsage);
+  EXPECT_EQ(ncclLsaBarrierCreateRequirement(ncclTeam{1, 0, 1}, 2, nullptr, &req2), ncclInvalidArgument);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "outHandle"));
+  EXPECT_EQ(std::memcmp(&before, &req2, sizeof req2), 0);
+  EXPECT_EQ(h2.bufHandle, 5u);
+  ncclGinBarrierHandle gh;
+  ncclLLA2AHandle lh;
+  EXPECT_EQ(ncclGinBarrierCreateRequirement(comm_, ncclTeam{1, 0, 1}, 1, &gh, &req2), ncclInvalidUsage);
   EXPECT_TRUE(contains(ncclGetLastError(comm_), "GIN"));
-  EXPECT_EQ(ncclLLA2ACreateRequirement(1, 0, handle, req), ncclInvalidArgument);
-  EXPECT_EQ(ncclLLA2ACreateRequirement(1, 4, handle, req), ncclInvalidUsage);
+  EXPECT_EQ(ncclLLA2ACreateRequirement(1, 0, &lh, &req2), ncclInvalidArgument);
+  EXPECT_EQ(ncclLLA2ACreateRequirement(1, 4, &lh, &req2), ncclInvalidUsage);
+}
+
+TEST_F(ApiErrors, HostTeams) {
+  ncclTeam w = ncclTeamWorld(comm_);
+  EXPECT_EQ(w.nRanks, 1);
+  EXPECT_EQ(w.rank, 0);
+  EXPECT_EQ(w.stride, 1);
+  // A host communicator's ranks share no GPU memory: each is its own LSA team.
+  ncclTeam l = ncclTeamLsa(comm_);
+  EXPECT_EQ(l.nRanks, 1);
+  EXPECT_EQ(l.rank, 0);
+  EXPECT_EQ(ncclTeamRail(comm_).nRanks, 1);
+  EXPECT_EQ(ncclTeamRankToWorld(comm_, w, 0), 0);
+  EXPECT_EQ(ncclTeamRankToLsa(comm_, l, 0), 0);
+  EXPECT_EQ(ncclTeamWorld(nullptr).nRanks, 0);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "comm"));
+  EXPECT_EQ(ncclTeamRankToWorld(nullptr, w, 0), -1);
 }
 
 TEST(ApiErrorsLifecycle, FailedAlltoAllFailsItsGroup) {

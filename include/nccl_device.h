@@ -1,0 +1,19 @@
+/* mccl's nccl_device.h: the device API of NCCL 2.28 for the ranks of one node (LSA):
+ * device communicators, teams, window pointers, LSA barriers and cooperative groups.
+ * What is and is not supported: the README's "Device API" section. */
+#ifndef MCCL_NCCL_DEVICE_H_
+#define MCCL_NCCL_DEVICE_H_
+#include "nccl_device/utility.h"
+#include "nccl_device/coop.h"
+#include "nccl_device/core.h"
+#include "nccl_device/comm.h"
+#include "nccl_device/lsa_barrier.h"
+
+/* Defined by libmccl for programs built against NCCL 2.28; they answer ncclInvalidUsage
+ * (the GPU-initiated network and the LL all-to-all are not provided). */
+NCCL_EXTERN_C __host__ ncclResult_t ncclGinBarrierCreateRequirement(ncclComm_t, ncclTeam_t, int nBarriers,
+                                                                    ncclGinBarrierHandle_t* outHandle,
+                                                                    ncclDevResourceRequirements_t* outReq);
+NCCL_EXTERN_C __host__ ncclResult_t ncclLLA2ACreateRequirement(int nBlocks, int nSlots, ncclLLA2AHandle_t* outHandle,
+                                                               ncclDevResourceRequirements_t* outReq);
+#endif

@@ -1,0 +1,491 @@
+// ncclCommWindowRegister / ncclCommWindowDeregister and the host side of the device API
+// (ncclDevCommCreate / ncclDevCommDestroy, the host team functions, the LSA barrier
+// requirement) for the ranks of one node: windows are mapped once into every LSA member
+// through CUDA IPC (ipc_transport/sym_map.h); a device communicator's barriers and
+// resource buffers live in a window of its own (its "resource window").
+#include "core/window.h"
+
+#include <nccl_device.h>
+
+#include <cstring>
+#include <vector>
+
+#include "core/comm.h"
+#include "core/error.h"
+#include "core/knobs.h"
+#if MCCL_HAVE_CUDA
+#include "core/cuda_guard.h"
+#include "ipc_transport/sym_map.h"
+#endif
+
+static_assert(sizeof(ncclWindow_vidmem) == 72, "ncclWindow_vidmem keeps the size of NVIDIA's (ncclDevComm's layout)");
+static_assert(sizeof(ncclDevCommRequirements) == 56, "ncclDevCommRequirements as NVIDIA's");
+
+namespace mccl {
+
+LsaTeam lsaTeamOf(const ncclComm* comm) {
+  LsaTeam t;
+  t.first = comm->rank;
+  if (comm->isHost() || knobBool(Knob::P2pDisable) || comm->peers.size() != static_cast<size_t>(comm->nranks))
+    return t;
+  const uint64_t host = comm->peers[comm->rank].hostHash;
+  auto member = [&](int r) { return comm->peers[r].hostHash == host && comm->peers[r].cudaDev >= 0; };
+  int first = comm->rank, last = comm->rank;
+  while (first > 0 && member(first - 1)) first--;
+  while (last + 1 < comm->nranks && member(last + 1)) last++;
+  t.first = first;
+  t.size = last - first + 1;
+  t.rank = comm->rank - first;
+  return t;
+}
+
+namespace {
+
+constexpr size_t kResourceUnit = 128;  // a resource handle counts these
+
+size_t alignUp(size_t x, size_t a) { return (x + a - 1) / a * a; }
+
+uint32_t reciprocal32(int x) {  // ceil(2^32 / x), NVIDIA's *_rcp32 fields
+  return x <= 1 ? 0u : static_cast<uint32_t>(((uint64_t{1} << 32) + static_cast<uint64_t>(x) - 1) / static_cast<uint64_t>(x));
+}
+
+// GIN and the LL all-to-all: what a device communicator of mccl cannot provide.
+const char* unsupportedRequirement(const ncclDevCommRequirements* r) {
+  if (r->ginForceEnable) return "ginForceEnable (the GPU-initiated network, GIN)";
+  if (r->ginSignalCount != 0) return "ginSignalCount (GIN signals)";
+  if (r->ginCounterCount != 0) return "ginCounterCount (GIN counters)";
+  if (r->railGinBarrierCount != 0) return "railGinBarrierCount (GIN barriers)";
+  if (r->barrierCount != 0) return "barrierCount (world barriers, which combine LSA and GIN barriers)";
+  if (r->lsaLLA2ABlockCount != 0 || r->lsaLLA2ASlotCount != 0) return "lsaLLA2ABlockCount/lsaLLA2ASlotCount (the LL all-to-all)";
+  // As NCCL on GPUs without NVLink SHARP: multicast memory cannot be had, so asking fails.
+  if (r->lsaMultimem) return "lsaMultimem (NVLink multicast memory, which mccl never uses)";
+  int n = 0;
+  for (const ncclTeamRequirements* t = r->teamRequirementsList; t != nullptr && n < 4096; t = t->next, n++)
+    if (t->multimem) return "multimem in teamRequirementsList (NVLink multicast memory, which mccl never uses)";
+  return nullptr;
+}
+
+}  // namespace
+
+#if MCCL_HAVE_CUDA
+
+struct SymState::Window {
+  ncclWindow_vidmem host{};            // what the device struct holds
+  ncclWindow_vidmem* dev = nullptr;    // device struct, then lsaSize pointers
+  size_t devBytes = 0;
+  LsaTeam team;
+  std::vector<SymExport> recs;         // by LSA member
+  std::vector<char*> ptrs;             // by LSA member, as mapped here
+  int opened = 0;                      // members 0..opened-1 are open
+};
+
+SymState::SymState(ncclComm* comm) : comm_(comm), mapper_(new SymMapper(comm)) {}
+
+SymState::~SymState() {
+  CudaDeviceGuard guard(comm_->cudaDev);
+  std::vector<std::pair<void*, size_t>> owned;  // device communicators' resource buffers
+  for (auto& kv : devComms_) {
+    auto it = windows_.find(kv.first);
+    if (it != windows_.end()) owned.emplace_back(it->second->host.localPtr, kv.second);
+  }
+  for (auto& kv : windows_) {
+    unmap(*kv.second);
+    freeWindow(*kv.second);
+  }
+  for (auto& o : owned) {
+    cudaFree(o.first);
+    comm_->mem.sub(MemKind::Control, o.second);
+  }
+  windows_.clear();
+  devComms_.clear();
+  mapper_.reset();
+}
+
+ncclResult_t SymState::unmap(Window& w) {
+  for (int i = 0; i < w.opened; i++) mapper_->close(w.team.first + i, w.recs[i]);
+  w.opened = 0;
+  return ncclSuccess;
+}
+
+void SymState::freeWindow(Window& w) {
+  if (w.dev) {
+    cudaFree(w.dev);
+    comm_->mem.sub(MemKind::Control, w.devBytes);
+    w.dev = nullptr;
+  }
+}
+
+ncclResult_t SymState::registerWindow(void* buff, size_t size, int flags, const char* call, ncclWindow_t* out) {
+  CudaDeviceGuard guard(comm_->cudaDev);
+  const int n = comm_->nranks;
+  std::vector<SymExport> all(static_cast<size_t>(n));
+  SymExport mine;
+  std::memset(&mine.handle, 0, sizeof mine.handle);
+  ncclResult_t local = symDescribe(comm_, buff, size, call, &mine);
+  std::string localError = local == ncclSuccess ? "" : threadLastError();
+  mine.status = static_cast<int32_t>(local);
+  mine.size = size;
+  all[static_cast<size_t>(comm_->rank)] = mine;
+  // Every rank learns every rank's record, failed ones included: all fail together.
+  MCCL_CHECK(comm_->bootstrap->allGather(all.data(), sizeof(SymExport)));
+  if (local != ncclSuccess) return MCCL_ERR(local, comm_, "%s", localError.c_str());
+  for (int r = 0; r < n; r++) {
+    const SymExport& rec = all[static_cast<size_t>(r)];
+    if (rec.magic != SymExport::kMagic)
+      return MCCL_ERR(ncclInternalError, comm_, "%s: rank %d sent an invalid window record", call, r);
+    if (rec.status != 0)
+      return MCCL_ERR(ncclInvalidUsage, comm_, "%s: rank %d could not register its buffer (%s there); no rank registered it",
+                      call, r, resultString(static_cast<ncclResult_t>(rec.status)));
+    if ((flags & NCCL_WIN_COLL_SYMMETRIC) && rec.size != size)
+      return MCCL_ERR(ncclInvalidUsage, comm_,
+                      "%s: a symmetric window needs the same size on every rank: rank %d passed %llu bytes, rank %d %zu",
+                      call, r, static_cast<unsigned long long>(rec.size), comm_->rank, size);
+  }
+
+  auto w = std::make_unique<Window>();
+  w->team = lsaTeamOf(comm_);
+  const int m = w->team.size;
+  w->recs.assign(all.begin() + w->team.first, all.begin() + w->team.first + m);
+  w->ptrs.assign(static_cast<size_t>(m), nullptr);
+  ncclResult_t r = ncclSuccess;
+  std::string err;
+  for (int i = 0; i < m && r == ncclSuccess; i++) {
+    r = mapper_->open(w->team.first + i, w->recs[i], &w->ptrs[i]);
+    if (r == ncclSuccess) w->opened = i + 1;
+  }
+  if (r == ncclSuccess) {
+    w->devBytes = sizeof(ncclWindow_vidmem) + sizeof(char*) * static_cast<size_t>(m);
+    cudaError_t e = cudaMalloc(&w->dev, w->devBytes);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      w->dev = nullptr;
+      r = MCCL_ERR(ncclUnhandledCudaError, comm_, "%s: cudaMalloc(window table): %s", call, cudaGetErrorString(e));
+    } else {
+      comm_->mem.add(MemKind::Control, w->devBytes);
+      ncclWindow_vidmem& h = w->host;
+      std::memset(&h, 0, sizeof h);
+      h.winHost = w.get();
+      h.localPtr = static_cast<char*>(buff);
+      h.lsaPtrs = reinterpret_cast<char* const*>(w->dev + 1);
+      h.lsaRank = w->team.rank;
+      h.worldRank = comm_->rank;
+      h.lsaSize = m;
+      h.flags = static_cast<uint32_t>(flags);
+      h.size = size;
+      std::vector<uint8_t> bytes(w->devBytes);
+      std::memcpy(bytes.data(), &h, sizeof h);
+      std::memcpy(bytes.data() + sizeof h, w->ptrs.data(), sizeof(char*) * static_cast<size_t>(m));
+      e = cudaMemcpy(w->dev, bytes.data(), w->devBytes, cudaMemcpyHostToDevice);
+      if (e != cudaSuccess) {
+        cudaGetLastError();
+        r = MCCL_ERR(ncclUnhandledCudaError, comm_, "%s: cudaMemcpy(window table): %s", call, cudaGetErrorString(e));
+      }
+    }
+  }
+  if (r != ncclSuccess) err = threadLastError();
+  // Second round: every rank mapped everything, or every rank undoes its part.
+  std::vector<int32_t> status(static_cast<size_t>(n), 0);
+  status[static_cast<size_t>(comm_->rank)] = static_cast<int32_t>(r);
+  ncclResult_t g = comm_->bootstrap->allGather(status.data(), sizeof(int32_t));
+  int failed = -1;
+  for (int i = 0; i < n && g == ncclSuccess; i++)
+    if (status[static_cast<size_t>(i)] != 0) failed = i;
+  if (g != ncclSuccess || failed >= 0) {
+    unmap(*w);
+    freeWindow(*w);
+    if (g != ncclSuccess) return g;
+    if (r != ncclSuccess) return MCCL_ERR(r, comm_, "%s", err.c_str());
+    return MCCL_ERR(ncclInvalidUsage, comm_, "%s: rank %d could not map the window (%s there); no rank registered it",
+                    call, failed, resultString(static_cast<ncclResult_t>(status[static_cast<size_t>(failed)])));
+  }
+  ncclWindow_t handle = w->dev;
+  windows_[handle] = std::move(w);
+  *out = handle;
+  INFO(kLogInit, "rank %d: window %p of %zu bytes mapped into %d LSA members", comm_->rank, static_cast<void*>(handle),
+       size, m);
+  return ncclSuccess;
+}
+
+ncclResult_t SymState::deregisterWindow(ncclWindow_t win, const char* call) {
+  auto it = windows_.find(win);
+  if (it == windows_.end())
+    return MCCL_ERR(ncclInvalidArgument, comm_, "%s: win = %p is not a window of this communicator", call,
+                    static_cast<void*>(win));
+  CudaDeviceGuard guard(comm_->cudaDev);
+  unmap(*it->second);
+  freeWindow(*it->second);
+  windows_.erase(it);
+  // When every rank is through, no rank maps another's buffer any more: owners may free.
+  return comm_->bootstrap->barrier();
+}
+
+ncclResult_t SymState::createDevComm(const ncclDevCommRequirements* reqs, ncclDevComm* out, const char* call) {
+  const LsaTeam team = lsaTeamOf(comm_);
+  // Layout of the resource buffer: the LSA barriers, then each requested buffer.
+  size_t bytes = 0;
+  ncclLsaBarrierHandle lsaBarrier{0, 0};
+  if (reqs->lsaBarrierCount > 0) {
+    lsaBarrier.bufHandle = 0;
+    lsaBarrier.nBarriers = reqs->lsaBarrierCount;
+    bytes = sizeof(uint32_t) * static_cast<size_t>(reqs->lsaBarrierCount) * (1 + static_cast<size_t>(team.size));
+  }
+  std::vector<std::pair<ncclDevResourceHandle_t*, ncclDevResourceHandle_t>> handles;
+  for (const ncclDevResourceRequirements* q = reqs->resourceRequirementsList; q != nullptr; q = q->next) {
+    size_t align = q->bufferAlign < kResourceUnit ? kResourceUnit : q->bufferAlign;
+    bytes = alignUp(bytes, align);
+    handles.emplace_back(q->outBufferHandle, static_cast<ncclDevResourceHandle_t>(bytes / kResourceUnit));
+    bytes += q->bufferSize;
+  }
+  bytes = alignUp(bytes < kResourceUnit ? kResourceUnit : bytes, kResourceUnit);
+
+  CudaDeviceGuard guard(comm_->cudaDev);
+  void* buf = nullptr;
+  cudaError_t e = cudaMalloc(&buf, bytes);
+  if (e == cudaSuccess) e = cudaMemset(buf, 0, bytes);
+  ncclResult_t local = ncclSuccess;
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    if (buf) cudaFree(buf);
+    buf = nullptr;
+    local = MCCL_ERR(ncclUnhandledCudaError, comm_, "%s: cudaMalloc of %zu bytes of barrier and resource memory: %s",
+                     call, bytes, cudaGetErrorString(e));
+  } else {
+    cudaDeviceSynchronize();  // zeroed before any peer can write into it
+    comm_->mem.add(MemKind::Control, bytes);
+  }
+  // A failed allocation still takes part in the exchange (as an unusable buffer).
+  ncclWindow_t win = nullptr;
+  ncclResult_t r = registerWindow(buf, bytes, NCCL_WIN_COLL_SYMMETRIC, call, &win);
+  if (r != ncclSuccess) {
+    if (buf) {
+      cudaFree(buf);
+      comm_->mem.sub(MemKind::Control, bytes);
+    }
+    return local != ncclSuccess ? local : r;
+  }
+  devComms_[win] = bytes;
+
+  ncclDevComm d;
+  std::memset(&d, 0, sizeof d);
+  d.rank = comm_->rank;
+  d.nRanks = comm_->nranks;
+  d.nRanks_rcp32 = reciprocal32(comm_->nranks);
+  d.lsaRank = team.rank;
+  d.lsaSize = team.size;
+  d.lsaSize_rcp32 = reciprocal32(team.size);
+  d.windowTable = nullptr;
+  d.resourceWindow = win;
+  d.resourceWindow_inlined = windows_[win]->host;
+  d.lsaMultimem.mcBasePtr = nullptr;
+  d.lsaBarrier = lsaBarrier;
+  *out = d;
+  for (auto& h : handles)
+    if (h.first) *h.first = h.second;
+  int nTeams = 0;
+  for (ncclTeamRequirements* t = reqs->teamRequirementsList; t != nullptr && nTeams < 4096; t = t->next, nTeams++)
+    if (t->outMultimemHandle) t->outMultimemHandle->mcBasePtr = nullptr;
+  INFO(kLogInit, "rank %d: device communicator (LSA rank %d of %d, %d LSA barriers, %zu bytes of resources)", comm_->rank,
+       team.rank, team.size, reqs->lsaBarrierCount, bytes);
+  return ncclSuccess;
+}
+
+ncclResult_t SymState::destroyDevComm(const ncclDevComm* devComm, const char* call) {
+  ncclWindow_t win = devComm->resourceWindow;
+  auto it = devComms_.find(win);
+  auto wit = windows_.find(win);
+  if (it == devComms_.end() || wit == windows_.end())
+    return MCCL_ERR(ncclInvalidArgument, comm_, "%s: devComm is not a device communicator of this communicator "
+                    "(or was destroyed)", call);
+  void* buf = wit->second->host.localPtr;
+  const size_t bytes = it->second;
+  devComms_.erase(it);
+  ncclResult_t r = deregisterWindow(win, call);
+  CudaDeviceGuard guard(comm_->cudaDev);
+  cudaFree(buf);
+  comm_->mem.sub(MemKind::Control, bytes);
+  return r;
+}
+
+#else  // no CUDA: every communicator is a host communicator, refused before this
+
+class SymMapper {};
+struct SymState::Window {};
+SymState::SymState(ncclComm* comm) : comm_(comm) {}
+SymState::~SymState() = default;
+ncclResult_t SymState::unmap(Window&) { return ncclSuccess; }
+void SymState::freeWindow(Window&) {}
+ncclResult_t SymState::registerWindow(void*, size_t, int, const char* call, ncclWindow_t*) {
+  return MCCL_ERR(ncclInvalidUsage, comm_, "%s: this mccl was built without CUDA", call);
+}
+ncclResult_t SymState::deregisterWindow(ncclWindow_t, const char* call) {
+  return MCCL_ERR(ncclInvalidUsage, comm_, "%s: this mccl was built without CUDA", call);
+}
+ncclResult_t SymState::createDevComm(const ncclDevCommRequirements*, ncclDevComm*, const char* call) {
+  return MCCL_ERR(ncclInvalidUsage, comm_, "%s: this mccl was built without CUDA", call);
+}
+ncclResult_t SymState::destroyDevComm(const ncclDevComm*, const char* call) {
+  return MCCL_ERR(ncclInvalidUsage, comm_, "%s: this mccl was built without CUDA", call);
+}
+
+#endif
+
+namespace {
+
+ncclResult_t needGpuComm(ncclComm* comm, const char* call, const char* what) {
+  if (comm->isHost())
+    return MCCL_ERR(ncclInvalidUsage, comm,
+                    "%s: comm is a host communicator; %s need a GPU communicator (device memory mapped between GPUs)",
+                    call, what);
+  if (!comm->sym) comm->sym.reset(new SymState(comm));
+  return ncclSuccess;
+}
+
+}  // namespace
+
+}  // namespace mccl
+
+using namespace mccl;
+
+NCCL_API ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void* buff, size_t size, ncclWindow_t* win,
+                                             int winFlags) {
+  MCCL_API_BEGIN
+  const char* call = "ncclCommWindowRegister";
+  MCCL_CHECK(checkCommArg(comm, call));
+  if (win == nullptr) return MCCL_ERR(ncclInvalidArgument, comm, "%s: win is NULL", call);
+  if (buff == nullptr) return MCCL_ERR(ncclInvalidArgument, comm, "%s: buff is NULL", call);
+  if (size == 0) return MCCL_ERR(ncclInvalidArgument, comm, "%s: size is 0", call);
+  if (winFlags != NCCL_WIN_DEFAULT && winFlags != NCCL_WIN_COLL_SYMMETRIC)
+    return MCCL_ERR(ncclInvalidArgument, comm,
+                    "%s: winFlags = %d is not NCCL_WIN_DEFAULT or NCCL_WIN_COLL_SYMMETRIC", call, winFlags);
+  MCCL_CHECK(comm->checkUsable(call));
+  MCCL_CHECK(needGpuComm(comm, call, "memory windows"));
+  ncclWindow_t w = nullptr;
+  MCCL_CHECK(comm->sym->registerWindow(buff, size, winFlags, call, &w));
+  *win = w;
+  return ncclSuccess;
+  MCCL_API_END
+}
+NCCL_API_ALIAS(ncclCommWindowRegister)
+
+NCCL_API ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win) {
+  MCCL_API_BEGIN
+  const char* call = "ncclCommWindowDeregister";
+  MCCL_CHECK(checkCommArg(comm, call));
+  if (win == nullptr) return MCCL_ERR(ncclInvalidArgument, comm, "%s: win is NULL", call);
+  if (comm->isHost())
+    return MCCL_ERR(ncclInvalidUsage, comm, "%s: comm is a host communicator, which has no windows", call);
+  if (!comm->sym || !comm->sym->isWindow(win))
+    return MCCL_ERR(ncclInvalidArgument, comm, "%s: win = %p is not a window of this communicator", call,
+                    static_cast<void*>(win));
+  return comm->sym->deregisterWindow(win, call);
+  MCCL_API_END
+}
+NCCL_API_ALIAS(ncclCommWindowDeregister)
+
+NCCL_API ncclResult_t ncclDevCommCreate(ncclComm_t comm, const ncclDevCommRequirements* reqs, ncclDevComm* outDevComm) {
+  MCCL_API_BEGIN
+  const char* call = "ncclDevCommCreate";
+  MCCL_CHECK(checkCommArg(comm, call));
+  if (reqs == nullptr) return MCCL_ERR(ncclInvalidArgument, comm, "%s: reqs is NULL", call);
+  if (outDevComm == nullptr) return MCCL_ERR(ncclInvalidArgument, comm, "%s: outDevComm is NULL", call);
+  if (reqs->lsaBarrierCount < 0)
+    return MCCL_ERR(ncclInvalidArgument, comm, "%s: reqs->lsaBarrierCount = %d is negative", call, reqs->lsaBarrierCount);
+  if (reqs->barrierCount < 0 || reqs->railGinBarrierCount < 0 || reqs->lsaLLA2ABlockCount < 0 ||
+      reqs->lsaLLA2ASlotCount < 0 || reqs->ginContextCount < 0 || reqs->ginSignalCount < 0 || reqs->ginCounterCount < 0)
+    return MCCL_ERR(ncclInvalidArgument, comm, "%s: reqs has a negative count", call);
+  if (const char* what = unsupportedRequirement(reqs))
+    return MCCL_ERR(ncclInvalidUsage, comm,
+                    "%s: reqs asks for %s, which mccl does not provide: its device API covers load/store among "
+                    "the ranks of one node (LSA team) only",
+                    call, what);
+  int nRes = 0;
+  for (const ncclDevResourceRequirements* q = reqs->resourceRequirementsList; q != nullptr; q = q->next, nRes++) {
+    if (nRes >= 4096)
+      return MCCL_ERR(ncclInvalidArgument, comm, "%s: reqs->resourceRequirementsList has more than 4096 entries (a cycle?)", call);
+    if (q->ginSignalCount != 0 || q->ginCounterCount != 0)
+      return MCCL_ERR(ncclInvalidUsage, comm,
+                      "%s: resource requirement %d asks for GIN signals or counters, which mccl does not provide", call, nRes);
+    if (q->bufferAlign != 0 && (q->bufferAlign & (q->bufferAlign - 1)) != 0)
+      return MCCL_ERR(ncclInvalidArgument, comm, "%s: resource requirement %d: bufferAlign = %zu is not a power of two",
+                      call, nRes, q->bufferAlign);
+    if (q->bufferSize > (size_t{1} << 40) || q->bufferAlign > (size_t{1} << 30))
+      return MCCL_ERR(ncclInvalidArgument, comm, "%s: resource requirement %d: bufferSize = %zu is too large", call, nRes,
+                      q->bufferSize);
+  }
+  MCCL_CHECK(comm->checkUsable(call));
+  MCCL_CHECK(needGpuComm(comm, call, "device communicators"));
+  return comm->sym->createDevComm(reqs, outDevComm, call);
+  MCCL_API_END
+}
+
+NCCL_API ncclResult_t ncclDevCommDestroy(ncclComm_t comm, const ncclDevComm* devComm) {
+  MCCL_API_BEGIN
+  const char* call = "ncclDevCommDestroy";
+  MCCL_CHECK(checkCommArg(comm, call));
+  if (devComm == nullptr) return MCCL_ERR(ncclInvalidArgument, comm, "%s: devComm is NULL", call);
+  if (comm->isHost())
+    return MCCL_ERR(ncclInvalidUsage, comm, "%s: comm is a host communicator, which has no device communicators", call);
+  if (!comm->sym)
+    return MCCL_ERR(ncclInvalidArgument, comm, "%s: devComm is not a device communicator of this communicator", call);
+  return comm->sym->destroyDevComm(devComm, call);
+  MCCL_API_END
+}
+
+// The host team functions: a team cannot carry an error, so a bad communicator gives the
+// empty team (nRanks 0) and rank -1, with the sentence in ncclGetLastError.
+NCCL_API ncclTeam_t ncclTeamWorld(ncclComm_t comm) {
+  ncclTeam_t t{0, 0, 1};
+  if (checkCommArg(comm, "ncclTeamWorld") != ncclSuccess) return t;
+  t.nRanks = comm->nranks;
+  t.rank = comm->rank;
+  return t;
+}
+
+NCCL_API ncclTeam_t ncclTeamLsa(ncclComm_t comm) {
+  ncclTeam_t t{0, 0, 1};
+  if (checkCommArg(comm, "ncclTeamLsa") != ncclSuccess) return t;
+  LsaTeam l = lsaTeamOf(comm);
+  t.nRanks = l.size;
+  t.rank = l.rank;
+  return t;
+}
+
+NCCL_API ncclTeam_t ncclTeamRail(ncclComm_t comm) {
+  ncclTeam_t t{0, 0, 1};
+  if (checkCommArg(comm, "ncclTeamRail") != ncclSuccess) return t;
+  LsaTeam l = lsaTeamOf(comm);
+  t.nRanks = comm->nranks / l.size;
+  t.rank = comm->rank / l.size;
+  t.stride = l.size;
+  return t;
+}
+
+NCCL_API int ncclTeamRankToWorld(ncclComm_t comm, ncclTeam_t team, int rank) {
+  if (checkCommArg(comm, "ncclTeamRankToWorld") != ncclSuccess) return -1;
+  return comm->rank + (rank - team.rank) * team.stride;
+}
+
+NCCL_API int ncclTeamRankToLsa(ncclComm_t comm, ncclTeam_t team, int rank) {
+  if (checkCommArg(comm, "ncclTeamRankToLsa") != ncclSuccess) return -1;
+  return lsaTeamOf(comm).rank + (rank - team.rank) * team.stride;
+}
+
+NCCL_API ncclResult_t ncclLsaBarrierCreateRequirement(ncclTeam_t team, int nBarriers, ncclLsaBarrierHandle_t* outHandle,
+                                                      ncclDevResourceRequirements_t* outReq) {
+  MCCL_API_BEGIN
+  const char* call = "ncclLsaBarrierCreateRequirement";
+  if (outHandle == nullptr || outReq == nullptr)
+    return MCCL_ERR(ncclInvalidArgument, nullptr, "%s: %s is NULL", call, outHandle ? "outReq" : "outHandle");
+  if (nBarriers < 0) return MCCL_ERR(ncclInvalidArgument, nullptr, "%s: nBarriers = %d is negative", call, nBarriers);
+  if (team.nRanks <= 0 || team.rank < 0 || team.rank >= team.nRanks)
+    return MCCL_ERR(ncclInvalidArgument, nullptr, "%s: team = {nRanks %d, rank %d, stride %d} is not a team", call,
+                    team.nRanks, team.rank, team.stride);
+  std::memset(outReq, 0, sizeof *outReq);
+  outReq->bufferSize = sizeof(uint32_t) * static_cast<size_t>(nBarriers) * (1 + static_cast<size_t>(team.nRanks));
+  outReq->bufferAlign = 16;
+  outReq->outBufferHandle = &outHandle->bufHandle;
+  outHandle->bufHandle = 0;
+  outHandle->nBarriers = nBarriers;
+  return ncclSuccess;
+  MCCL_API_END
+}

@@ -1,0 +1,147 @@
+// Builds against mccl's nccl.h and nccl_device.h only (nothing of mccl's sources): the
+// device API used the way NCCL 2.28's examples (06_device_api) and nccl-tests 2.19.6's
+// device kernels (the --device_implementation AllReduce/AlltoAll) use it. Compiled, not run,
+// by the ctest "device_api_compile"; the GPU test tests/gpu/test_gpu_devapi.cu runs the same
+// shapes of kernels.
+#include <cuda_runtime.h>
+#include <nccl.h>
+#include <nccl_device.h>
+
+#include <cstdio>
+#include <cstring>
+
+// NCCL's example 06_device_api/01_allreduce: an LSA barrier, then every rank sums a slice
+// of the peers' send windows and stores it into every peer's receive window.
+template <typename T>
+__global__ void lsaAllReduceKernel(ncclWindow_t sendwin, size_t sendoffset, ncclWindow_t recvwin, size_t recvoffset,
+                                   size_t count, struct ncclDevComm devComm) {
+  ncclLsaBarrierSession<ncclCoopCta> bar{ncclCoopCta(), devComm, ncclTeamLsa(devComm), devComm.lsaBarrier, blockIdx.x};
+  bar.sync(ncclCoopCta(), cuda::memory_order_relaxed);
+  const int rank = devComm.rank, nRanks = devComm.nRanks;
+  const int globalTid = threadIdx.x + blockDim.x * (rank + blockIdx.x * nRanks);
+  const int globalNthreads = blockDim.x * gridDim.x * nRanks;
+  for (size_t o = globalTid; o < count; o += globalNthreads) {
+    T v = 0;
+    for (int peer = 0; peer < nRanks; peer++) v += ((T*)ncclGetLsaPointer(sendwin, sendoffset, peer))[o];
+    for (int peer = 0; peer < nRanks; peer++) ((T*)ncclGetLsaPointer(recvwin, recvoffset, peer))[o] = v;
+  }
+  bar.sync(ncclCoopCta(), cuda::memory_order_release);
+}
+
+// nccl-tests' NvlAlltoAllKernel shape: acquire/release barriers, pointers by LSA rank.
+template <typename T>
+__global__ void lsaAlltoAllKernel(ncclWindow_t sendwin, size_t sendoffset, ncclWindow_t recvwin, size_t recvoffset,
+                                  size_t count, int root, struct ncclDevComm devComm) {
+  ncclLsaBarrierSession<ncclCoopCta> bar{ncclCoopCta(), devComm, ncclTeamLsa(devComm), devComm.lsaBarrier, blockIdx.x};
+  bar.sync(ncclCoopCta(), cuda::memory_order_acquire);
+  int rank = devComm.rank, nRanks = devComm.nRanks;
+  int tid = threadIdx.x + blockDim.x * blockIdx.x;
+  int nthreads = blockDim.x * gridDim.x;
+  T* sendPtr = (T*)ncclGetLsaPointer(sendwin, sendoffset, rank);
+  for (size_t offset = tid; offset < count; offset += nthreads)
+    for (int peer = 0; peer < nRanks; peer++) {
+      T* recvPtr = (T*)ncclGetLsaPointer(recvwin, recvoffset, peer);
+      recvPtr[rank * count + offset] = sendPtr[peer * count + offset];
+    }
+  bar.sync(ncclCoopCta(), cuda::memory_order_release);
+}
+
+// The rest of the supported surface: team tag constructor, split arrive/wait, warp and
+// thread groups, world-rank and team pointers, local pointers, teams and their helpers,
+// resource buffers, multimem (NULL here).
+__global__ void surfaceKernel(ncclWindow_t win, struct ncclDevComm devComm, ncclLsaBarrierHandle extra,
+                              ncclDevResourceHandle buf, int* out) {
+  {
+    ncclLsaBarrierSession<ncclCoopCta> bar{ncclCoopCta(), devComm, ncclTeamTagLsa(), 0};
+    bar.arrive(ncclCoopCta(), cuda::memory_order_release);
+    bar.wait(ncclCoopCta(), cuda::memory_order_acquire);
+  }
+  if (threadIdx.x < 32) {
+    ncclLsaBarrierSession<ncclCoopWarp> bar{ncclCoopWarp(), devComm, ncclTeamLsa(devComm), extra, 0};
+    bar.sync(ncclCoopWarp(), cuda::memory_order_acq_rel);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    ncclLsaBarrierSession<ncclCoopThread> bar{ncclCoopThread(), devComm, ncclTeamLsa(devComm), extra, 1};
+    bar.sync(ncclCoopThread(), cuda::memory_order_seq_cst);
+    ncclTeam world = ncclTeamWorld(devComm), lsa = ncclTeamLsa(devComm);
+    int peer = ncclTeamRankToWorld(devComm, lsa, (lsa.rank + 1) % lsa.nRanks);
+    int* p = (int*)ncclGetPeerPointer(win, 0, peer);
+    int* q = (int*)ncclGetPeerPointer(win, 0, world, peer);
+    int* l = (int*)ncclGetLocalPointer(win, 0);
+    int* r = (int*)ncclGetResourceBufferLsaPointer(devComm, buf, lsa.rank);
+    int* rl = (int*)ncclGetResourceBufferLocalPointer(devComm, buf);
+    int* rp = (int*)ncclGetResourceBufferPeerPointer(devComm, buf, world, devComm.rank);
+    void* mm = ncclGetLsaMultimemPointer(win, 0, devComm);
+    out[0] = (p == q) + (r == rl) + (rp == rl) + (mm == nullptr) + (l != nullptr) +
+             ncclTeamRankIsMember(lsa, world, devComm.rank) + ncclTeamRankToTeam(lsa, world, devComm.rank) +
+             ncclTeamRankToLsa(devComm, world, devComm.rank) + ncclTeamInnerFactor(world, 1).nRanks +
+             ncclTeamOuterFactor(world, 1).nRanks + ncclTeamRankInDifference(world, lsa, 0) + ncclTeamRail(devComm).rank;
+  }
+  ncclCoopWarpSpan span(0, 1, 3);
+  ncclCoopLanes lanes = ncclCoopCoalesced();
+  if (threadIdx.x < 32) {
+    span.sync();
+    lanes.sync();
+    out[1 + threadIdx.x] = span.thread_rank() + lanes.thread_rank() + ncclCoopTile<8>().thread_rank() +
+                           (int)ncclCoopGetLaneMask(ncclCoopTile<4>()) + ncclCoopIsThread(ncclCoopThread());
+  }
+}
+
+#define CHECK(call)                                                                     \
+  do {                                                                                  \
+    ncclResult_t r_ = (call);                                                           \
+    if (r_ != ncclSuccess) {                                                            \
+      std::fprintf(stderr, "%s: %s\n", #call, ncclGetErrorString(r_));                 \
+      return 1;                                                                         \
+    }                                                                                   \
+  } while (0)
+
+// The host side of the examples: windows, requirements (zeroed as nccl-tests does, or with
+// the initializer), a resource buffer and an extra barrier set, launches, teardown.
+int runExample(ncclComm_t comm, size_t count, cudaStream_t stream) {
+  float *send = nullptr, *recv = nullptr;
+  CHECK(ncclMemAlloc((void**)&send, count * sizeof(float)));
+  CHECK(ncclMemAlloc((void**)&recv, count * sizeof(float)));
+  ncclWindow_t sendWin, recvWin;
+  CHECK(ncclCommWindowRegister(comm, send, count * sizeof(float), &sendWin, NCCL_WIN_COLL_SYMMETRIC));
+  CHECK(ncclCommWindowRegister(comm, recv, count * sizeof(float), &recvWin, NCCL_WIN_COLL_SYMMETRIC));
+
+  ncclDevCommRequirements reqs;
+  std::memset(&reqs, 0, sizeof reqs);
+  ncclDevCommRequirements zero = NCCL_DEV_COMM_REQUIREMENTS_INITIALIZER;
+  if (std::memcmp(&zero, &reqs, sizeof reqs) != 0) return 2;
+  reqs.lsaBarrierCount = 16;
+  ncclLsaBarrierHandle extra;
+  ncclDevResourceRequirements barReq;
+  CHECK(ncclLsaBarrierCreateRequirement(ncclTeamLsa(comm), 2, &extra, &barReq));
+  ncclDevResourceHandle bufHandle;
+  ncclDevResourceRequirements bufReq;
+  std::memset(&bufReq, 0, sizeof bufReq);
+  bufReq.bufferSize = 4096;
+  bufReq.bufferAlign = 256;
+  bufReq.outBufferHandle = &bufHandle;
+  bufReq.next = &barReq;
+  reqs.resourceRequirementsList = &bufReq;
+  ncclDevComm devComm;
+  CHECK(ncclDevCommCreate(comm, &reqs, &devComm));
+  int nWorld = ncclTeamWorld(comm).nRanks;
+  int lsaOfWorld0 = ncclTeamRankToLsa(comm, ncclTeamWorld(comm), 0);
+  (void)nWorld;
+  (void)lsaOfWorld0;
+
+  lsaAllReduceKernel<float><<<16, 512, 0, stream>>>(sendWin, 0, recvWin, 0, count, devComm);
+  lsaAlltoAllKernel<float><<<16, 512, 0, stream>>>(sendWin, 0, recvWin, 0, count / devComm.nRanks, 0, devComm);
+  int* out;
+  cudaMalloc(&out, 64 * sizeof(int));
+  surfaceKernel<<<1, 64, 0, stream>>>(sendWin, devComm, extra, bufHandle, out);
+  cudaStreamSynchronize(stream);
+  cudaFree(out);
+
+  CHECK(ncclDevCommDestroy(comm, &devComm));
+  CHECK(ncclCommWindowDeregister(comm, sendWin));
+  CHECK(ncclCommWindowDeregister(comm, recvWin));
+  CHECK(ncclMemFree(send));
+  CHECK(ncclMemFree(recv));
+  return 0;
+}

@@ -1,0 +1,323 @@
+// Memory windows and the device API on GPU communicators (MPI, one GPU per rank, all ranks
+// on one node): user kernels load and store peers' windows through ncclGetLsaPointer /
+// ncclGetPeerPointer between LSA barriers, checked against values computed on the host;
+// registration and device communicators come and go with the memory ledger flat; bad
+// arguments fail on every rank with nothing registered. Run: ctest -R gpu_devapi_np2, or
+//   mpirun -np 2 build/tests/mccl_gpu_devapi_tests
+// Skipped where a rank has no GPU or the ranks are not one LSA team.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "mccl.h"
+#include "mccl_mpi.h"
+#include "nccl.h"
+#include "nccl_device.h"
+
+#define NCCL_OK(call)                                                                              \
+  do {                                                                                             \
+    ncclResult_t r_ = (call);                                                                      \
+    ASSERT_EQ(r_, ncclSuccess) << #call << ": " << ncclGetErrorString(r_) << ": " << ncclGetLastError(nullptr); \
+  } while (0)
+#define CUDA_OK(call)                                                      \
+  do {                                                                     \
+    cudaError_t e_ = (call);                                               \
+    ASSERT_EQ(e_, cudaSuccess) << #call << ": " << cudaGetErrorString(e_); \
+  } while (0)
+
+namespace {
+
+int worldRank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int worldSize() {
+  int n = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
+}
+
+// A GPU communicator over MPI_COMM_WORLD whose ranks form one LSA team, or null (skip).
+class DevApi : public testing::Test {
+ protected:
+  void SetUp() override {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) n = 0;
+    int have = n > 0 ? 1 : 0, all = 0;
+    MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all) GTEST_SKIP() << "needs a GPU per rank";
+    MPI_Comm local;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
+    int localRank = 0;
+    MPI_Comm_rank(local, &localRank);
+    MPI_Comm_free(&local);
+    dev_ = localRank % n;
+    ASSERT_EQ(cudaSetDevice(dev_), cudaSuccess);
+    ASSERT_EQ(mcclCommInitFromMpi(&comm_, MPI_COMM_WORLD, dev_, nullptr), ncclSuccess) << ncclGetLastError(nullptr);
+    int lsa = ncclTeamLsa(comm_).nRanks, lsaAll = 0;
+    MPI_Allreduce(&lsa, &lsaAll, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (lsaAll != worldSize()) GTEST_SKIP() << "needs a GPU per rank with all ranks one LSA team (one node, P2P)";
+    ASSERT_EQ(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), cudaSuccess);
+  }
+  void TearDown() override {
+    if (stream_) cudaStreamDestroy(stream_);
+    if (comm_) EXPECT_EQ(ncclCommDestroy(comm_), ncclSuccess);
+  }
+  mcclMemoryInfo_t memory() {
+    mcclMemoryInfo_t m;
+    std::memset(&m, 0, sizeof m);
+    EXPECT_EQ(mcclCommMemoryInfo(comm_, &m), ncclSuccess);
+    return m;
+  }
+  int dev_ = 0;
+  ncclComm_t comm_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+};
+
+float valueOf(int rank, int iter, size_t j) { return static_cast<float>((rank + 1) * 1000 + iter * 7 + static_cast<int>(j % 97)); }
+
+// NCCL's example 06_device_api/01_allreduce: each rank sums a slice of every peer's send
+// window and stores the sum into every peer's receive window, between LSA barriers.
+__global__ void lsaAllReduce(ncclWindow_t sendwin, size_t sendoffset, ncclWindow_t recvwin, size_t recvoffset,
+                             size_t count, ncclDevComm devComm) {
+  ncclLsaBarrierSession<ncclCoopCta> bar{ncclCoopCta(), devComm, ncclTeamLsa(devComm), devComm.lsaBarrier, blockIdx.x};
+  bar.sync(ncclCoopCta(), cuda::memory_order_relaxed);
+  const int rank = devComm.lsaRank, nRanks = devComm.lsaSize;
+  const size_t tid = threadIdx.x + (size_t)blockDim.x * (rank + (size_t)blockIdx.x * nRanks);
+  const size_t nThreads = (size_t)blockDim.x * gridDim.x * nRanks;
+  for (size_t o = tid; o < count; o += nThreads) {
+    float v = 0;
+    for (int p = 0; p < nRanks; p++) v += ((const float*)ncclGetLsaPointer(sendwin, sendoffset, p))[o];
+    for (int p = 0; p < nRanks; p++) ((float*)ncclGetLsaPointer(recvwin, recvoffset, p))[o] = v;
+  }
+  bar.sync(ncclCoopCta(), cuda::memory_order_release);
+}
+
+// Each warp of each block: stores this rank's values into the next rank's window (by world
+// rank, ncclGetPeerPointer) and its rank into the next rank's resource buffer, with warp
+// barriers of a set made by ncclLsaBarrierCreateRequirement (one per warp) and split
+// arrive/wait; then checks what the previous rank stored into its own window. errors[0]
+// counts mismatches, errors[1] wrong pointers.
+__global__ void ringShift(ncclWindow_t win, size_t offset, size_t count, int iter, ncclDevComm devComm,
+                          ncclLsaBarrierHandle warpBars, ncclDevResourceHandle res, unsigned* errors) {
+  const int warp = threadIdx.x / 32, nWarps = blockDim.x / 32;
+  const int gw = blockIdx.x * nWarps + warp, nGw = gridDim.x * nWarps;
+  ncclCoopWarp coop;
+  ncclTeam world = ncclTeamWorld(devComm), lsa = ncclTeamLsa(devComm);
+  const int next = (devComm.rank + 1) % devComm.nRanks, prev = (devComm.rank + devComm.nRanks - 1) % devComm.nRanks;
+  ncclLsaBarrierSession<ncclCoopWarp> bar{coop, devComm, lsa, warpBars, (uint32_t)gw};
+  bar.sync(coop, cuda::memory_order_acq_rel);  // nobody reads its window from the last round any more
+  float* dst = (float*)ncclGetPeerPointer(win, offset, next);
+  float* same = (float*)ncclGetPeerPointer(win, offset, world, next);
+  float* byLsa = (float*)ncclGetLsaPointer(win, offset, ncclTeamRankToTeam(lsa, world, next));
+  if (coop.thread_rank() == 0 && (dst != same || dst != byLsa || dst == nullptr)) atomicAdd(&errors[1], 1u);
+  if (coop.thread_rank() == 0 && ncclGetLsaMultimemPointer(win, 0, devComm) != nullptr) atomicAdd(&errors[1], 1u);
+  for (size_t j = (size_t)gw * 32 + coop.thread_rank(); j < count; j += (size_t)nGw * 32)
+    dst[j] = (float)((devComm.rank + 1) * 1000 + iter * 7 + (int)(j % 97));
+  int* slot = (int*)ncclGetResourceBufferLsaPointer(devComm, res, ncclTeamRankToTeam(lsa, world, next));
+  if (coop.thread_rank() == 0) slot[gw] = devComm.rank * 100000 + iter * 100 + gw;
+  bar.arrive(coop, cuda::memory_order_release);
+  bar.wait(coop, cuda::memory_order_acquire);
+  const float* mine = (const float*)ncclGetLocalPointer(win, offset);
+  for (size_t j = (size_t)gw * 32 + coop.thread_rank(); j < count; j += (size_t)nGw * 32)
+    if (mine[j] != (float)((prev + 1) * 1000 + iter * 7 + (int)(j % 97))) atomicAdd(&errors[0], 1u);
+  const int* own = (const int*)ncclGetResourceBufferLocalPointer(devComm, res);
+  if (coop.thread_rank() == 0 && own[gw] != prev * 100000 + iter * 100 + gw) atomicAdd(&errors[0], 1u);
+}
+
+}  // namespace
+
+TEST_F(DevApi, LsaAllReduceThroughWindows) {
+  const int rank = worldRank(), n = worldSize();
+  const size_t count = (size_t{1} << 20) + 5;  // odd: the loop's tail
+  const size_t bytes = count * sizeof(float);
+  float *send = nullptr, *recv = nullptr;
+  NCCL_OK(ncclMemAlloc((void**)&send, bytes));
+  NCCL_OK(ncclMemAlloc((void**)&recv, bytes));
+  ncclWindow_t sendWin = nullptr, recvWin = nullptr;
+  NCCL_OK(ncclCommWindowRegister(comm_, send, bytes, &sendWin, NCCL_WIN_COLL_SYMMETRIC));
+  NCCL_OK(ncclCommWindowRegister(comm_, recv, bytes, &recvWin, NCCL_WIN_COLL_SYMMETRIC));
+  const int nBlocks = 8;
+  ncclDevCommRequirements reqs;
+  std::memset(&reqs, 0, sizeof reqs);  // as nccl-tests does
+  reqs.lsaBarrierCount = nBlocks;
+  ncclDevComm devComm;
+  NCCL_OK(ncclDevCommCreate(comm_, &reqs, &devComm));
+  EXPECT_EQ(devComm.rank, rank);
+  EXPECT_EQ(devComm.nRanks, n);
+  EXPECT_EQ(devComm.lsaSize, n);
+  EXPECT_EQ(devComm.lsaRank, rank);
+  std::vector<float> host(count), got(count);
+  // Several kernels on the same barriers: epochs carry over from one session to the next.
+  for (int iter = 0; iter < 4; iter++) {
+    for (size_t j = 0; j < count; j++) host[j] = valueOf(rank, iter, j);
+    CUDA_OK(cudaMemcpy(send, host.data(), bytes, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemset(recv, 0xff, bytes));
+    CUDA_OK(cudaDeviceSynchronize());
+    lsaAllReduce<<<nBlocks, 256, 0, stream_>>>(sendWin, 0, recvWin, 0, count, devComm);
+    CUDA_OK(cudaGetLastError());
+    CUDA_OK(cudaStreamSynchronize(stream_));
+    // The kernel's last barrier: every peer's stores into recv are done once mine ends.
+    CUDA_OK(cudaMemcpy(got.data(), recv, bytes, cudaMemcpyDeviceToHost));
+    size_t bad = 0;
+    for (size_t j = 0; j < count; j++) {
+      float want = 0;
+      for (int r = 0; r < n; r++) want += valueOf(r, iter, j);
+      if (got[j] != want && bad++ < 5) ADD_FAILURE() << "iter " << iter << " element " << j << ": " << got[j] << " != " << want;
+    }
+    EXPECT_EQ(bad, 0u) << "iteration " << iter;
+    MPI_Barrier(MPI_COMM_WORLD);  // nobody overwrites send before every rank checked
+  }
+  NCCL_OK(ncclDevCommDestroy(comm_, &devComm));
+  NCCL_OK(ncclCommWindowDeregister(comm_, sendWin));
+  NCCL_OK(ncclCommWindowDeregister(comm_, recvWin));
+  NCCL_OK(ncclMemFree(send));
+  NCCL_OK(ncclMemFree(recv));
+}
+
+TEST_F(DevApi, PeerStoresWithWarpBarriersAndResources) {
+  const int nBlocks = 4, nThreads = 128, nWarps = nBlocks * nThreads / 32;
+  const size_t count = 100003, offset = 4096;
+  const size_t bytes = offset + count * sizeof(float);
+  void* buf = nullptr;
+  CUDA_OK(cudaMalloc(&buf, bytes));
+  CUDA_OK(cudaMemset(buf, 0, bytes));
+  CUDA_OK(cudaDeviceSynchronize());
+  ncclWindow_t win = nullptr;
+  NCCL_OK(ncclCommWindowRegister(comm_, buf, bytes, &win, NCCL_WIN_DEFAULT));
+  ncclDevCommRequirements reqs = NCCL_DEV_COMM_REQUIREMENTS_INITIALIZER;
+  ncclLsaBarrierHandle warpBars;
+  ncclDevResourceRequirements barReq;
+  NCCL_OK(ncclLsaBarrierCreateRequirement(ncclTeamLsa(comm_), nWarps, &warpBars, &barReq));
+  ncclDevResourceHandle res = 0;
+  ncclDevResourceRequirements resReq;
+  std::memset(&resReq, 0, sizeof resReq);
+  resReq.bufferSize = nWarps * sizeof(int);
+  resReq.bufferAlign = 512;
+  resReq.outBufferHandle = &res;
+  barReq.next = &resReq;
+  reqs.resourceRequirementsList = &barReq;
+  ncclDevComm devComm;
+  NCCL_OK(ncclDevCommCreate(comm_, &reqs, &devComm));
+  EXPECT_EQ(ncclGetResourceBufferOffset(res) % 512, 0u);
+  unsigned* errors = nullptr;
+  CUDA_OK(cudaMalloc(&errors, 2 * sizeof(unsigned)));
+  CUDA_OK(cudaMemset(errors, 0, 2 * sizeof(unsigned)));
+  for (int iter = 0; iter < 3; iter++) ringShift<<<nBlocks, nThreads, 0, stream_>>>(win, offset, count, iter, devComm, warpBars, res, errors);
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaStreamSynchronize(stream_));
+  unsigned e[2];
+  CUDA_OK(cudaMemcpy(e, errors, sizeof e, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(e[0], 0u) << "values the previous rank stored were wrong";
+  EXPECT_EQ(e[1], 0u) << "peer pointers disagree, or a multimem pointer was not NULL";
+  // The host's view of the last round: the previous rank's values, iteration 2.
+  const int prev = (worldRank() + worldSize() - 1) % worldSize();
+  std::vector<float> got(count);
+  CUDA_OK(cudaMemcpy(got.data(), static_cast<char*>(buf) + offset, count * sizeof(float), cudaMemcpyDeviceToHost));
+  size_t bad = 0;
+  for (size_t j = 0; j < count; j++) bad += got[j] != valueOf(prev, 2, j);
+  EXPECT_EQ(bad, 0u);
+  MPI_Barrier(MPI_COMM_WORLD);
+  cudaFree(errors);
+  NCCL_OK(ncclDevCommDestroy(comm_, &devComm));
+  NCCL_OK(ncclCommWindowDeregister(comm_, win));
+  CUDA_OK(cudaFree(buf));
+}
+
+TEST_F(DevApi, RegisterDeregisterKeepsTheLedgerFlat) {
+  const size_t bytes = 1 << 20;
+  void *a = nullptr, *b = nullptr;
+  CUDA_OK(cudaMalloc(&a, 2 * bytes));
+  CUDA_OK(cudaMalloc(&b, bytes));
+  const mcclMemoryInfo_t before = memory();
+  for (int i = 0; i < 100; i++) {
+    ncclWindow_t w1 = nullptr, w2 = nullptr;
+    NCCL_OK(ncclCommWindowRegister(comm_, a, bytes, &w1, NCCL_WIN_COLL_SYMMETRIC));
+    // A second window in the same allocation: one mapping of it, counted once.
+    NCCL_OK(ncclCommWindowRegister(comm_, static_cast<char*>(a) + bytes, bytes, &w2, NCCL_WIN_COLL_SYMMETRIC));
+    if (i == 0) {
+      const mcclMemoryInfo_t during = memory();
+      if (worldSize() > 1) EXPECT_EQ(during.peerMappedBytes - before.peerMappedBytes, (worldSize() - 1) * 2 * bytes);
+      EXPECT_GT(during.controlBytes, before.controlBytes);
+    }
+    if (i % 10 == 0) {
+      ncclDevCommRequirements reqs = NCCL_DEV_COMM_REQUIREMENTS_INITIALIZER;
+      reqs.lsaBarrierCount = 4;
+      ncclDevComm dc;
+      NCCL_OK(ncclDevCommCreate(comm_, &reqs, &dc));
+      NCCL_OK(ncclDevCommDestroy(comm_, &dc));
+    }
+    NCCL_OK(ncclCommWindowDeregister(comm_, w2));
+    NCCL_OK(ncclCommWindowDeregister(comm_, w1));
+  }
+  const mcclMemoryInfo_t after = memory();
+  EXPECT_EQ(after.peerMappedBytes, before.peerMappedBytes);
+  EXPECT_EQ(after.controlBytes, before.controlBytes);
+  EXPECT_EQ(after.scratchBytes, before.scratchBytes);
+  // Windows a user leaves registered are unmapped by ncclCommDestroy (TearDown).
+  ncclWindow_t left = nullptr;
+  NCCL_OK(ncclCommWindowRegister(comm_, b, bytes, &left, NCCL_WIN_COLL_SYMMETRIC));
+  ncclDevCommRequirements reqs = NCCL_DEV_COMM_REQUIREMENTS_INITIALIZER;
+  ncclDevComm dc;
+  NCCL_OK(ncclDevCommCreate(comm_, &reqs, &dc));
+  NCCL_OK(ncclCommDestroy(comm_));
+  comm_ = nullptr;
+  MPI_Barrier(MPI_COMM_WORLD);
+  CUDA_OK(cudaFree(a));
+  CUDA_OK(cudaFree(b));
+}
+
+TEST_F(DevApi, BadArgumentsFailOnEveryRank) {
+  const int rank = worldRank(), n = worldSize();
+  const size_t bytes = 65536;
+  void* d = nullptr;
+  CUDA_OK(cudaMalloc(&d, bytes));
+  std::vector<char> hostBuf(bytes);
+  const mcclMemoryInfo_t before = memory();
+  ncclWindow_t w = nullptr;
+  // Host memory on every rank.
+  EXPECT_EQ(ncclCommWindowRegister(comm_, hostBuf.data(), bytes, &w, NCCL_WIN_COLL_SYMMETRIC), ncclInvalidArgument);
+  EXPECT_NE(std::string(ncclGetLastError(comm_)).find("not device memory"), std::string::npos) << ncclGetLastError(comm_);
+  EXPECT_EQ(w, nullptr);
+  // Host memory on rank 0 only: rank 0 names its buffer, the others name rank 0.
+  ncclResult_t r = ncclCommWindowRegister(comm_, rank == 0 ? static_cast<void*>(hostBuf.data()) : d, bytes, &w,
+                                          NCCL_WIN_COLL_SYMMETRIC);
+  EXPECT_EQ(r, rank == 0 ? ncclInvalidArgument : ncclInvalidUsage);
+  if (rank != 0) EXPECT_NE(std::string(ncclGetLastError(comm_)).find("rank 0"), std::string::npos) << ncclGetLastError(comm_);
+  EXPECT_EQ(w, nullptr);
+  // A window running past its allocation.
+  EXPECT_EQ(ncclCommWindowRegister(comm_, static_cast<char*>(d) + 4096, bytes, &w, NCCL_WIN_COLL_SYMMETRIC),
+            ncclInvalidArgument);
+  EXPECT_NE(std::string(ncclGetLastError(comm_)).find("past the end"), std::string::npos) << ncclGetLastError(comm_);
+  // Symmetric windows of different sizes.
+  if (n > 1) {
+    EXPECT_EQ(ncclCommWindowRegister(comm_, d, rank == 0 ? bytes : bytes / 2, &w, NCCL_WIN_COLL_SYMMETRIC),
+              ncclInvalidUsage);
+    EXPECT_NE(std::string(ncclGetLastError(comm_)).find("same size"), std::string::npos) << ncclGetLastError(comm_);
+    EXPECT_EQ(w, nullptr);
+  }
+  // Not windows of this communicator.
+  EXPECT_EQ(ncclCommWindowDeregister(comm_, reinterpret_cast<ncclWindow_t>(d)), ncclInvalidArgument);
+  ncclDevComm bogus;
+  std::memset(&bogus, 0, sizeof bogus);
+  EXPECT_EQ(ncclDevCommDestroy(comm_, &bogus), ncclInvalidArgument);
+  // GIN on a GPU communicator.
+  ncclDevCommRequirements reqs = NCCL_DEV_COMM_REQUIREMENTS_INITIALIZER;
+  reqs.ginSignalCount = 1;
+  ncclDevComm dc;
+  EXPECT_EQ(ncclDevCommCreate(comm_, &reqs, &dc), ncclInvalidUsage);
+  EXPECT_NE(std::string(ncclGetLastError(comm_)).find("GIN"), std::string::npos);
+  const mcclMemoryInfo_t after = memory();
+  EXPECT_EQ(after.peerMappedBytes, before.peerMappedBytes);
+  EXPECT_EQ(after.controlBytes, before.controlBytes);
+  // The communicator still works after all of that.
+  ncclWindow_t ok = nullptr;
+  NCCL_OK(ncclCommWindowRegister(comm_, d, bytes, &ok, NCCL_WIN_COLL_SYMMETRIC));
+  NCCL_OK(ncclCommWindowDeregister(comm_, ok));
+  CUDA_OK(cudaFree(d));
+}
