@@ -6,7 +6,7 @@
 # at most 8 files); the last lines printed are the comparison tables.
 #
 #   scripts/gpu-sweep.sh [tests] [perf] [graph] [llsweep] [simplesweep] [micro] [memory]
-#                        [profile] [fifosweep] [init] [protosweep]   (default: tests perf graph llsweep simplesweep micro)
+#                        [profile] [fifosweep] [init] [protosweep] [devapi]   (default: tests perf graph llsweep simplesweep micro)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 FINAL=${OUT:-gpu-out}
@@ -50,6 +50,13 @@ if has tests; then
     echo "gpu_mpi[$proto]: rc=$? $(grep -aE '(PASSED|FAILED) ' "$OUT/gpu_mpi_$proto.log" | head -2 | tr '\n' ' ')"
     grep -a -m5 -E 'Failure|expected' "$OUT/gpu_mpi_$proto.log" | cut -c1-300
   done
+fi
+
+if has devapi && [ -x "$BIN/mccl_gpu_devapi_tests" ]; then
+  # Windows and the device API (LSA pointers and barriers in a user kernel), MPI np 2.
+  timeout 200 $MPIRUN -np 2 "$BIN/mccl_gpu_devapi_tests" > "$OUT/gpu_devapi.log" 2>&1
+  echo "gpu_devapi: rc=$? $(grep -aE '(PASSED|FAILED) ' "$OUT/gpu_devapi.log" | head -2 | tr '\n' ' ')"
+  grep -a -m8 -E 'Failure|expected|rank [0-9]+:' "$OUT/gpu_devapi.log" | cut -c1-300
 fi
 
 if has memory; then

@@ -75,8 +75,12 @@ Proto chooseProto(const ncclComm* comm, const OpDesc& op) {
   if (comm->isHost() || comm->gpuNet) return Proto::Simple;
   if (!op.isP2p() && comm->nranks > kLlMaxRanks) return Proto::Simple;
   const std::string protos = knobStr(Knob::Proto);
-  const bool ll = knobListAllows(protos, "LL"), ll128 = knobListAllows(protos, "LL128"),
+  // LL128 has no fp8 reductions (the kernel's stack budget): LL and Simple serve them.
+  const bool fp8Reduction =
+      op.hasReduction() && (op.datatype == ncclFloat8e4m3 || op.datatype == ncclFloat8e5m2);
+  const bool ll = knobListAllows(protos, "LL"), ll128 = !fp8Reduction && knobListAllows(protos, "LL128"),
              simple = knobListAllows(protos, "Simple");
+  if (!ll && !ll128 && !simple) return fp8Reduction ? Proto::LL : Proto::Simple;
   if (!ll && !ll128) return Proto::Simple;
   const double traffic = llTrafficBytes(op, comm->nranks);
   int64_t llLimit = knobInt(Knob::LlMaxBytes);

@@ -511,7 +511,19 @@ __device__ __forceinline__ bool runLane(const DevComm& comm, const DevWork& w, i
 template <typename S>
 __device__ __forceinline__ bool llRun(const DevComm& comm, const DevWork& w, int ch, LlShared& sh) {
   const bool ll128 = w.proto == kProtoLl128;
-  if constexpr (!std::is_same<S, NoArith>::value) {
+  if constexpr (std::is_same<S, Fp8E4M3>::value || std::is_same<S, Fp8E5M2>::value) {
+    // The planner never gives LL128 to an fp8 reduction: its accumulators put the kernel's
+    // stack over MCCL_KERNEL_STACK_BUDGET.
+    if (collReduces(w.s.coll)) {
+      if (ll128) __trap();
+      switch (w.red) {
+        case kRedSum: return llReduceWork<S, OpSum>(&comm, &w, ch, &sh);
+        case kRedProd: return llReduceWork<S, OpProd>(&comm, &w, ch, &sh);
+        case kRedMax: return llReduceWork<S, OpMax>(&comm, &w, ch, &sh);
+        default: return llReduceWork<S, OpMin>(&comm, &w, ch, &sh);
+      }
+    }
+  } else if constexpr (!std::is_same<S, NoArith>::value) {
     if (collReduces(w.s.coll)) {
       switch (w.red) {
         case kRedSum:
