@@ -3,7 +3,8 @@
 // On such a communicator, AllReduce, Broadcast, Reduce, AllGather and ReduceScatter of at
 // most MCCL_HOST_MPI_MAX_BYTES (the larger of the send and receive buffers) go to MPI's
 // nonblocking collectives on the communicator's duplicated MPI_Comm, where Open MPI's
-// shared-memory collectives beat the engine's FIFO round trips. Only what MPI computes the
+// shared-memory collectives beat the engine's FIFO round trips (up to a few hundred bytes:
+// Open MPI's nonblocking collectives are slow from 4 KiB; docs/DESIGN.md). Only what MPI computes the
 // same way stays there: the datatypes MPI has (not half, bfloat16, fp8) and the operators
 // sum, prod, max and min (ncclAvg and PreMulSum stay on the engine). Nothing ever blocks in
 // MPI: the requests are tested from the engine's progress loop, which keeps its abort,
