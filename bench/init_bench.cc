@@ -39,7 +39,7 @@ namespace {
 #ifdef MCCL_PERF_CUDA
 using cudaStreamLike = cudaStream_t;
 #else
-using cudaStreamLike = void*;
+using cudaStreamLike = cudaStream_t;
 #endif
 
 #define CHECK_NCCL(call)                                                                        \

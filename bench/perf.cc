@@ -9,6 +9,11 @@
 //
 //   mpirun -np 2 mccl-perf [-b 8] [-e 256M] [-f 2] [-n iters] [-w warmup] [-o allreduce,...]
 //                          [-d float] [-G graph-iters] [-c check] [--csv FILE] [--knobs] [--memory]
+//                          [--from-mpi]
+//
+// --from-mpi: the communicator comes from mcclCommInitFromMpi(MPI_COMM_WORLD) (host
+// communicators then hand small collectives to MPI's own, MCCL_HOST_MPI_MAX_BYTES), not
+// from a unique id.
 //
 // --memory: GPU memory the communicator took (cudaMemGetInfo, the benchmark's own buffers
 // left out) after init, after the run and after destroy, and mccl's own account by kind.
@@ -28,6 +33,7 @@
 #include "nccl.h"
 #ifndef MCCL_PERF_NCCL
 #include "mccl.h"
+#include "mccl_mpi.h"
 #endif
 #ifdef MCCL_PERF_CUDA
 #include <cuda_runtime.h>
@@ -72,6 +78,7 @@ struct Options {
   bool mpiCompare = true;
   int trials = 3;  // each size is timed this many times, mccl and MPI interleaved; medians
   bool memory = false;  // --memory
+  bool fromMpi = false;  // --from-mpi: mcclCommInitFromMpi(MPI_COMM_WORLD) instead of a unique id
 };
 
 size_t parseSize(const char* s) {
@@ -139,7 +146,12 @@ class Bench {
       usedBeforeInit_ = deviceUsed();
     }
 #endif
-    CHECK_NCCL(ncclCommInitRank(&comm_, n_, id, rank_));
+#ifndef MCCL_PERF_NCCL
+    if (o_.fromMpi)
+      CHECK_NCCL(mcclCommInitFromMpi(&comm_, MPI_COMM_WORLD, MCCL_DEVICE_AUTO, nullptr));
+    else
+#endif
+      CHECK_NCCL(ncclCommInitRank(&comm_, n_, id, rank_));
     memAfterInit_ = deviceUsed() - usedBeforeInit_;
 #ifdef MCCL_PERF_NCCL
     host_ = false;
@@ -411,6 +423,7 @@ int main(int argc, char** argv) {
     else if (a == "-c") o.check = std::atoi(next()) != 0;
     else if (a == "--csv") o.csv = next();
     else if (a == "--no-mpi") o.mpiCompare = false;
+    else if (a == "--from-mpi") o.fromMpi = true;
     else if (a == "-t") o.trials = std::max(1, std::atoi(next()));
     else if (a == "-d") {
       std::string d = next();
@@ -435,7 +448,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr,
                      "usage: mccl-perf [-b min] [-e max] [-f factor] [-n iters] [-w warmup] [-o ops|all]\n"
                      "                 [-d float|double|int32|half] [-G graph-iters] [-c 0|1] [--csv file]\n"
-                     "                 [-t trials] [--no-mpi] [--knobs] [--memory]\n");
+                     "                 [-t trials] [--no-mpi] [--from-mpi] [--knobs] [--memory]\n");
       MPI_Finalize();
       return 2;
     }

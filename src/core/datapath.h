@@ -46,6 +46,13 @@ class DataPath {
   virtual ncclResult_t setup() { return ncclSuccess; }
   // Takes the operations of one group (in call order) and returns the work that runs them.
   virtual ncclResult_t submit(std::vector<OpDesc>& ops, std::unique_ptr<Work>* work) = 0;
+  // A lone operation (no group around it) the data path runs on a lean path of its own:
+  // returns true and sets *result when it took op, false to go the group's way.
+  virtual bool runAlone(const OpDesc& op, ncclResult_t* result) {
+    (void)op;
+    (void)result;
+    return false;
+  }
   // ncclCommRegister: attach what the transport needs to use buff without copies.
   virtual ncclResult_t registerBuffer(void* buff, size_t size, void** transportHandle) {
     (void)buff;

@@ -251,6 +251,14 @@ ncclResult_t groupEnd(bool simulate, ncclSimInfo_t* simInfo) {
 }
 
 ncclResult_t runSingleOp(ncclComm* comm, const OpDesc& op) {
+  ncclResult_t r;
+  if (comm->dataPath->runAlone(op, &r)) {
+    if (r != ncclSuccess) {
+      r = comm->attributeRemoteError(r);
+      comm->fail(r);
+    }
+    return r;
+  }
   std::vector<CommOps> work{CommOps{comm, {op}}};
   return runWork(work);
 }

@@ -64,6 +64,8 @@ enum class KnobType { Int, Size, Bool, String };
     "AllReduce below this many bytes uses the tree (0: the model decides)")                    \
   X(MpiThreshold, "MCCL_MPI_THRESHOLD", Size, "1048576",                                        \
     "libmccl_mpi: device buffers of at least this many bytes go to mccl")                      \
+  X(HostMpiMaxBytes, "MCCL_HOST_MPI_MAX_BYTES", Size, "256",                                   \
+    "host communicators made from an MPI_Comm: collectives of at most this many bytes (the larger buffer) run on MPI's own (0: never)") \
   X(MpiVerbose, "MCCL_MPI_VERBOSE", Bool, "0", "libmccl_mpi: log the path of every call")        \
   X(MpiCudaAware, "MCCL_MPI_CUDA_AWARE", Bool, "1",                                              \
     "libmccl_mpi: MPIX_Query_cuda_support reports 1 (its collectives take device buffers)")

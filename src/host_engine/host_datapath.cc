@@ -1,7 +1,11 @@
 #include "host_engine/host_datapath.h"
 
+#include <climits>
+
+#include "bootstrap_mpi/bootstrap_mpi.h"
 #include "core/comm.h"
 #include "core/error.h"
+#include "core/knobs.h"
 #include "host_engine/host_work.h"
 
 namespace mccl {
@@ -14,9 +18,30 @@ ncclResult_t HostDataPath::prepare(PeerInfo* mine) {
   return transport_->prepare(mine, !comm_->bootstrap->allRanksInProcess());
 }
 
+ncclResult_t HostDataPath::setup() {
+  // MCCL_HOST_MPI_MAX_BYTES is read when the communicator is made (equal on every rank).
+  auto* mb = dynamic_cast<MpiBootstrap*>(comm_->bootstrap.get());
+  int64_t maxBytes = knobInt(Knob::HostMpiMaxBytes);
+  if (mb && maxBytes > 0) {
+    route_.mpiComm = mb->comm();
+    route_.maxBytes = static_cast<size_t>(maxBytes < INT_MAX ? maxBytes : INT_MAX);
+    route_.threadMultiple = MpiBootstrap::threadMultiple();
+  }
+  return ncclSuccess;
+}
+
+bool HostDataPath::runAlone(const OpDesc& op, ncclResult_t* result) {
+  if (!route_.takes(comm_, op)) return false;
+  if (aborted_.load())
+    *result = MCCL_ERR(ncclInvalidUsage, comm_, "the communicator was aborted");
+  else
+    *result = runMpiCollAlone(comm_, route_.mpiComm, op, aborted_);
+  return true;
+}
+
 ncclResult_t HostDataPath::submit(std::vector<OpDesc>& ops, std::unique_ptr<Work>* work) {
   if (aborted_.load()) return MCCL_ERR(ncclInvalidUsage, comm_, "the communicator was aborted");
-  std::unique_ptr<HostWork> w(new HostWork(comm_, transport_.get(), &aborted_));
+  std::unique_ptr<HostWork> w(new HostWork(comm_, transport_.get(), &aborted_, route_));
   MCCL_CHECK(w->init(ops));
   *work = std::move(w);
   return ncclSuccess;

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "core/datapath.h"
+#include "host_engine/mpi_coll.h"
 #include "host_engine/transport.h"
 
 namespace mccl {
@@ -14,12 +15,17 @@ class HostDataPath : public DataPath {
   explicit HostDataPath(ncclComm* comm);
   ~HostDataPath() override;
   ncclResult_t prepare(PeerInfo* mine) override;
+  // Decides the MPI route (the bootstrap's MPI_Comm is ready by now).
+  ncclResult_t setup() override;
   ncclResult_t submit(std::vector<OpDesc>& ops, std::unique_ptr<Work>* work) override;
+  // A lone collective the MPI route takes: MPI's nonblocking collective, tested until done.
+  bool runAlone(const OpDesc& op, ncclResult_t* result) override;
   void abort() override { aborted_.store(true); }
 
  private:
   std::unique_ptr<HostTransport> transport_;
   std::atomic<bool> aborted_{false};
+  MpiCollRoute route_;  // small collectives on MPI's own (MPI-backed communicators)
 };
 
 }  // namespace mccl

@@ -15,8 +15,9 @@
 
 namespace mccl {
 
-HostWork::HostWork(ncclComm* comm, HostTransport* transport, const std::atomic<bool>* aborted)
-    : comm_(comm), tr_(transport), aborted_(aborted) {}
+HostWork::HostWork(ncclComm* comm, HostTransport* transport, const std::atomic<bool>* aborted,
+                   const MpiCollRoute& route)
+    : comm_(comm), tr_(transport), aborted_(aborted), route_(route) {}
 
 ncclResult_t HostWork::init(std::vector<OpDesc>& ops) {
   const bool dump = knobBool(Knob::DumpSchedule);
@@ -24,6 +25,10 @@ ncclResult_t HostWork::init(std::vector<OpDesc>& ops) {
   std::vector<int> p2pQueue(2 * static_cast<size_t>(comm_->nranks), -1);
   ops_.reserve(ops.size());
   for (OpDesc& op : ops) {
+    if (route_.takes(comm_, op)) {
+      MCCL_CHECK(mpi_.start(comm_, route_.mpiComm, op));
+      continue;
+    }
     OpExec e;
     e.op = op;
     e.esize = datatypeSize(op.datatype);
@@ -192,11 +197,17 @@ ncclResult_t HostWork::progress(bool* done) {
   *done = false;
   MCCL_CHECK(comm_->checkPeers());
   if (aborted_->load()) return MCCL_ERR(ncclRemoteError, comm_, "the communicator was aborted");
-  MCCL_CHECK(tr_->progress());
+  const bool engine = !queues_.empty();
+  if (engine) MCCL_CHECK(tr_->progress());
   bool progressed = false, allDone = true;
   for (Queue& q : queues_) {
     MCCL_CHECK(advance(q, &progressed));
     if (q.cur < q.ops.size()) allDone = false;
+  }
+  if (!mpi_.empty()) {
+    bool mpiDone = false;
+    MCCL_CHECK(mpi_.test(comm_, &mpiDone, &progressed));
+    if (!mpiDone) allDone = false;
   }
   auto now = std::chrono::steady_clock::now();
   if (progressed) {
@@ -210,8 +221,8 @@ ncclResult_t HostWork::progress(bool* done) {
   }
   if (allDone) {
     // Every step ran; wait until the last puts have left this process.
-    bool quiet = false;
-    MCCL_CHECK(tr_->quiescent(&quiet));
+    bool quiet = !engine;
+    if (engine) MCCL_CHECK(tr_->quiescent(&quiet));
     if (quiet) {
       *done = true;
       return ncclSuccess;
@@ -230,6 +241,8 @@ ncclResult_t HostWork::progress(bool* done) {
 }
 
 std::string HostWork::describe() const {
+  std::string onMpi = mpi_.describe();
+  if (!onMpi.empty()) return onMpi;
   for (const Queue& q : queues_) {
     if (q.cur >= q.ops.size()) continue;
     const OpExec& e = ops_[q.ops[q.cur]];

@@ -14,14 +14,18 @@
 #include "core/datapath.h"
 #include "core/op.h"
 #include "core/planner.h"
+#include "host_engine/mpi_coll.h"
 #include "host_engine/transport.h"
 
 namespace mccl {
 
 class HostWork : public Work {
  public:
-  HostWork(ncclComm* comm, HostTransport* transport, const std::atomic<bool>* aborted);
-  // Plans every operation and starts the connections they need.
+  // route: which operations go to MPI's collectives (host_engine/mpi_coll.h).
+  HostWork(ncclComm* comm, HostTransport* transport, const std::atomic<bool>* aborted,
+           const MpiCollRoute& route);
+  // Plans every operation and starts the connections they need; starts the operations
+  // the route gives to MPI.
   ncclResult_t init(std::vector<OpDesc>& ops);
   ncclResult_t progress(bool* done) override;
   std::string describe() const override;
@@ -56,6 +60,8 @@ class HostWork : public Work {
   ncclComm* comm_;
   HostTransport* tr_;
   const std::atomic<bool>* aborted_;
+  const MpiCollRoute& route_;
+  MpiColls mpi_;  // operations on MPI's collectives
   std::vector<OpExec> ops_;
   std::vector<Queue> queues_;
   std::chrono::steady_clock::time_point lastProgress_;

@@ -1,0 +1,223 @@
+#include "host_engine/mpi_coll.h"
+
+#include <sched.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+#include "core/comm.h"
+#include "core/error.h"
+#include "core/knobs.h"
+#include "core/types.h"
+
+namespace mccl {
+namespace {
+
+std::atomic<uint64_t> gCount{0};
+
+// The MPI type of an NCCL type MPI reduces the same way, or MPI_DATATYPE_NULL.
+MPI_Datatype mpiType(ncclDataType_t t) {
+  switch (t) {
+    case ncclInt8: return MPI_INT8_T;
+    case ncclUint8: return MPI_UINT8_T;
+    case ncclInt32: return MPI_INT32_T;
+    case ncclUint32: return MPI_UINT32_T;
+    case ncclInt64: return MPI_INT64_T;
+    case ncclUint64: return MPI_UINT64_T;
+    case ncclFloat32: return MPI_FLOAT;
+    case ncclFloat64: return MPI_DOUBLE;
+    default: return MPI_DATATYPE_NULL;  // half, bfloat16, fp8: MPI has none
+  }
+}
+
+MPI_Op mpiOp(RedKind k) {
+  switch (k) {
+    case RedKind::Sum: return MPI_SUM;
+    case RedKind::Prod: return MPI_PROD;
+    case RedKind::Max: return MPI_MAX;
+    case RedKind::Min: return MPI_MIN;
+    default: return MPI_OP_NULL;  // PreMulSum (ncclAvg on floats), SumPostDiv (on integers)
+  }
+}
+
+std::string mpiError(int code) {
+  char s[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (MPI_Error_string(code, s, &len) != MPI_SUCCESS) return "MPI error " + std::to_string(code);
+  return std::string(s, static_cast<size_t>(len));
+}
+
+}  // namespace
+
+uint64_t hostMpiCollCount() { return gCount.load(std::memory_order_relaxed); }
+
+bool MpiCollRoute::takes(const ncclComm* comm, const OpDesc& op) const {
+  if (mpiComm == MPI_COMM_NULL || op.isP2p() || op.count == 0) return false;
+  if (mpiType(op.datatype) == MPI_DATATYPE_NULL) return false;
+  if (op.hasReduction() && mpiOp(op.red.kind) == MPI_OP_NULL) return false;
+  // The larger buffer: AllGather's output and ReduceScatter's input hold nranks blocks.
+  size_t bytes = op.count * datatypeSize(op.datatype);
+  if (op.kind == OpKind::AllGather || op.kind == OpKind::ReduceScatter) {
+    if (bytes > maxBytes / static_cast<size_t>(comm->nranks)) return false;
+    bytes *= static_cast<size_t>(comm->nranks);
+  }
+  if (bytes > maxBytes) return false;
+  if (threadMultiple) return true;
+  // MPI_THREAD_SINGLE .. SERIALIZED: only MPI's main thread calls MPI from mccl.
+  thread_local int isMain = -1;
+  if (isMain < 0) {
+    int flag = 0;
+    MPI_Is_thread_main(&flag);
+    isMain = flag ? 1 : 0;
+  }
+  return isMain == 1;
+}
+
+ncclResult_t MpiCollOp::start(ncclComm* comm, MPI_Comm mc) {
+  const MPI_Datatype dt = mpiType(op.datatype);
+  const int count = static_cast<int>(op.count);  // <= MCCL_HOST_MPI_MAX_BYTES (an int)
+  const size_t bytes = op.count * datatypeSize(op.datatype);
+  const char* in = static_cast<const char*>(op.sendbuff);
+  char* out = static_cast<char*>(op.recvbuff);
+  int rc = MPI_SUCCESS;
+  const char* call = "";
+  switch (op.kind) {
+    case OpKind::AllReduce:
+      call = "MPI_Iallreduce";
+      rc = PMPI_Iallreduce(in == out ? MPI_IN_PLACE : in, out, count, dt, mpiOp(op.red.kind), mc, &req);
+      break;
+    case OpKind::Broadcast:
+      call = "MPI_Ibcast";
+      if (comm->rank == op.root && in != out) std::memcpy(out, in, bytes);
+      rc = PMPI_Ibcast(out, count, dt, op.root, mc, &req);
+      break;
+    case OpKind::Reduce:
+      call = "MPI_Ireduce";
+      rc = PMPI_Ireduce(comm->rank == op.root && in == out ? MPI_IN_PLACE : in, out, count, dt,
+                        mpiOp(op.red.kind), op.root, mc, &req);
+      break;
+    case OpKind::AllGather:
+      call = "MPI_Iallgather";
+      // In place: this rank's block already sits at its place in the output (as MPI's).
+      rc = PMPI_Iallgather(in == out + comm->rank * bytes ? MPI_IN_PLACE : in, count, dt, out, count, dt, mc, &req);
+      break;
+    case OpKind::ReduceScatter:
+      call = "MPI_Ireduce_scatter_block";
+      if (out == in + comm->rank * bytes) {
+        // NCCL's in-place form keeps the result at this rank's block; MPI's would put it
+        // at the start of the buffer: reduce into scratch, copied there when done.
+        tmp.resize(bytes);
+        copyTo = out;
+        out = tmp.data();
+      }
+      rc = PMPI_Ireduce_scatter_block(in, out, count, dt, mpiOp(op.red.kind), mc, &req);
+      break;
+    default:
+      return MCCL_ERR(ncclInternalError, comm, "%s seq %llu is not a collective MPI runs", opKindName(op.kind),
+                      static_cast<unsigned long long>(op.seq));
+  }
+  if (rc != MPI_SUCCESS) {
+    done = true;
+    return MCCL_ERR(ncclSystemError, comm, "%s seq %llu: %s failed: %s", opKindName(op.kind),
+                    static_cast<unsigned long long>(op.seq), call, mpiError(rc).c_str());
+  }
+  gCount.fetch_add(1, std::memory_order_relaxed);
+  return ncclSuccess;
+}
+
+ncclResult_t MpiCollOp::test(ncclComm* comm) {
+  if (done) return ncclSuccess;
+  int flag = 0;
+  int rc = PMPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+  if (rc != MPI_SUCCESS) {
+    abandon();
+    return MCCL_ERR(ncclRemoteError, comm, "%s seq %llu: MPI_Test failed: %s", opKindName(op.kind),
+                    static_cast<unsigned long long>(op.seq), mpiError(rc).c_str());
+  }
+  if (!flag) return ncclSuccess;
+  if (copyTo) std::memcpy(copyTo, tmp.data(), tmp.size());
+  done = true;
+  return ncclSuccess;
+}
+
+void MpiCollOp::abandon() {
+  if (done) return;
+  done = true;
+  if (!tmp.empty()) (void)new std::vector<char>(std::move(tmp));  // MPI may still write it
+}
+
+std::string MpiCollOp::describe() const {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%s seq %llu (%zu x %s) on MPI's collective, waiting for the other ranks",
+                opKindName(op.kind), static_cast<unsigned long long>(op.seq), op.count, datatypeName(op.datatype));
+  return buf;
+}
+
+ncclResult_t runMpiCollAlone(ncclComm* comm, MPI_Comm mc, const OpDesc& op, const std::atomic<bool>& aborted) {
+  MpiCollOp o;
+  o.op = op;
+  MCCL_CHECK(o.start(comm, mc));
+  std::chrono::steady_clock::time_point since;  // from the first check (16 tests in)
+  int64_t timeout = 0;
+  for (uint32_t idle = 0;; ++idle) {
+    MCCL_CHECK(o.test(comm));
+    if (o.done) return ncclSuccess;
+    if ((idle & 15) != 15) continue;
+    if (idle == 15) {
+      since = std::chrono::steady_clock::now();
+      timeout = knobInt(Knob::Timeout);
+    }
+    // The checks of the engine's loop, every 16 tests.
+    ncclResult_t r = comm->checkPeers();
+    if (r == ncclSuccess && aborted.load()) r = MCCL_ERR(ncclRemoteError, comm, "the communicator was aborted");
+    if (r == ncclSuccess && timeout > 0 &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count() > static_cast<double>(timeout))
+      r = MCCL_ERR(ncclRemoteError, comm, "rank %d timed out after %lld s (MCCL_TIMEOUT): %s", comm->rank,
+                   static_cast<long long>(timeout), o.describe().c_str());
+    if (r != ncclSuccess) {
+      o.abandon();
+      return r;
+    }
+    // Let a peer that shares this core run (ranks are often oversubscribed).
+    if (idle >= 64) sched_yield();
+  }
+}
+
+MpiColls::~MpiColls() {
+  for (MpiCollOp& o : ops_) o.abandon();
+}
+
+ncclResult_t MpiColls::start(ncclComm* comm, MPI_Comm mc, const OpDesc& op) {
+  ops_.emplace_back();
+  ops_.back().op = op;
+  ncclResult_t r = ops_.back().start(comm, mc);
+  if (r != ncclSuccess) {
+    ops_.pop_back();
+    return r;
+  }
+  ++left_;
+  return ncclSuccess;
+}
+
+ncclResult_t MpiColls::test(ncclComm* comm, bool* allDone, bool* progressed) {
+  for (size_t i = 0; i < ops_.size() && left_ > 0; ++i) {
+    MpiCollOp& o = ops_[i];
+    if (o.done) continue;
+    MCCL_CHECK(o.test(comm));
+    if (!o.done) continue;
+    --left_;
+    *progressed = true;
+  }
+  *allDone = left_ == 0;
+  return ncclSuccess;
+}
+
+std::string MpiColls::describe() const {
+  for (const MpiCollOp& o : ops_)
+    if (!o.done) return o.describe();
+  return "";
+}
+
+}  // namespace mccl

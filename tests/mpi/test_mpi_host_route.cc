@@ -1,0 +1,197 @@
+// Host communicators made from an MPI_Comm hand small collectives to MPI's own
+// (MCCL_HOST_MPI_MAX_BYTES, host_engine/mpi_coll.*): the route's results against the
+// independent reference at the threshold's edges, which operations take it, groups that mix
+// it with the engine, the same results as the engine, and a silent peer still ending in
+// ncclRemoteError.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "coll_check.h"
+#include "core/knobs.h"
+#include "host_engine/mpi_coll.h"
+#include "mccl_mpi.h"
+#include "mpi_util.h"
+#include "test_util.h"
+
+using namespace mccl_test;
+
+namespace {
+
+constexpr size_t kMax = 1024;  // MCCL_HOST_MPI_MAX_BYTES of the communicators below
+
+// A host communicator on MPI_COMM_WORLD made with MCCL_HOST_MPI_MAX_BYTES = maxBytes.
+ncclComm_t worldComm(size_t maxBytes) {
+  setenv("MCCL_HOST_MPI_MAX_BYTES", std::to_string(maxBytes).c_str(), 1);
+  mccl::knobsReload();
+  ncclComm_t comm = nullptr;
+  ncclResult_t r = mcclCommInitFromMpi(&comm, MPI_COMM_WORLD, MCCL_DEVICE_HOST, nullptr);
+  unsetenv("MCCL_HOST_MPI_MAX_BYTES");
+  mccl::knobsReload();
+  EXPECT_EQ(r, ncclSuccess) << ncclGetLastError(nullptr);
+  return comm;
+}
+
+size_t typeSize(ncclDataType_t t) {
+  switch (t) {
+    case ncclInt8: case ncclUint8: case ncclFloat8e4m3: case ncclFloat8e5m2: return 1;
+    case ncclFloat16: case ncclBfloat16: return 2;
+    case ncclInt32: case ncclUint32: case ncclFloat32: return 4;
+    default: return 8;
+  }
+}
+
+// Runs c and returns the number of operations it put on MPI (every rank runs every case).
+uint64_t runCounted(ncclComm_t comm, const CollCase& c, std::string* errs) {
+  uint64_t before = mccl::hostMpiCollCount();
+  std::string e = runCollCase(comm, worldRank(), worldSize(), c);
+  if (!e.empty() && errs->size() < 4000) *errs += e;
+  return mccl::hostMpiCollCount() - before;
+}
+
+}  // namespace
+
+TEST(HostMpiRoute, ThresholdEdgesAgainstReference) {
+  const int n = worldSize();
+  ncclComm_t comm = worldComm(kMax);
+  std::string errs;
+  const CollKind kinds[] = {CollKind::AllReduce, CollKind::Broadcast, CollKind::Reduce, CollKind::AllGather,
+                            CollKind::ReduceScatter};
+  for (CollKind k : kinds)
+    for (ncclDataType_t t : {ncclFloat32, ncclInt8, ncclUint64})
+      for (bool inPlace : {false, true}) {
+        // The largest count on MPI (the larger buffer holds at most kMax bytes) and one more.
+        bool blocks = k == CollKind::AllGather || k == CollKind::ReduceScatter;
+        size_t edge = kMax / typeSize(t) / (blocks ? n : 1);
+        for (size_t count : {edge, edge + 1}) {
+          CollCase c;
+          c.kind = k;
+          c.type = t;
+          c.op = t == ncclInt8 ? ncclMax : ncclSum;
+          c.count = count;
+          c.root = n - 1;
+          c.inPlace = inPlace;
+          c.seed = 7 + count;
+          uint64_t onMpi = runCounted(comm, c, &errs);
+          EXPECT_EQ(onMpi, count == edge ? 1u : 0u) << c.describe();
+        }
+      }
+  // Every operator MPI has on every type MPI has; count 0 and the rest stay on the engine.
+  for (ncclDataType_t t : kAllTypes)
+    for (ncclRedOp_t op : kBuiltinOps)
+      for (bool preMul : {false, true}) {
+        CollCase c;
+        c.type = t;
+        c.op = op;
+        c.preMulSum = preMul;
+        c.count = 5;
+        c.inPlace = op == ncclProd;
+        bool mpiType = t != ncclFloat16 && t != ncclBfloat16 && t != ncclFloat8e4m3 && t != ncclFloat8e5m2;
+        uint64_t onMpi = runCounted(comm, c, &errs);
+        EXPECT_EQ(onMpi, mpiType && op != ncclAvg && !preMul ? 1u : 0u) << c.describe();
+      }
+  CollCase zero;
+  zero.count = 0;
+  EXPECT_EQ(runCounted(comm, zero, &errs), 0u);
+  EXPECT_TRUE(errs.empty()) << errs;
+  EXPECT_EQ(ncclCommDestroy(comm), ncclSuccess);
+}
+
+TEST(HostMpiRoute, GroupMixesRouteAndEngine) {
+  const int n = worldSize(), r = worldRank();
+  ncclComm_t comm = worldComm(kMax);
+  std::vector<CollCase> cases(5);
+  cases[0].count = 3;                                    // MPI
+  cases[1].count = kMax / 4 + 1;                         // engine: one element over
+  cases[2].kind = CollKind::AllGather, cases[2].count = 2, cases[2].inPlace = true;  // MPI
+  cases[3].type = ncclBfloat16, cases[3].count = 3;      // engine: MPI has no bfloat16
+  cases[4].kind = CollKind::ReduceScatter, cases[4].count = 2, cases[4].inPlace = true, cases[4].op = ncclMin;  // MPI
+  for (size_t i = 0; i < cases.size(); ++i) cases[i].seed = 100 + i;
+  std::vector<std::unique_ptr<PreparedCase>> prepared;
+  for (const CollCase& c : cases) prepared.emplace_back(new PreparedCase(comm, r, n, c));
+  uint64_t before = mccl::hostMpiCollCount();
+  ASSERT_EQ(ncclGroupStart(), ncclSuccess);
+  for (auto& p : prepared) EXPECT_EQ(p->launch(), ncclSuccess);
+  ncclResult_t res = ncclGroupEnd();
+  EXPECT_EQ(mccl::hostMpiCollCount() - before, 3u);
+  for (size_t i = 0; i < cases.size(); ++i) EXPECT_EQ(prepared[i]->check(res), "") << cases[i].describe();
+  prepared.clear();
+  EXPECT_EQ(ncclCommDestroy(comm), ncclSuccess);
+}
+
+TEST(HostMpiRoute, SameResultsAsTheEngine) {
+  // Exactly representable inputs (small integers, halves), so any order of the reduction
+  // gives the same bits: the two paths must agree bit for bit.
+  const int n = worldSize(), r = worldRank();
+  ncclComm_t viaMpi = worldComm(kMax), viaEngine = worldComm(0);
+  const size_t count = 6;
+  uint64_t before = mccl::hostMpiCollCount();
+  int ran = 0;
+  for (ncclDataType_t t : {ncclInt8, ncclUint8, ncclInt32, ncclUint32, ncclInt64, ncclUint64, ncclFloat32, ncclFloat64})
+    for (ncclRedOp_t op : {ncclSum, ncclProd, ncclMax, ncclMin})
+      for (int kind = 0; kind < 5; ++kind) {
+        const size_t es = typeSize(t), total = count * n * es;
+        std::vector<char> in(total), out[2];
+        for (size_t i = 0; i < count * n; ++i) {
+          int v = static_cast<int>((i * 7 + r * 3) % 5) + (op == ncclProd ? 1 : 0) - (op == ncclMax ? 2 : 0);
+          if (t == ncclUint8 || t == ncclUint32 || t == ncclUint64) v = v < 0 ? -v : v;
+          double d = t == ncclFloat32 || t == ncclFloat64 ? v * 0.5 : v;
+          switch (t) {
+            case ncclInt8: case ncclUint8: in[i] = static_cast<char>(v); break;
+            case ncclInt32: case ncclUint32: { int32_t x = v; std::memcpy(&in[i * 4], &x, 4); break; }
+            case ncclInt64: case ncclUint64: { int64_t x = v; std::memcpy(&in[i * 8], &x, 8); break; }
+            case ncclFloat32: { float x = static_cast<float>(d); std::memcpy(&in[i * 4], &x, 4); break; }
+            default: std::memcpy(&in[i * 8], &d, 8); break;
+          }
+        }
+        for (int path = 0; path < 2; ++path) {
+          ncclComm_t c = path == 0 ? viaMpi : viaEngine;
+          out[path].assign(total, static_cast<char>(0x5a));
+          void* o = out[path].data();
+          ncclResult_t res = ncclSuccess;
+          switch (kind) {
+            case 0: res = ncclAllReduce(in.data(), o, count, t, op, c, nullptr); break;
+            case 1: res = ncclBroadcast(in.data(), o, count, t, n - 1, c, nullptr); break;
+            case 2: res = ncclReduce(in.data(), o, count, t, op, 0, c, nullptr); break;
+            case 3: res = ncclAllGather(in.data(), o, count, t, c, nullptr); break;
+            default: res = ncclReduceScatter(in.data(), o, count, t, op, c, nullptr); break;
+          }
+          ASSERT_EQ(res, ncclSuccess) << ncclGetLastError(c);
+        }
+        ++ran;
+        EXPECT_EQ(std::memcmp(out[0].data(), out[1].data(), total), 0)
+            << "kind " << kind << " type " << t << " op " << op << " on rank " << r;
+      }
+  EXPECT_EQ(mccl::hostMpiCollCount() - before, static_cast<uint64_t>(ran));  // viaMpi did use MPI
+  EXPECT_EQ(ncclCommDestroy(viaMpi), ncclSuccess);
+  EXPECT_EQ(ncclCommDestroy(viaEngine), ncclSuccess);
+}
+
+TEST(HostMpiRoute, SilentPeerIsARemoteError) {
+  // Rank 0 enters a routed AllReduce that the others never call: it must come back with
+  // ncclRemoteError (MCCL_TIMEOUT, or the watchdog when a peer's abort closes its
+  // liveness connection), and abort must then return.
+  const int n = worldSize(), r = worldRank();
+  if (n < 2) GTEST_SKIP() << "needs two ranks";
+  ncclComm_t comm = worldComm(kMax);
+  setenv("MCCL_TIMEOUT", "1", 1);
+  mccl::knobsReload();
+  double x = 1, y = 0;
+  uint64_t before = mccl::hostMpiCollCount();
+  if (r == 0) {
+    EXPECT_EQ(ncclAllReduce(&x, &y, 1, ncclFloat64, ncclSum, comm, nullptr), ncclRemoteError);
+    EXPECT_EQ(mccl::hostMpiCollCount() - before, 1u);
+    ncclResult_t async = ncclSuccess;
+    EXPECT_EQ(ncclCommGetAsyncError(comm, &async), ncclSuccess);
+    EXPECT_EQ(async, ncclRemoteError);
+  }
+  unsetenv("MCCL_TIMEOUT");
+  mccl::knobsReload();
+  MPI_Barrier(MPI_COMM_WORLD);  // rank 0 has given up before anyone aborts
+  EXPECT_EQ(ncclCommAbort(comm), ncclSuccess);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
