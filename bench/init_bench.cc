@@ -36,11 +36,8 @@
 
 namespace {
 
-#ifdef MCCL_PERF_CUDA
+// nccl.h declares cudaStream_t with or without the CUDA headers.
 using cudaStreamLike = cudaStream_t;
-#else
-using cudaStreamLike = cudaStream_t;
-#endif
 
 #define CHECK_NCCL(call)                                                                        \
   do {                                                                                          \

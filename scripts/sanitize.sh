@@ -37,6 +37,8 @@ case "$MODE" in
     # explicitly (ucp_mem_map) and UCX's registration cache is only an optimisation.
     # The plain ctest run keeps UCX's defaults, so the hooked path stays tested there.
     export UCX_MEM_EVENTS=no
+    # 5 repetitions of each fault case: the victim rotates over every rank of np 3 and 4
+    # (rank 0, the bootstrap root, included); the plain run does 20.
     export MCCL_FAULT_REPS=${MCCL_FAULT_REPS:-5}
     cd "$DIR"
     # Default: unit, ranks-as-threads, faults, MPI np 1..4, soak, preload and examples.
@@ -55,8 +57,9 @@ case "$MODE" in
     # TSan state is gone (thread exit) and crash the runtime. mccl does not need them.
     export UCX_MEM_EVENTS=no
     # The fault tests run forked multi-process ranks: watchdog threads, host engine and
-    # UCX progress together, with peers dying under them.
-    export MCCL_FAULT_REPS=${MCCL_FAULT_REPS:-3}
+    # UCX progress together, with peers dying under them. 4 repetitions: the victim
+    # rotates over every rank of np 3 and 4 (3 left rank 0, the bootstrap root, out at np 4).
+    export MCCL_FAULT_REPS=${MCCL_FAULT_REPS:-4}
     cd "$DIR"
     ctest --output-on-failure -R '^(unit|threads|faults)$'
     ;;

@@ -163,6 +163,8 @@ ncclResult_t HostTransport::start(const ConnKey& key, Conn& c) {
     std::memcpy(c.mine.rkey, c.region.rkey.data(), c.region.rkey.size());
     c.mine.rkeyLen = static_cast<uint32_t>(c.region.rkey.size());
     c.mine.addr = reinterpret_cast<uint64_t>(c.region.ptr);
+    c.mine.shmid = c.region.shmid;
+    c.mine.sysvKey = c.region.shmid >= 0 ? sysvNamespaceKey() : 0;
   }
   return ncclSuccess;
 }
@@ -194,7 +196,20 @@ ncclResult_t HostTransport::finish(const ConnKey& key, Conn& c, const ConnInfo& 
     // Direct mapping (ucp_rkey_ptr) only on one host: a peer of another host identity is
     // reached with puts even when UCX could map it (MCCL_HOST_ID fake nodes).
     const bool direct = allowDirect_ && peer.hostHash == comm_->peers[comm_->rank].hostHash;
-    MCCL_CHECK(ucx_->unpack(key.peer, pm.ep, info.rkey, info.rkeyLen, info.addr, direct, &c.remote));
+    // The peer's segment held through the unpack (ucx.h, sysvHold): UCX 1.13 crashes when
+    // it finds the segment gone; a segment already gone is a peer that died.
+    void* held = nullptr;
+    if (info.shmid >= 0 && info.sysvKey != 0 && info.sysvKey == sysvNamespaceKey()) {
+      bool gone = false;
+      held = sysvHold(info.shmid, &gone);
+      if (gone)
+        return MCCL_ERR(ncclRemoteError, comm_,
+                        "rank %d: the FIFO segment of rank %d is gone (its process ended while connecting)",
+                        comm_->rank, key.peer);
+    }
+    ncclResult_t ur = ucx_->unpack(key.peer, pm.ep, info.rkey, info.rkeyLen, info.addr, direct, &c.remote);
+    sysvRelease(held);
+    MCCL_CHECK(ur);
     pm.worker = ucx_.get();
     pm.remote = c.remote;
     pm.direct = static_cast<uint8_t*>(c.remote.direct);

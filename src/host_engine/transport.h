@@ -31,6 +31,9 @@ struct ConnInfo {
   uint64_t slotBytes = 0;
   uint64_t addr = 0;       // FIFO region (receiver) or head word (sender)
   uint64_t token = 0;      // loopback: handle of the shared region
+  int32_t shmid = -1;      // UCX: the region's System V segment (ucx.h, sysvHold), or -1
+  uint32_t reserved = 0;
+  uint64_t sysvKey = 0;    // UCX: sysvNamespaceKey() of the region's owner
   uint8_t rkey[448] = {0};
 };
 

@@ -1,4 +1,7 @@
 #include "ucx_transport/ucx.h"
+#include <sys/shm.h>
+#include <cerrno>
+#include <cstdio>
 
 #include <unistd.h>
 
@@ -214,6 +217,60 @@ ncclResult_t UcxWorker::registerRegion(void* ptr, size_t size, UcxRegion* out) {
   return ncclSuccess;
 }
 
+namespace {
+
+// The System V segment mapped at p in this process (its inode in /proc/self/maps is the
+// shmid; the path reads "/SYSV<key>"), or -1.
+int sysvShmidAt(const void* p) {
+  FILE* f = std::fopen("/proc/self/maps", "r");
+  if (!f) return -1;
+  const auto a = reinterpret_cast<unsigned long>(p);
+  char line[512];
+  int shmid = -1;
+  while (std::fgets(line, sizeof line, f)) {
+    unsigned long lo = 0, hi = 0, inode = 0;
+    int pathAt = 0;
+    if (std::sscanf(line, "%lx-%lx %*s %*s %*s %lu %n", &lo, &hi, &inode, &pathAt) < 3) continue;
+    if (a < lo || a >= hi) continue;
+    if (pathAt > 0 && std::strncmp(line + pathAt, "/SYSV", 5) == 0) shmid = static_cast<int>(inode);
+    break;
+  }
+  std::fclose(f);
+  return shmid;
+}
+
+}  // namespace
+
+uint64_t sysvNamespaceKey() {
+  static const uint64_t key = [] {
+    std::string id;
+    if (FILE* f = std::fopen("/proc/sys/kernel/random/boot_id", "r")) {
+      char buf[64] = {0};
+      if (std::fgets(buf, sizeof buf, f)) id = buf;
+      std::fclose(f);
+    }
+    char ns[64] = {0};
+    ssize_t n = readlink("/proc/self/ns/ipc", ns, sizeof ns - 1);
+    if (n > 0) id.append(ns, static_cast<size_t>(n));
+    uint64_t h = 1469598103934665603ull;  // FNV-1a
+    for (char ch : id) h = (h ^ static_cast<uint8_t>(ch)) * 1099511628211ull;
+    return id.empty() ? 0 : (h ? h : 1);
+  }();
+  return key;
+}
+
+void* sysvHold(int shmid, bool* gone) {
+  *gone = false;
+  void* p = shmat(shmid, nullptr, SHM_RDONLY);
+  if (p != reinterpret_cast<void*>(-1)) return p;
+  *gone = errno == EINVAL || errno == EIDRM;
+  return nullptr;
+}
+
+void sysvRelease(void* held) {
+  if (held) shmdt(held);
+}
+
 ncclResult_t UcxWorker::mapRegion(size_t size, bool allocate, UcxRegion* out, size_t zeroBytes) {
   UcxRegion r;
   r.size = size;
@@ -252,6 +309,7 @@ ncclResult_t UcxWorker::mapRegion(size_t size, bool allocate, UcxRegion* out, si
   r.rkey.assign(static_cast<uint8_t*>(packed), static_cast<uint8_t*>(packed) + len);
   ucp_rkey_buffer_release(packed);
   r.ownsPtr = own != nullptr;
+  if (allocate) r.shmid = sysvShmidAt(r.ptr);
   std::memset(r.ptr, 0, size < zeroBytes ? size : zeroBytes);
   *out = std::move(r);
   return ncclSuccess;
@@ -264,6 +322,7 @@ void UcxWorker::unmapRegion(UcxRegion* r) {
   r->memh = nullptr;
   r->ptr = nullptr;
   r->ownsPtr = false;
+  r->shmid = -1;
 }
 
 ncclResult_t UcxWorker::unpack(int rank, ucp_ep_h ep, const uint8_t* rkey, size_t len, uint64_t addr,

@@ -47,7 +47,22 @@ struct UcxRegion {
   ucp_mem_h memh = nullptr;
   std::vector<uint8_t> rkey;  // packed
   bool ownsPtr = false;       // ptr was allocated by mapRegion (posix_memalign)
+  int shmid = -1;             // the System V segment UCX allocated it in, or -1
 };
+
+// Peers' System V segments (UCX's sysv allocator, the default for UCP_MEM_MAP_ALLOCATE).
+// UCX 1.13 segfaults in ucp_ep_rkey_unpack's error path (ucp_rkey_destroy of rkeys it never
+// unpacked) when the segment of an rkey cannot be attached because its owner has died. A
+// receiver therefore attaches the segment itself first, on the same machine, and holds it
+// through the unpack: a segment that is still attached cannot vanish (Linux lets a
+// segment marked for removal be attached while it exists), and one already gone means its
+// owner ended.
+// The key of this machine's System V IPC namespace (boot id and IPC namespace), never 0.
+uint64_t sysvNamespaceKey();
+// Attaches shmid read-only: the address, or null with *gone set when the segment does not
+// exist any more (EINVAL, EIDRM); null without *gone for any other failure.
+void* sysvHold(int shmid, bool* gone);
+void sysvRelease(void* held);
 
 // What a peer needs to reach a region: its address and packed rkey.
 struct UcxRemote {

@@ -55,14 +55,19 @@ TEST_F(WorldComm, AllReduceAndReduceScatterEveryTypeOp) {
   for (size_t count : kCounts)
     for (ncclDataType_t t : kAllTypes)
       for (bool inPlace : {false, true}) {
-        // The largest count once per type and form with each operator family.
+        // The largest count (pipelined through several FIFO slots) once per type and form
+        // with Sum, Avg (each element divided once, however it is chunked) and PreMulSum
+        // (scaled once). Max, Min, Prod and the device-resident scalar are elementwise
+        // choices on the same pipeline, checked at the smaller counts: at this size they
+        // cost a third of the test (the reference is computed for every element).
+        const bool big = count > 100000;
         for (ncclRedOp_t op : kBuiltinOps) {
-          if (count > 100000 && op != ncclSum && op != ncclMax && op != ncclAvg) continue;
+          if (big && op != ncclSum && op != ncclAvg) continue;
           cases.push_back(CollCase{CollKind::AllReduce, t, op, false, false, count, 0, inPlace, seed++});
           cases.push_back(CollCase{CollKind::ReduceScatter, t, op, false, false, count / 2, 0, inPlace, seed++});
         }
         cases.push_back(CollCase{CollKind::AllReduce, t, ncclSum, true, false, count, 0, inPlace, seed++});
-        cases.push_back(CollCase{CollKind::AllReduce, t, ncclSum, true, true, count, 0, inPlace, seed++});
+        if (!big) cases.push_back(CollCase{CollKind::AllReduce, t, ncclSum, true, true, count, 0, inPlace, seed++});
         cases.push_back(CollCase{CollKind::ReduceScatter, t, ncclSum, true, false, count / 2, 0, inPlace, seed++});
       }
   run(cases);
