@@ -11,19 +11,41 @@
 namespace mccl {
 namespace {
 
-// LL up to this many bytes sent by the busiest rank (MCCL_LL_MAX_BYTES overrides), LL128
-// above that up to its own limit (MCCL_LL128_MAX_BYTES), Simple beyond. LL's thresholds are
-// the crossover with Simple measured before LL128 existed (2 x H200, each protocol forced,
-// 64 KiB - 8 MiB, bench/results/gpu-2xH200-2026-11-23/sweep_ll_simple.md): AllReduce kept
-// LL's lead up to 2 MiB, every other collective and Send/Recv up to 1 MiB. With LL128
-// allowed, LL stops where LL128 is faster and LL128 where Simple is
-// (bench/results/gpu-2xH200-2026-11-23b/).
-constexpr int64_t kLlDefaultMaxTraffic = 1 << 20;
-constexpr int64_t kLlAllReduceMaxTraffic = 2 << 20;
-constexpr int64_t kLlBelowLl128MaxTraffic = 64 << 10;
-constexpr int64_t kLl128MaxTraffic = 8 << 20;
+// LL up to a threshold of bytes sent by the busiest rank (MCCL_LL_MAX_BYTES overrides), LL128
+// above that up to its own (MCCL_LL128_MAX_BYTES), Simple beyond. Measured on 2 x H200 with
+// each protocol forced, 16 KiB - 32 MiB, NCCL alongside (bench/results/gpu-2xH200-2026-11-23b/
+// protosweep.md). LL128 wins where a collective only moves data: AllGather (LL to 256 KiB
+// sent, LL128 to 2 MiB), Broadcast (512 KiB, 1 MiB), Send/Recv and AlltoAll (64 KiB, 2 MiB:
+// at 1 MiB 12.7 us against LL's 16.1 and Simple's 17.2; at 4 MiB a tie with Simple, and
+// Gather of 8 MiB, 4 MiB from each peer, 28.3 us on LL128 against 21 on Simple). Its reductions keep one line in
+// flight per thread (the kernels' register and stack budget), which makes them slower than
+// LL or Simple at every size, so AllReduce, Reduce and ReduceScatter go from LL straight to
+// Simple, at LL's crossover with Simple: AllReduce 2 MiB, ReduceScatter 1 MiB, Reduce
+// 512 KiB (1 MiB: Simple 12.6 us, LL 13.3).
+struct ProtoLimits {
+  int64_t ll;     // LL up to this many bytes sent per rank
+  int64_t ll128;  // then LL128 up to this many (0: never)
+};
+ProtoLimits protoLimits(OpKind k) {
+  switch (k) {
+    case OpKind::AllReduce: return {2 << 20, 0};
+    case OpKind::ReduceScatter: return {1 << 20, 0};
+    case OpKind::Reduce: return {512 << 10, 0};
+    case OpKind::AllGather: return {256 << 10, 2 << 20};
+    case OpKind::Broadcast: return {512 << 10, 1 << 20};
+    case OpKind::Send:
+    case OpKind::Recv: return {64 << 10, 2 << 20};
+  }
+  return {1 << 20, 0};
+}
+// Without LL128 (NCCL_PROTO), LL runs to its crossover with Simple (sweep_ll_simple.md of
+// bench/results/gpu-2xH200-2026-11-23): AllReduce 2 MiB, every other collective 1 MiB.
+constexpr int64_t kLlOnlyMaxTraffic = 1 << 20;
+constexpr int64_t kLlOnlyAllReduceMaxTraffic = 2 << 20;
+// Bytes of each peer's data per channel: LL 8 KiB, LL128 16 KiB (LL128 per block is bound
+// by the latency of its rounds: at 1 MiB AllGather 32 channels took 10.7 us, 16 took 13.0).
 constexpr double kLlBytesPerChannel = 8 * 1024;
-constexpr double kLl128BytesPerChannel = 32 * 1024;
+constexpr double kLl128BytesPerChannel = 16 * 1024;
 constexpr int64_t kP2pMinChunkBytes = 256 * 1024;
 
 // Latency per step (us) and bandwidth per link (GB/s) of the fabric a comm uses.
@@ -83,11 +105,15 @@ Proto chooseProto(const ncclComm* comm, const OpDesc& op) {
   if (!ll && !ll128 && !simple) return fp8Reduction ? Proto::LL : Proto::Simple;
   if (!ll && !ll128) return Proto::Simple;
   const double traffic = llTrafficBytes(op, comm->nranks);
+  const ProtoLimits lim = protoLimits(op.kind);
   int64_t llLimit = knobInt(Knob::LlMaxBytes);
   if (llLimit <= 0)
-    llLimit = ll128 ? kLlBelowLl128MaxTraffic : op.kind == OpKind::AllReduce ? kLlAllReduceMaxTraffic : kLlDefaultMaxTraffic;
+    llLimit = ll128 ? lim.ll : op.kind == OpKind::AllReduce ? kLlOnlyAllReduceMaxTraffic : kLlOnlyMaxTraffic;
   int64_t ll128Limit = knobInt(Knob::Ll128MaxBytes);
-  if (ll128Limit <= 0) ll128Limit = kLl128MaxTraffic;
+  if (ll128Limit <= 0) ll128Limit = lim.ll128;
+  // With LL excluded, LL128 takes LL's sizes too (it beats Simple there: AllReduce 8 B 12.6
+  // against 21 us).
+  if (!ll) ll128Limit = std::max(ll128Limit, llLimit);
   if (ll && (traffic <= static_cast<double>(llLimit) || (!ll128 && !simple))) return Proto::LL;
   if (ll128 && (traffic <= static_cast<double>(ll128Limit) || !simple)) return Proto::LL128;
   return simple ? Proto::Simple : Proto::LL;

@@ -119,19 +119,43 @@ TEST_F(ProtoEnv, SmallMessagesOnOneNodeUseLl) {
   EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 256u << 20), 1 << 19).proto, Proto::Simple);
   // The thresholds count the bytes the busiest rank sends: (n - 1) copies of one-shot data.
   FakeGpuComm eight(8, false);
-  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 2u << 20), 1 << 19).proto, Proto::LL128);
-  EXPECT_EQ(choosePlan(&eight.comm, opOf(OpKind::AllReduce, 2u << 20), 1 << 19).proto, Proto::Simple);
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 1u << 20), 1 << 19).proto, Proto::LL);
+  EXPECT_EQ(choosePlan(&eight.comm, opOf(OpKind::AllReduce, 1u << 20), 1 << 19).proto, Proto::Simple);
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::Broadcast, 1u << 20), 1 << 19).proto, Proto::LL128);
+  EXPECT_EQ(choosePlan(&eight.comm, opOf(OpKind::AllGather, 1u << 20), 1 << 19).proto, Proto::Simple);
 }
 
-// The measured crossovers (2 x H200): LL, then LL128, then Simple, by bytes sent per rank.
+// The measured crossovers (2 x H200, bytes sent per rank): LL, LL128 where it wins (data
+// movement), Simple.
 TEST_F(ProtoEnv, ProtocolThresholdsFollowTheMeasuredCrossovers) {
   FakeGpuComm two(2, false);
-  for (OpKind k : {OpKind::AllReduce, OpKind::Broadcast, OpKind::Reduce, OpKind::Send, OpKind::Recv}) {
-    EXPECT_EQ(choosePlan(&two.comm, opOf(k, 64u << 10), 1 << 19).proto, Proto::LL) << static_cast<int>(k);
-    EXPECT_EQ(choosePlan(&two.comm, opOf(k, 128u << 10), 1 << 19).proto, Proto::LL128) << static_cast<int>(k);
-    EXPECT_EQ(choosePlan(&two.comm, opOf(k, 8u << 20), 1 << 19).proto, Proto::LL128) << static_cast<int>(k);
-    EXPECT_EQ(choosePlan(&two.comm, opOf(k, 16u << 20), 1 << 19).proto, Proto::Simple) << static_cast<int>(k);
+  struct Edge {
+    OpKind k;
+    size_t llMax, ll128Max;  // 0: no LL128
+  };
+  for (const Edge& e : {Edge{OpKind::AllReduce, 2u << 20, 0}, Edge{OpKind::ReduceScatter, 1u << 20, 0},
+                        Edge{OpKind::Reduce, 512u << 10, 0}, Edge{OpKind::AllGather, 256u << 10, 2u << 20},
+                        Edge{OpKind::Broadcast, 512u << 10, 1u << 20}, Edge{OpKind::Send, 64u << 10, 2u << 20},
+                        Edge{OpKind::Recv, 64u << 10, 2u << 20}}) {
+    const int k = static_cast<int>(e.k);
+    EXPECT_EQ(choosePlan(&two.comm, opOf(e.k, e.llMax), 1 << 19).proto, Proto::LL) << k;
+    if (e.ll128Max) {
+      EXPECT_EQ(choosePlan(&two.comm, opOf(e.k, e.llMax + 4), 1 << 19).proto, Proto::LL128) << k;
+      EXPECT_EQ(choosePlan(&two.comm, opOf(e.k, e.ll128Max), 1 << 19).proto, Proto::LL128) << k;
+      EXPECT_EQ(choosePlan(&two.comm, opOf(e.k, e.ll128Max + 4), 1 << 19).proto, Proto::Simple) << k;
+    } else {
+      EXPECT_EQ(choosePlan(&two.comm, opOf(e.k, e.llMax + 4), 1 << 19).proto, Proto::Simple) << k;
+    }
   }
+  // fp8 reductions never take LL128 (the kernels have none); fp8 data movement may.
+  OpDesc fp8 = opOf(OpKind::AllReduce, 4096);
+  fp8.datatype = ncclFloat8e4m3;
+  fp8.count = 4096;
+  set("NCCL_PROTO", "LL128");
+  EXPECT_EQ(choosePlan(&two.comm, fp8, 1 << 19).proto, Proto::LL);
+  fp8.kind = OpKind::AllGather;
+  EXPECT_EQ(choosePlan(&two.comm, fp8, 1 << 19).proto, Proto::LL128);
+  set("NCCL_PROTO", "");
   set("MCCL_LL128_MAX_BYTES", "32M");
   EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::Broadcast, 16u << 20), 1 << 19).proto, Proto::LL128);
   set("MCCL_LL_MAX_BYTES", "8388608");
@@ -175,7 +199,8 @@ TEST_F(ProtoEnv, NcclProtoAndThresholdKnobs) {
   set("NCCL_PROTO", "");
   set("MCCL_LL_MAX_BYTES", "4K");
   EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 4096), 1 << 19).proto, Proto::LL);
-  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 8192), 1 << 19).proto, Proto::LL128);
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 8192), 1 << 19).proto, Proto::Simple);
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::Send, 8192), 1 << 19).proto, Proto::LL128);
 }
 
 TEST_F(ProtoEnv, LlChannelsGrowWithSizeWithinLimits) {
