@@ -19,7 +19,7 @@ enum class KnobType { Int, Size, Bool, String };
     "subsystems logged at INFO: INIT,COLL,P2P,SHM,NET,GRAPH,TUNING,ENV,ALLOC,CALL,PROXY,"      \
     "BOOTSTRAP,REG,ALL; a leading ^ excludes")                                                 \
   X(DebugFile, "NCCL_DEBUG_FILE", String, "", "log to this file (%h host, %p pid) instead of stdout") \
-  X(Algo, "NCCL_ALGO", String, "", "algorithms allowed: ring, tree (comma list, ^ excludes)")  \
+  X(Algo, "NCCL_ALGO", String, "", "algorithms allowed: ring, tree, oneshot (host shared memory) (comma list, ^ excludes)")  \
   X(Proto, "NCCL_PROTO", String, "", "protocols allowed: LL, LL128, Simple (comma list, ^ excludes)") \
   X(BuffSize, "NCCL_BUFFSIZE", Size, "4194304", "bytes of each connection's FIFO")             \
   X(NThreads, "NCCL_NTHREADS", Int, "0", "CUDA threads per channel block (0: automatic)")      \
@@ -66,6 +66,8 @@ enum class KnobType { Int, Size, Bool, String };
     "libmccl_mpi: device buffers of at least this many bytes go to mccl")                      \
   X(HostMpiMaxBytes, "MCCL_HOST_MPI_MAX_BYTES", Size, "256",                                   \
     "host communicators made from an MPI_Comm: collectives of at most this many bytes (the larger buffer) run on MPI's own (0: never)") \
+  X(HostShmMaxBytes, "MCCL_HOST_SHM_MAX_BYTES", Size, "16384",                                   \
+    "host communicators on one node: collectives where one rank writes at most this many bytes run one-shot in shared memory (0: never)") \
   X(MpiVerbose, "MCCL_MPI_VERBOSE", Bool, "0", "libmccl_mpi: log the path of every call")        \
   X(MpiCudaAware, "MCCL_MPI_CUDA_AWARE", Bool, "1",                                              \
     "libmccl_mpi: MPIX_Query_cuda_support reports 1 (its collectives take device buffers)")

@@ -18,6 +18,7 @@ struct PeerInfo {
   int32_t cudaDev = -2;       // MCCL_DEVICE_HOST for host ranks
   uint64_t hostHash = 0;      // host identity (MCCL_HOST_ID overrides the hostname)
   uint64_t processHash = 0;   // unique per process: equal means threads of one process
+  uint64_t shmToken = 0;      // host communicators: rank 0's names the node's shared segment
   uint8_t uuid[16] = {0};     // CUDA device UUID
   char busId[24] = {0};       // PCI bus id of the GPU ("0000:19:00.0")
   char hostName[64] = {0};

@@ -43,9 +43,9 @@ namespace {
 
 constexpr size_t kResourceUnit = 128;  // a resource handle counts these
 
-size_t alignUp(size_t x, size_t a) { return (x + a - 1) / a * a; }
+[[maybe_unused]] size_t alignUp(size_t x, size_t a) { return (x + a - 1) / a * a; }  // unused without CUDA
 
-uint32_t reciprocal32(int x) {  // ceil(2^32 / x), NVIDIA's *_rcp32 fields
+[[maybe_unused]] uint32_t reciprocal32(int x) {  // ceil(2^32 / x), NVIDIA's *_rcp32 fields
   return x <= 1 ? 0u : static_cast<uint32_t>(((uint64_t{1} << 32) + static_cast<uint64_t>(x) - 1) / static_cast<uint64_t>(x));
 }
 

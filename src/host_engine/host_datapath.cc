@@ -1,6 +1,7 @@
 #include "host_engine/host_datapath.h"
 
 #include <climits>
+#include <random>
 
 #include "bootstrap_mpi/bootstrap_mpi.h"
 #include "core/comm.h"
@@ -10,15 +11,19 @@
 
 namespace mccl {
 
-HostDataPath::HostDataPath(ncclComm* comm) : DataPath(comm), transport_(new HostTransport(comm)) {}
+HostDataPath::HostDataPath(ncclComm* comm) : DataPath(comm), transport_(new HostTransport(comm)), shm_(comm) {}
 
 HostDataPath::~HostDataPath() = default;
 
 ncclResult_t HostDataPath::prepare(PeerInfo* mine) {
+  // Rank 0's token names the shared segment of small collectives: random per communicator.
+  std::random_device rd;
+  mine->shmToken = (static_cast<uint64_t>(rd()) << 32) ^ rd() ^ mine->processHash;
   return transport_->prepare(mine, !comm_->bootstrap->allRanksInProcess());
 }
 
 ncclResult_t HostDataPath::setup() {
+  shm_.setup();
   // MCCL_HOST_MPI_MAX_BYTES is read when the communicator is made (equal on every rank).
   auto* mb = dynamic_cast<MpiBootstrap*>(comm_->bootstrap.get());
   int64_t maxBytes = knobInt(Knob::HostMpiMaxBytes);
@@ -31,9 +36,12 @@ ncclResult_t HostDataPath::setup() {
 }
 
 bool HostDataPath::runAlone(const OpDesc& op, ncclResult_t* result) {
-  if (!route_.takes(comm_, op)) return false;
+  const bool onShm = shm_.takes(op);
+  if (!onShm && !route_.takes(comm_, op)) return false;
   if (aborted_.load())
     *result = MCCL_ERR(ncclInvalidUsage, comm_, "the communicator was aborted");
+  else if (onShm)
+    *result = shm_.runAlone(op, aborted_);
   else
     *result = runMpiCollAlone(comm_, route_.mpiComm, op, aborted_);
   return true;
@@ -41,7 +49,7 @@ bool HostDataPath::runAlone(const OpDesc& op, ncclResult_t* result) {
 
 ncclResult_t HostDataPath::submit(std::vector<OpDesc>& ops, std::unique_ptr<Work>* work) {
   if (aborted_.load()) return MCCL_ERR(ncclInvalidUsage, comm_, "the communicator was aborted");
-  std::unique_ptr<HostWork> w(new HostWork(comm_, transport_.get(), &aborted_, route_));
+  std::unique_ptr<HostWork> w(new HostWork(comm_, transport_.get(), &aborted_, &shm_, route_));
   MCCL_CHECK(w->init(ops));
   *work = std::move(w);
   return ncclSuccess;

@@ -6,6 +6,7 @@
 
 #include "core/datapath.h"
 #include "host_engine/mpi_coll.h"
+#include "host_engine/shm_coll.h"
 #include "host_engine/transport.h"
 
 namespace mccl {
@@ -18,14 +19,15 @@ class HostDataPath : public DataPath {
   // Decides the MPI route (the bootstrap's MPI_Comm is ready by now).
   ncclResult_t setup() override;
   ncclResult_t submit(std::vector<OpDesc>& ops, std::unique_ptr<Work>* work) override;
-  // A lone collective the MPI route takes: MPI's nonblocking collective, tested until done.
+  // A lone collective the shared-memory path or the MPI route takes, run to completion.
   bool runAlone(const OpDesc& op, ncclResult_t* result) override;
   void abort() override { aborted_.store(true); }
 
  private:
   std::unique_ptr<HostTransport> transport_;
   std::atomic<bool> aborted_{false};
-  MpiCollRoute route_;  // small collectives on MPI's own (MPI-backed communicators)
+  ShmColls shm_;        // small collectives in shared memory (every rank on this node)
+  MpiCollRoute route_;  // small collectives on MPI's own (MPI-backed, several nodes)
 };
 
 }  // namespace mccl

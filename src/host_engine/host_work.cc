@@ -15,9 +15,9 @@
 
 namespace mccl {
 
-HostWork::HostWork(ncclComm* comm, HostTransport* transport, const std::atomic<bool>* aborted,
+HostWork::HostWork(ncclComm* comm, HostTransport* transport, const std::atomic<bool>* aborted, ShmColls* shm,
                    const MpiCollRoute& route)
-    : comm_(comm), tr_(transport), aborted_(aborted), route_(route) {}
+    : comm_(comm), tr_(transport), aborted_(aborted), route_(route), shm_(shm) {}
 
 ncclResult_t HostWork::init(std::vector<OpDesc>& ops) {
   const bool dump = knobBool(Knob::DumpSchedule);
@@ -25,6 +25,11 @@ ncclResult_t HostWork::init(std::vector<OpDesc>& ops) {
   std::vector<int> p2pQueue(2 * static_cast<size_t>(comm_->nranks), -1);
   ops_.reserve(ops.size());
   for (OpDesc& op : ops) {
+    if (shm_->takes(op)) {
+      shmOps_.emplace_back();
+      shm_->start(op, &shmOps_.back());
+      continue;
+    }
     if (route_.takes(comm_, op)) {
       MCCL_CHECK(mpi_.start(comm_, route_.mpiComm, op));
       continue;
@@ -204,6 +209,12 @@ ncclResult_t HostWork::progress(bool* done) {
     MCCL_CHECK(advance(q, &progressed));
     if (q.cur < q.ops.size()) allDone = false;
   }
+  for (; shmCur_ < shmOps_.size(); ++shmCur_) {
+    MCCL_CHECK(shm_->progress(shmOps_[shmCur_]));
+    if (!shmOps_[shmCur_].done()) break;
+    progressed = true;
+  }
+  if (shmCur_ < shmOps_.size()) allDone = false;
   if (!mpi_.empty()) {
     bool mpiDone = false;
     MCCL_CHECK(mpi_.test(comm_, &mpiDone, &progressed));
@@ -241,6 +252,7 @@ ncclResult_t HostWork::progress(bool* done) {
 }
 
 std::string HostWork::describe() const {
+  if (shmCur_ < shmOps_.size()) return shmOps_[shmCur_].describe();
   std::string onMpi = mpi_.describe();
   if (!onMpi.empty()) return onMpi;
   for (const Queue& q : queues_) {

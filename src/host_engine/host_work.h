@@ -15,14 +15,16 @@
 #include "core/op.h"
 #include "core/planner.h"
 #include "host_engine/mpi_coll.h"
+#include "host_engine/shm_coll.h"
 #include "host_engine/transport.h"
 
 namespace mccl {
 
 class HostWork : public Work {
  public:
-  // route: which operations go to MPI's collectives (host_engine/mpi_coll.h).
-  HostWork(ncclComm* comm, HostTransport* transport, const std::atomic<bool>* aborted,
+  // shm: which operations run in shared memory (host_engine/shm_coll.h); route: which go
+  // to MPI's collectives (host_engine/mpi_coll.h).
+  HostWork(ncclComm* comm, HostTransport* transport, const std::atomic<bool>* aborted, ShmColls* shm,
            const MpiCollRoute& route);
   // Plans every operation and starts the connections they need; starts the operations
   // the route gives to MPI.
@@ -61,6 +63,9 @@ class HostWork : public Work {
   HostTransport* tr_;
   const std::atomic<bool>* aborted_;
   const MpiCollRoute& route_;
+  ShmColls* shm_;
+  std::vector<ShmCollOp> shmOps_;  // operations in shared memory, in call order
+  size_t shmCur_ = 0;              // the first of them not done
   MpiColls mpi_;  // operations on MPI's collectives
   std::vector<OpExec> ops_;
   std::vector<Queue> queues_;

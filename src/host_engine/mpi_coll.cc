@@ -1,9 +1,6 @@
 #include "host_engine/mpi_coll.h"
 
-#include <sched.h>
-
 #include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 
@@ -11,6 +8,7 @@
 #include "core/error.h"
 #include "core/knobs.h"
 #include "core/types.h"
+#include "host_engine/lone_wait.h"
 
 namespace mccl {
 namespace {
@@ -159,29 +157,15 @@ ncclResult_t runMpiCollAlone(ncclComm* comm, MPI_Comm mc, const OpDesc& op, cons
   MpiCollOp o;
   o.op = op;
   MCCL_CHECK(o.start(comm, mc));
-  std::chrono::steady_clock::time_point since;  // from the first check (16 tests in)
-  int64_t timeout = 0;
-  for (uint32_t idle = 0;; ++idle) {
+  LoneWait wait(comm, aborted);
+  for (;;) {
     MCCL_CHECK(o.test(comm));
     if (o.done) return ncclSuccess;
-    if ((idle & 15) != 15) continue;
-    if (idle == 15) {
-      since = std::chrono::steady_clock::now();
-      timeout = knobInt(Knob::Timeout);
-    }
-    // The checks of the engine's loop, every 16 tests.
-    ncclResult_t r = comm->checkPeers();
-    if (r == ncclSuccess && aborted.load()) r = MCCL_ERR(ncclRemoteError, comm, "the communicator was aborted");
-    if (r == ncclSuccess && timeout > 0 &&
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count() > static_cast<double>(timeout))
-      r = MCCL_ERR(ncclRemoteError, comm, "rank %d timed out after %lld s (MCCL_TIMEOUT): %s", comm->rank,
-                   static_cast<long long>(timeout), o.describe().c_str());
+    ncclResult_t r = wait.idle([&] { return o.describe(); });
     if (r != ncclSuccess) {
       o.abandon();
       return r;
     }
-    // Let a peer that shares this core run (ranks are often oversubscribed).
-    if (idle >= 64) sched_yield();
   }
 }
 

@@ -27,10 +27,12 @@ constexpr size_t kMax = 1024;  // MCCL_HOST_MPI_MAX_BYTES of the communicators b
 // A host communicator on MPI_COMM_WORLD made with MCCL_HOST_MPI_MAX_BYTES = maxBytes.
 ncclComm_t worldComm(size_t maxBytes) {
   setenv("MCCL_HOST_MPI_MAX_BYTES", std::to_string(maxBytes).c_str(), 1);
+  setenv("MCCL_HOST_SHM_MAX_BYTES", "0", 1);  // the route serves what shared memory does not
   mccl::knobsReload();
   ncclComm_t comm = nullptr;
   ncclResult_t r = mcclCommInitFromMpi(&comm, MPI_COMM_WORLD, MCCL_DEVICE_HOST, nullptr);
   unsetenv("MCCL_HOST_MPI_MAX_BYTES");
+  unsetenv("MCCL_HOST_SHM_MAX_BYTES");
   mccl::knobsReload();
   EXPECT_EQ(r, ncclSuccess) << ncclGetLastError(nullptr);
   return comm;

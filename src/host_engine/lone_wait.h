@@ -1,0 +1,62 @@
+// Waiting on the caller's thread for a lone operation of a host communicator (the lean
+// paths next to the engine: the shared-memory one-shot and MPI's collectives). The engine's
+// checks run every 16 empty polls: abort, a peer the watchdog lost, MCCL_TIMEOUT from the
+// first check on, and MPI progress on an MPI-backed communicator (guide section "MPI
+// Progress": a peer may need this rank's MPI calls before it reaches the collective); past
+// 64 empty polls every poll yields the core (ranks are often oversubscribed on the cores of
+// one node).
+#pragma once
+
+#include <mpi.h>
+#include <sched.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+
+#include "core/comm.h"
+#include "core/error.h"
+#include "core/knobs.h"
+#include "bootstrap_mpi/bootstrap_mpi.h"
+
+namespace mccl {
+
+
+class LoneWait {
+ public:
+  // mpiComm: the communicator's MPI_Comm to keep progressing, or MPI_COMM_NULL.
+  LoneWait(ncclComm* comm, const std::atomic<bool>& aborted, MPI_Comm mpiComm = MPI_COMM_NULL)
+      : comm_(comm), aborted_(aborted), mpiComm_(mpiComm) {}
+
+  // After a poll that found nothing; describe() says what the operation waits for.
+  template <typename Describe>
+  ncclResult_t idle(Describe describe) {
+    ++idle_;
+    if ((idle_ & 15) == 0) {
+      if (idle_ == 16) {
+        since_ = std::chrono::steady_clock::now();
+        timeout_ = knobInt(Knob::Timeout);
+        if (mpiComm_ != MPI_COMM_NULL && !MpiBootstrap::callerMayUseMpi()) mpiComm_ = MPI_COMM_NULL;
+      }
+      if (mpiComm_ != MPI_COMM_NULL) MpiBootstrap::progress(mpiComm_);
+      MCCL_CHECK(comm_->checkPeers());
+      if (aborted_.load()) return MCCL_ERR(ncclRemoteError, comm_, "the communicator was aborted");
+      if (timeout_ > 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - since_).count() >
+                              static_cast<double>(timeout_))
+        return MCCL_ERR(ncclRemoteError, comm_, "rank %d timed out after %lld s (MCCL_TIMEOUT): %s", comm_->rank,
+                        static_cast<long long>(timeout_), describe().c_str());
+    }
+    if (idle_ > 64) sched_yield();
+    return ncclSuccess;
+  }
+
+ private:
+  ncclComm* comm_;
+  const std::atomic<bool>& aborted_;
+  MPI_Comm mpiComm_;
+  uint32_t idle_ = 0;
+  int64_t timeout_ = 0;
+  std::chrono::steady_clock::time_point since_;
+};
+
+}  // namespace mccl

@@ -1,0 +1,352 @@
+#include "host_engine/shm_coll.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "core/comm.h"
+#include "core/error.h"
+#include "core/knobs.h"
+#include "core/types.h"
+#include "host_engine/lone_wait.h"
+#include "host_engine/reduce.h"
+
+namespace mccl {
+namespace {
+
+std::atomic<uint64_t> gCount{0};
+
+constexpr size_t kLine = 128;  // two cache lines: the adjacent-line prefetcher pairs them
+// A rank's publication of one operation: its sequence number and, when they fit, its data
+// right behind it (the reader's poll brings the first of them along).
+constexpr size_t kCell = 512;
+constexpr size_t kInlineBytes = kCell - sizeof(uint64_t);
+// Lines per rank: operation s publishes in line s % kLines, so a writer waits for the
+// readers only every few operations (done >= s - kLines), and a reader's done counter
+// stays in its own cache most of the time. Data larger than a line goes to the two slots
+// (s & 1), which need done >= s - 2.
+constexpr int kLines = 16;
+
+struct alignas(kLine) Header {
+  std::atomic<uint64_t> slotBytes;  // 0 until the first rank attaches
+  std::atomic<uint64_t> nranks;
+  std::atomic<uint64_t> attached;
+};
+struct alignas(kLine) Line {
+  std::atomic<uint64_t> seq;  // the operation whose data this cell (or the slot) holds
+  char data[kInlineBytes];
+};
+struct alignas(kLine) DoneLine {
+  std::atomic<uint64_t> done;  // the last operation this rank finished reading
+};
+static_assert(sizeof(Line) == kCell && sizeof(DoneLine) == kLine && sizeof(Header) == kLine, "segment lines");
+static_assert(std::atomic<uint64_t>::is_always_lock_free, "the segment's counters are shared between processes");
+
+size_t segmentBytes(int n, size_t slot) {
+  return kLine + static_cast<size_t>(n) * (kLines * kCell + kLine + 2 * slot);
+}
+
+}  // namespace
+
+// One mapping of a segment, shared by the ranks of this process that use it (threads as
+// ranks): they see one another's stores at the same addresses.
+class ShmSegment {
+ public:
+  ShmSegment(std::string name, char* base, size_t bytes) : name_(std::move(name)), base_(base), bytes_(bytes) {}
+  ~ShmSegment() {
+    munmap(base_, bytes_);
+    // Still named when a rank never attached (its communicator failed before its first
+    // operation here): nothing else will attach now.
+    if (!unlinked_.load()) shm_unlink(name_.c_str());
+  }
+  static ncclResult_t open(ncclComm* comm, const std::string& name, size_t bytes, std::shared_ptr<ShmSegment>* out);
+
+  Header* header() const { return reinterpret_cast<Header*>(base_); }
+  Line* line(int r, uint64_t s) const {
+    return reinterpret_cast<Line*>(base_ + kLine + (static_cast<size_t>(r) * kLines + s % kLines) * kCell);
+  }
+  DoneLine* done(int n, int r) const {
+    return reinterpret_cast<DoneLine*>(base_ + kLine + static_cast<size_t>(n) * kLines * kCell + r * kLine);
+  }
+  char* slot(int n, int r, uint64_t s, size_t slotBytes) const {
+    return base_ + kLine + static_cast<size_t>(n) * (kLines * kCell + kLine) + (2 * static_cast<size_t>(r) + (s & 1)) * slotBytes;
+  }
+  // Every rank has attached: the name is no longer needed.
+  void unlink() {
+    if (!unlinked_.exchange(true)) shm_unlink(name_.c_str());
+  }
+  const std::string& name() const { return name_; }
+
+ private:
+  std::string name_;
+  char* base_;
+  size_t bytes_;
+  std::atomic<bool> unlinked_{false};
+};
+
+ncclResult_t ShmSegment::open(ncclComm* comm, const std::string& name, size_t bytes,
+                              std::shared_ptr<ShmSegment>* out) {
+  static std::mutex mu;
+  static std::map<std::string, std::weak_ptr<ShmSegment>> mapped;
+  std::lock_guard<std::mutex> lock(mu);
+  for (auto it = mapped.begin(); it != mapped.end();) it = it->second.expired() ? mapped.erase(it) : std::next(it);
+  auto it = mapped.find(name);
+  if (it != mapped.end()) {
+    *out = it->second.lock();
+    if (*out) return ncclSuccess;
+  }
+  // Every rank opens with O_CREAT and sizes it the same: whichever comes first creates it,
+  // zero-filled, which is the initial state of every counter.
+  int fd = shm_open(name.c_str(), O_CREAT | O_RDWR, 0600);
+  if (fd < 0)
+    return MCCL_ERR(ncclSystemError, comm, "shared memory for small collectives: shm_open(%s) failed: %s",
+                    name.c_str(), std::strerror(errno));
+  struct stat st;
+  int rc = fstat(fd, &st);
+  if (rc == 0 && static_cast<size_t>(st.st_size) < bytes) rc = ftruncate(fd, static_cast<off_t>(bytes));
+  if (rc != 0) {
+    int e = errno;
+    close(fd);
+    return MCCL_ERR(ncclSystemError, comm, "shared memory for small collectives: sizing %s to %zu bytes failed: %s",
+                    name.c_str(), bytes, std::strerror(e));
+  }
+  // Reserve the pages now: a full /dev/shm is an error here, not a SIGBUS later.
+  int fe = posix_fallocate(fd, 0, static_cast<off_t>(bytes));
+  if (fe != 0 && fe != EINVAL && fe != EOPNOTSUPP) {
+    close(fd);
+    return MCCL_ERR(ncclSystemError, comm,
+                    "shared memory for small collectives: reserving %zu bytes for %s failed: %s (is /dev/shm full? "
+                    "MCCL_HOST_SHM_MAX_BYTES=0 turns this path off)",
+                    bytes, name.c_str(), std::strerror(fe));
+  }
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  int e = errno;
+  close(fd);
+  if (p == MAP_FAILED)
+    return MCCL_ERR(ncclSystemError, comm, "shared memory for small collectives: mmap of %s (%zu bytes) failed: %s",
+                    name.c_str(), bytes, std::strerror(e));
+  out->reset(new ShmSegment(name, static_cast<char*>(p), bytes));
+  mapped[name] = *out;
+  return ncclSuccess;
+}
+
+uint64_t hostShmCollCount() { return gCount.load(std::memory_order_relaxed); }
+
+std::string ShmCollOp::describe() const {
+  char buf[200];
+  if (waitRank >= 0)
+    std::snprintf(buf, sizeof buf, "%s seq %llu (%zu x %s) in shared memory, waiting for rank %d", opKindName(op.kind),
+                  static_cast<unsigned long long>(op.seq), op.count, datatypeName(op.datatype), waitRank);
+  else
+    std::snprintf(buf, sizeof buf, "%s seq %llu (%zu x %s) in shared memory, waiting for every rank to attach",
+                  opKindName(op.kind), static_cast<unsigned long long>(op.seq), op.count, datatypeName(op.datatype));
+  return buf;
+}
+
+ShmColls::ShmColls(ncclComm* comm) : comm_(comm) {}
+
+ShmColls::~ShmColls() {
+  if (seg_ && !ready_) seg_->unlink();
+}
+
+void ShmColls::setup() {
+  maxBytes_ = 0;
+  int64_t limit = knobInt(Knob::HostShmMaxBytes);
+  if (limit <= 0 || knobBool(Knob::ShmDisable) || !knobListAllows(knobStr(Knob::Algo), "oneshot")) return;
+  if (comm_->topo.nNodes != 1) return;
+  auto* mb = dynamic_cast<MpiBootstrap*>(comm_->bootstrap.get());
+  if (mb) mpiComm_ = mb->comm();
+  // Slots hold whole cache lines; the segment stays addressable (at most 1 GiB per rank).
+  size_t cap = (size_t{1} << 30) / 2;
+  size_t bytes = static_cast<size_t>(limit) < cap ? static_cast<size_t>(limit) : cap;
+  maxBytes_ = (bytes + 63) & ~size_t{63};
+}
+
+bool ShmColls::takes(const OpDesc& op) const {
+  if (maxBytes_ == 0 || op.isP2p() || op.count == 0) return false;
+  if (comm_->nranks == 1) return true;  // a local copy, whatever the size
+  size_t bytes = op.count * datatypeSize(op.datatype);
+  if (op.kind == OpKind::ReduceScatter) {
+    if (bytes > maxBytes_ / static_cast<size_t>(comm_->nranks)) return false;
+    bytes *= static_cast<size_t>(comm_->nranks);
+  }
+  return bytes <= maxBytes_;
+}
+
+void ShmColls::start(const OpDesc& op, ShmCollOp* out) {
+  out->op = op;
+  out->state = 0;
+  out->waitRank = -1;
+  out->s = comm_->nranks == 1 ? 0 : nextSeq_++;
+  gCount.fetch_add(1, std::memory_order_relaxed);
+}
+
+ncclResult_t ShmColls::attach() {
+  const int n = comm_->nranks;
+  char name[64];
+  std::snprintf(name, sizeof name, "/mccl-shm-%016llx", static_cast<unsigned long long>(comm_->peers[0].shmToken));
+  MCCL_CHECK(ShmSegment::open(comm_, name, segmentBytes(n, maxBytes_), &seg_));
+  Header* h = seg_->header();
+  uint64_t expect = 0;
+  if (!h->slotBytes.compare_exchange_strong(expect, maxBytes_) && expect != maxBytes_)
+    return MCCL_ERR(ncclInvalidUsage, comm_,
+                    "MCCL_HOST_SHM_MAX_BYTES differs between ranks (%zu here, %llu on another rank): give every "
+                    "rank the same value",
+                    maxBytes_, static_cast<unsigned long long>(expect));
+  expect = 0;
+  if (!h->nranks.compare_exchange_strong(expect, static_cast<uint64_t>(n)) && expect != static_cast<uint64_t>(n))
+    return MCCL_ERR(ncclInternalError, comm_, "shared memory segment %s holds %llu ranks, not %d", seg_->name().c_str(),
+                    static_cast<unsigned long long>(expect), n);
+  if (h->attached.fetch_add(1) + 1 == static_cast<uint64_t>(n)) seg_->unlink();
+  return ncclSuccess;
+}
+
+namespace {
+
+// out = the contributions src[0..n) combined in rank order, as the engine combines them:
+// PreMulSum multiplies each contribution by the scalar, SumPostDiv divides the sum.
+void reduceInOrder(const OpDesc& op, uint64_t scalarBits, void* out, const char* const* src, int n, size_t count,
+                   std::vector<char>& tmp) {
+  const ncclDataType_t t = op.datatype;
+  const RedOpInfo& red = op.red;
+  if (red.kind == RedKind::PreMulSum) {
+    hostScale(t, out, src[0], scalarBits, count);
+    if (n > 1 && tmp.size() < count * datatypeSize(t)) tmp.resize(count * datatypeSize(t));
+    for (int r = 1; r < n; ++r) {
+      hostScale(t, tmp.data(), src[r], scalarBits, count);
+      hostReduce(red.kind, t, out, out, tmp.data(), count);
+    }
+    return;
+  }
+  if (n == 1) {
+    if (out != src[0]) std::memmove(out, src[0], count * datatypeSize(t));
+  } else {
+    hostReduce(red.kind, t, out, src[0], src[1], count);
+    for (int r = 2; r < n; ++r) hostReduce(red.kind, t, out, out, src[r], count);
+  }
+  if (red.kind == RedKind::SumPostDiv) hostDivide(t, out, red.postDivisor, count);
+}
+
+uint64_t scalarOf(const OpDesc& op) {
+  uint64_t bits = op.red.scalarBits;
+  // ncclScalarDevice on a host communicator: read when the operation runs.
+  if (op.red.kind == RedKind::PreMulSum && op.red.scalarPtr)
+    std::memcpy(&bits, op.red.scalarPtr, datatypeSize(op.datatype));
+  return bits;
+}
+
+}  // namespace
+
+ncclResult_t ShmColls::runLocal(const OpDesc& op) {
+  const char* in = static_cast<const char*>(op.sendbuff);
+  if (op.hasReduction()) {
+    reduceInOrder(op, scalarOf(op), op.recvbuff, &in, 1, op.count, tmp_);
+  } else if (op.recvbuff != op.sendbuff) {
+    std::memmove(op.recvbuff, in, op.count * datatypeSize(op.datatype));
+  }
+  return ncclSuccess;
+}
+
+ncclResult_t ShmColls::progress(ShmCollOp& o) {
+  const OpDesc& op = o.op;
+  if (o.state == 2) return ncclSuccess;
+  if (comm_->nranks == 1) {
+    MCCL_CHECK(runLocal(op));
+    o.state = 2;
+    return ncclSuccess;
+  }
+  const int n = comm_->nranks, me = comm_->rank;
+  const size_t esize = datatypeSize(op.datatype);
+  const size_t bytes = op.count * esize;
+  const bool writes = op.kind != OpKind::Broadcast || me == op.root;
+  const size_t writeBytes = op.kind == OpKind::ReduceScatter ? bytes * static_cast<size_t>(n) : bytes;
+  const bool inLine = writeBytes <= kInlineBytes;
+  auto dataOf = [&](int r) -> char* { return inLine ? seg_->line(r, o.s)->data : seg_->slot(n, r, o.s, maxBytes_); };
+  if (o.state == 0) {
+    if (!seg_) MCCL_CHECK(attach());
+    if (!ready_) {
+      // The first operation waits until every rank has mapped the segment (and the last
+      // one unlinked its name), so a rank that finishes early cannot remove it under a
+      // rank that has not opened it yet.
+      if (seg_->header()->attached.load(std::memory_order_acquire) < static_cast<uint64_t>(n)) return ncclSuccess;
+      ready_ = true;
+    }
+    if (writes) {
+      // Line and slot free: every rank has finished the operation that used them last.
+      const uint64_t back = inLine ? kLines : 2;
+      if (o.s > back && minDone_ < o.s - back) {
+        uint64_t m = ~uint64_t{0};
+        for (int r = 0; r < n; ++r) {
+          uint64_t d = seg_->done(n, r)->done.load(std::memory_order_acquire);
+          if (d < m) {
+            m = d;
+            o.waitRank = r;
+          }
+        }
+        minDone_ = m;
+        if (m < o.s - back) return ncclSuccess;
+      }
+      std::memcpy(dataOf(me), op.sendbuff, writeBytes);
+      seg_->line(me, o.s)->seq.store(o.s, std::memory_order_release);
+    }
+    if (op.kind == OpKind::Broadcast && me == op.root && op.recvbuff != op.sendbuff)
+      std::memcpy(op.recvbuff, op.sendbuff, bytes);
+    o.state = 1;
+    o.waitRank = 0;
+  }
+  // Wait for the contributions this rank reads, in rank order.
+  const bool reads = op.kind == OpKind::Broadcast ? me != op.root : op.kind != OpKind::Reduce || me == op.root;
+  if (reads) {
+    for (int r = op.kind == OpKind::Broadcast ? op.root : o.waitRank; r < n; ++r) {
+      if (r != me && seg_->line(r, o.s)->seq.load(std::memory_order_acquire) < o.s) {
+        o.waitRank = r;
+        return ncclSuccess;
+      }
+      if (op.kind == OpKind::Broadcast) break;
+    }
+    char* out = static_cast<char*>(op.recvbuff);
+    switch (op.kind) {
+      case OpKind::Broadcast: std::memcpy(out, dataOf(op.root), bytes); break;
+      case OpKind::AllGather:
+        for (int r = 0; r < n; ++r) std::memcpy(out + static_cast<size_t>(r) * bytes, dataOf(r), bytes);
+        break;
+      default: {
+        const char* src[64];
+        std::vector<const char*> many;
+        const char** s = src;
+        if (n > 64) {
+          many.resize(static_cast<size_t>(n));
+          s = many.data();
+        }
+        const size_t off = op.kind == OpKind::ReduceScatter ? static_cast<size_t>(me) * bytes : 0;
+        for (int r = 0; r < n; ++r) s[r] = dataOf(r) + off;
+        reduceInOrder(op, scalarOf(op), out, s, n, op.count, tmp_);
+        break;
+      }
+    }
+  }
+  seg_->done(n, me)->done.store(o.s, std::memory_order_release);
+  o.state = 2;
+  o.waitRank = -1;
+  return ncclSuccess;
+}
+
+ncclResult_t ShmColls::runAlone(const OpDesc& op, const std::atomic<bool>& aborted) {
+  ShmCollOp o;
+  start(op, &o);
+  LoneWait wait(comm_, aborted, mpiComm_);
+  for (;;) {
+    MCCL_CHECK(progress(o));
+    if (o.done()) return ncclSuccess;
+    MCCL_CHECK(wait.idle([&] { return o.describe(); }));
+  }
+}
+
+}  // namespace mccl

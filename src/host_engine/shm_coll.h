@@ -1,0 +1,92 @@
+// Small collectives of a host communicator whose ranks share one node, in one shared-memory
+// segment: every rank writes its contribution and a sequence number into its own slot, then
+// reads the slots it needs and reduces or copies locally (one-shot). One cache-line handoff
+// per peer instead of a ring's FIFO round trips; the answer to MPI's shared-memory
+// collectives for 8 B .. tens of KiB (docs/DESIGN.md, "Host engine").
+//
+// Segment (POSIX shared memory, made on the first operation that uses it; its name comes
+// from a random token rank 0 sent in the init exchange):
+//   header          attach count, slot size and rank count (checked: equal on every rank)
+//   cell[r][c]      16 per rank: rank r's published sequence number and, up to 504 B,
+//                   its data right behind it (the reader's poll brings it along)
+//   done[r]         the last operation rank r has finished reading
+//   slot[r][p]      2 per rank: rank r's data when it does not fit its cell
+// Operation s (1, 2, ... on every rank, in call order) uses cell s % 16 and slot s % 2. A
+// rank writes them only when every rank has finished the operation that used them last
+// (done >= s - 16, or s - 2 for a slot), so no reader ever sees its data overwritten, and
+// the done counters are read only every few operations. Every rank reduces the
+// contributions in rank order, so all ranks get the same bits.
+//
+// Which operations come here (the same answer on every rank for the same call): AllReduce,
+// Broadcast, Reduce, AllGather and ReduceScatter, every datatype and operator, when what one
+// rank writes fits a slot (MCCL_HOST_SHM_MAX_BYTES) and every rank is on this node; on a
+// one-rank communicator every size (a local copy). NCCL_ALGO can exclude it ("oneshot"),
+// NCCL_SHM_DISABLE=1 turns it off.
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/op.h"
+#include "nccl.h"
+
+struct ncclComm;
+
+namespace mccl {
+
+class ShmSegment;
+
+// One operation on the segment: a state machine that never blocks.
+struct ShmCollOp {
+  OpDesc op;
+  uint64_t s = 0;  // sequence number on the segment
+  int state = 0;   // 0: waiting for its cell or slot to be free, 1: waiting for peers' data, 2: done
+  int waitRank = -1;  // the rank it waits for (hang reports)
+  bool done() const { return state == 2; }
+  std::string describe() const;
+};
+
+class ShmColls {
+ public:
+  explicit ShmColls(ncclComm* comm);
+  ~ShmColls();
+  ShmColls(const ShmColls&) = delete;
+  ShmColls& operator=(const ShmColls&) = delete;
+
+  // Decides whether the path is on (after the init exchange: every rank knows every node).
+  void setup();
+  bool on() const { return maxBytes_ > 0; }
+  // Whether op comes here (the same answer on every rank for the same call).
+  bool takes(const OpDesc& op) const;
+  // Gives op its sequence number (in call order).
+  void start(const OpDesc& op, ShmCollOp* out);
+  // Advances op without blocking.
+  ncclResult_t progress(ShmCollOp& o);
+  // A lone operation, run to completion on the caller's thread with the engine's checks
+  // (abort, lost peer, MCCL_TIMEOUT).
+  ncclResult_t runAlone(const OpDesc& op, const std::atomic<bool>& aborted);
+
+ private:
+  ncclResult_t attach();
+  ncclResult_t runLocal(const OpDesc& op);
+
+  ncclComm* comm_;
+  MPI_Comm mpiComm_ = MPI_COMM_NULL;  // kept progressing while a lone operation waits
+  size_t maxBytes_ = 0;  // bytes one rank writes, at most (0: off)
+  uint64_t nextSeq_ = 1;
+  uint64_t minDone_ = 0;  // every rank's done counter is at least this (last seen)
+  bool ready_ = false;    // every rank has attached
+  std::shared_ptr<ShmSegment> seg_;
+  std::vector<char> tmp_;  // PreMulSum: a scaled contribution
+};
+
+// Operations run on the segment so far in this process (tests check which path ran).
+uint64_t hostShmCollCount();
+
+}  // namespace mccl

@@ -1,0 +1,266 @@
+// Host communicators whose ranks share one node run small collectives one-shot in a
+// shared-memory segment (MCCL_HOST_SHM_MAX_BYTES, host_engine/shm_coll.*): results against
+// the independent reference for every collective, datatype and operator, in and out of
+// place, at the edges of the inline cell and of the slot; sequences long enough to reuse
+// every cell and slot many times; groups mixing it with the engine; the same bits as the
+// engine; and a silent peer still ending in ncclRemoteError.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "coll_check.h"
+#include "core/knobs.h"
+#include "host_engine/shm_coll.h"
+#include "mccl_mpi.h"
+#include "mpi_util.h"
+#include "test_util.h"
+
+using namespace mccl_test;
+
+namespace {
+
+constexpr size_t kMax = 2048;  // MCCL_HOST_SHM_MAX_BYTES of the communicators below
+constexpr size_t kInline = 504;  // data bytes that travel with the sequence number
+
+// A host communicator on MPI_COMM_WORLD with MCCL_HOST_SHM_MAX_BYTES = maxBytes (and the
+// MPI route off, so what shared memory does not take runs on the engine).
+ncclComm_t worldComm(size_t maxBytes) {
+  setenv("MCCL_HOST_SHM_MAX_BYTES", std::to_string(maxBytes).c_str(), 1);
+  setenv("MCCL_HOST_MPI_MAX_BYTES", "0", 1);
+  mccl::knobsReload();
+  ncclComm_t comm = nullptr;
+  ncclResult_t r = mcclCommInitFromMpi(&comm, MPI_COMM_WORLD, MCCL_DEVICE_HOST, nullptr);
+  unsetenv("MCCL_HOST_SHM_MAX_BYTES");
+  unsetenv("MCCL_HOST_MPI_MAX_BYTES");
+  mccl::knobsReload();
+  EXPECT_EQ(r, ncclSuccess) << ncclGetLastError(nullptr);
+  return comm;
+}
+
+size_t typeSize(ncclDataType_t t) {
+  switch (t) {
+    case ncclInt8: case ncclUint8: case ncclFloat8e4m3: case ncclFloat8e5m2: return 1;
+    case ncclFloat16: case ncclBfloat16: return 2;
+    case ncclInt32: case ncclUint32: case ncclFloat32: return 4;
+    default: return 8;
+  }
+}
+
+// Bytes one rank writes into the segment for c.
+size_t writtenBytes(const CollCase& c, int n) {
+  size_t b = c.count * typeSize(c.type);
+  return c.kind == CollKind::ReduceScatter ? b * static_cast<size_t>(n) : b;
+}
+
+// Runs c and returns the number of operations it ran in shared memory.
+uint64_t runCounted(ncclComm_t comm, const CollCase& c, std::string* errs) {
+  uint64_t before = mccl::hostShmCollCount();
+  std::string e = runCollCase(comm, worldRank(), worldSize(), c);
+  if (!e.empty() && errs->size() < 4000) *errs += e;
+  return mccl::hostShmCollCount() - before;
+}
+
+const CollKind kKinds[] = {CollKind::AllReduce, CollKind::Broadcast, CollKind::Reduce, CollKind::AllGather,
+                           CollKind::ReduceScatter};
+
+}  // namespace
+
+TEST(HostShm, EveryCollectiveTypeAndOperatorAgainstReference) {
+  const int n = worldSize();
+  ncclComm_t comm = worldComm(kMax);
+  std::string errs;
+  uint64_t seed = 1;
+  for (CollKind k : kKinds)
+    for (ncclDataType_t t : kAllTypes)
+      for (ncclRedOp_t op : kBuiltinOps) {
+        bool reduces = k == CollKind::AllReduce || k == CollKind::Reduce || k == CollKind::ReduceScatter;
+        if (!reduces && op != ncclSum) continue;
+        for (bool preMul : {false, true}) {
+          if (preMul && (!reduces || op != ncclSum)) continue;
+          CollCase c;
+          c.kind = k;
+          c.type = t;
+          c.op = op;
+          c.preMulSum = preMul;
+          c.scalarOnDevice = preMul && t == ncclFloat64;  // read when the operation runs
+          c.count = 3 + (seed % 5);
+          c.root = static_cast<int>(seed % static_cast<uint64_t>(n));
+          c.inPlace = (seed & 1) != 0;
+          c.seed = ++seed;
+          EXPECT_EQ(runCounted(comm, c, &errs), 1u) << c.describe();
+        }
+      }
+  EXPECT_TRUE(errs.empty()) << errs;
+  EXPECT_EQ(ncclCommDestroy(comm), ncclSuccess);
+}
+
+TEST(HostShm, CellAndSlotEdgesInAndOutOfPlace) {
+  const int n = worldSize();
+  ncclComm_t comm = worldComm(kMax);
+  std::string errs;
+  for (CollKind k : kKinds)
+    for (ncclDataType_t t : {ncclFloat32, ncclInt8, ncclFloat64, ncclBfloat16})
+      for (bool inPlace : {false, true}) {
+        const size_t es = typeSize(t), per = k == CollKind::ReduceScatter ? static_cast<size_t>(n) : 1;
+        const size_t cellEdge = kInline / es / per, slotEdge = kMax / es / per;
+        for (size_t count : {size_t{1}, cellEdge, cellEdge + 1, slotEdge, slotEdge + 1}) {
+          if (count == 0) continue;
+          CollCase c;
+          c.kind = k;
+          c.type = t;
+          c.op = t == ncclInt8 ? ncclMax : ncclSum;
+          c.count = count;
+          c.root = n - 1;
+          c.inPlace = inPlace;
+          c.seed = 11 + count;
+          uint64_t onShm = runCounted(comm, c, &errs);
+          EXPECT_EQ(onShm, writtenBytes(c, n) <= kMax || n == 1 ? 1u : 0u) << c.describe();
+        }
+      }
+  CollCase zero;
+  zero.count = 0;
+  EXPECT_EQ(runCounted(comm, zero, &errs), 0u);  // nothing to move: not even a sequence number
+  EXPECT_TRUE(errs.empty()) << errs;
+  EXPECT_EQ(ncclCommDestroy(comm), ncclSuccess);
+}
+
+TEST(HostShm, LongSequenceReusesEveryCellAndSlot) {
+  // 300 operations of changing kind, size (cell and slot alternating irregularly) and root:
+  // a rank that overwrote a cell or slot before a slower reader finished would show here.
+  const int n = worldSize();
+  ncclComm_t comm = worldComm(kMax);
+  std::string errs;
+  uint64_t onShm = 0;
+  for (int i = 0; i < 300 && errs.empty(); ++i) {
+    CollCase c;
+    c.kind = kKinds[(i * 7) % 5];
+    c.type = i % 3 == 0 ? ncclInt32 : ncclFloat32;
+    c.op = i % 4 == 0 ? ncclMin : ncclSum;
+    c.count = (i % 5 == 0) ? 300 / static_cast<size_t>(n) + 1 : 1 + static_cast<size_t>(i % 11);
+    c.root = i % n;
+    c.inPlace = i % 6 == 1;
+    c.seed = 1000 + static_cast<uint64_t>(i);
+    onShm += runCounted(comm, c, &errs);
+  }
+  EXPECT_TRUE(errs.empty()) << errs;
+  EXPECT_EQ(onShm, 300u);
+  EXPECT_EQ(ncclCommDestroy(comm), ncclSuccess);
+}
+
+TEST(HostShm, GroupMixesSharedMemoryAndEngine) {
+  const int n = worldSize(), r = worldRank();
+  ncclComm_t comm = worldComm(kMax);
+  std::vector<CollCase> cases(6);
+  cases[0].count = 3;                                            // shared memory (cell)
+  cases[1].count = kMax / 4 + 1;                                 // engine: one element over
+  cases[2].kind = CollKind::AllGather, cases[2].count = 200, cases[2].inPlace = true;  // slot
+  cases[3].type = ncclBfloat16, cases[3].count = 3, cases[3].op = ncclAvg;             // cell
+  cases[4].kind = CollKind::ReduceScatter, cases[4].count = 2, cases[4].inPlace = true, cases[4].op = ncclMin;
+  cases[5].kind = CollKind::Broadcast, cases[5].count = 100, cases[5].root = n - 1;   // cell
+  for (size_t i = 0; i < cases.size(); ++i) cases[i].seed = 100 + i;
+  std::vector<std::unique_ptr<PreparedCase>> prepared;
+  for (const CollCase& c : cases) prepared.emplace_back(new PreparedCase(comm, r, n, c));
+  uint64_t before = mccl::hostShmCollCount();
+  ASSERT_EQ(ncclGroupStart(), ncclSuccess);
+  for (auto& p : prepared) EXPECT_EQ(p->launch(), ncclSuccess);
+  ncclResult_t res = ncclGroupEnd();
+  EXPECT_EQ(mccl::hostShmCollCount() - before, n == 1 ? 6u : 5u);
+  for (size_t i = 0; i < cases.size(); ++i) EXPECT_EQ(prepared[i]->check(res), "") << cases[i].describe();
+  prepared.clear();
+  EXPECT_EQ(ncclCommDestroy(comm), ncclSuccess);
+}
+
+TEST(HostShm, SameBitsAsTheEngine) {
+  // Exactly representable inputs, so any order of the reduction gives the same bits: the
+  // one-shot and the engine's ring or tree must agree bit for bit.
+  const int n = worldSize(), r = worldRank();
+  ncclComm_t viaShm = worldComm(kMax), viaEngine = worldComm(0);
+  const size_t count = 6;
+  uint64_t before = mccl::hostShmCollCount();
+  int ran = 0;
+  for (ncclDataType_t t : {ncclInt8, ncclUint32, ncclInt64, ncclFloat16, ncclFloat32, ncclFloat64})
+    for (ncclRedOp_t op : {ncclSum, ncclProd, ncclMax, ncclMin})
+      for (int kind = 0; kind < 5; ++kind) {
+        if (t == ncclFloat16 && op == ncclProd && n > 4) continue;  // 5^5 is not exact in half
+        const size_t es = typeSize(t), total = count * n * es;
+        std::vector<char> in(total), out[2];
+        for (size_t i = 0; i < count * n; ++i) {
+          int v = static_cast<int>((i * 7 + r * 3) % 5) + (op == ncclProd ? 1 : 0) - (op == ncclMax ? 2 : 0);
+          if (t == ncclUint32) v = v < 0 ? -v : v;
+          switch (t) {
+            case ncclInt8: in[i] = static_cast<char>(v); break;
+            case ncclUint32: { uint32_t x = static_cast<uint32_t>(v); std::memcpy(&in[i * 4], &x, 4); break; }
+            case ncclInt64: { int64_t x = v; std::memcpy(&in[i * 8], &x, 8); break; }
+            case ncclFloat16: {
+              // Small integers as IEEE half: sign, exponent and mantissa by hand.
+              uint16_t h = 0;
+              int a = v < 0 ? -v : v;
+              if (a) {
+                int e = 0;
+                while ((a >> (e + 1)) != 0) ++e;
+                h = static_cast<uint16_t>(((e + 15) << 10) | ((a << (10 - e)) & 0x3ff));
+              }
+              if (v < 0) h |= 0x8000;
+              std::memcpy(&in[i * 2], &h, 2);
+              break;
+            }
+            case ncclFloat32: { float x = static_cast<float>(v) * 0.5f; std::memcpy(&in[i * 4], &x, 4); break; }
+            default: { double x = v * 0.25; std::memcpy(&in[i * 8], &x, 8); break; }
+          }
+        }
+        for (int path = 0; path < 2; ++path) {
+          ncclComm_t c = path == 0 ? viaShm : viaEngine;
+          out[path].assign(total, static_cast<char>(0x5a));
+          void* o = out[path].data();
+          ncclResult_t res = ncclSuccess;
+          switch (kind) {
+            case 0: res = ncclAllReduce(in.data(), o, count, t, op, c, nullptr); break;
+            case 1: res = ncclBroadcast(in.data(), o, count, t, n - 1, c, nullptr); break;
+            case 2: res = ncclReduce(in.data(), o, count, t, op, 0, c, nullptr); break;
+            case 3: res = ncclAllGather(in.data(), o, count, t, c, nullptr); break;
+            default: res = ncclReduceScatter(in.data(), o, count, t, op, c, nullptr); break;
+          }
+          ASSERT_EQ(res, ncclSuccess) << ncclGetLastError(c);
+        }
+        ++ran;
+        EXPECT_EQ(std::memcmp(out[0].data(), out[1].data(), total), 0)
+            << "kind " << kind << " type " << t << " op " << op << " on rank " << r;
+      }
+  // viaShm ran every one in shared memory, viaEngine none.
+  EXPECT_EQ(mccl::hostShmCollCount() - before, static_cast<uint64_t>(ran));
+  EXPECT_EQ(ncclCommDestroy(viaShm), ncclSuccess);
+  EXPECT_EQ(ncclCommDestroy(viaEngine), ncclSuccess);
+}
+
+TEST(HostShm, SilentPeerIsARemoteError) {
+  // Rank 0 enters an AllReduce that the others never call: it must come back with
+  // ncclRemoteError (MCCL_TIMEOUT), and abort must then return on every rank.
+  const int n = worldSize(), r = worldRank();
+  if (n < 2) GTEST_SKIP() << "needs two ranks";
+  ncclComm_t comm = worldComm(kMax);
+  double x = 1, y = 0;
+  // One operation first, so every rank has attached the segment.
+  ASSERT_EQ(ncclAllReduce(&x, &y, 1, ncclFloat64, ncclSum, comm, nullptr), ncclSuccess);
+  EXPECT_EQ(y, static_cast<double>(n));
+  setenv("MCCL_TIMEOUT", "1", 1);
+  mccl::knobsReload();
+  if (r == 0) {
+    uint64_t before = mccl::hostShmCollCount();
+    EXPECT_EQ(ncclAllReduce(&x, &y, 1, ncclFloat64, ncclSum, comm, nullptr), ncclRemoteError);
+    EXPECT_EQ(mccl::hostShmCollCount() - before, 1u);
+    EXPECT_NE(std::string(ncclGetLastError(comm)).find("shared memory"), std::string::npos) << ncclGetLastError(comm);
+    ncclResult_t async = ncclSuccess;
+    EXPECT_EQ(ncclCommGetAsyncError(comm, &async), ncclSuccess);
+    EXPECT_EQ(async, ncclRemoteError);
+  }
+  unsetenv("MCCL_TIMEOUT");
+  mccl::knobsReload();
+  MPI_Barrier(MPI_COMM_WORLD);  // rank 0 has given up before anyone aborts
+  EXPECT_EQ(ncclCommAbort(comm), ncclSuccess);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
