@@ -146,12 +146,16 @@ ncclResult_t InitTask::finish() {
   return ncclSuccess;
 }
 
-ncclResult_t InitTask::receiveLive(bool* all) {
+// Blocking: the bootstrap's own wait (the TCP one sleeps in poll), so that ranks waiting
+// for their watch peers leave the CPU to those still working (oversubscribed nodes).
+// Polled (nonblocking init): never waits.
+ncclResult_t InitTask::receiveLive(bool blocking, bool* all) {
   *all = true;
   for (size_t i = 0; i < watch_.size(); ++i) {
     if (liveGot_[i]) continue;
-    bool got = false;
-    MCCL_CHECK(comm_->bootstrap->tryRecv(watch_[i], kTagLive, &liveIn_[i], sizeof liveIn_[i], &got));
+    bool got = blocking;
+    if (blocking) MCCL_CHECK(comm_->bootstrap->recv(watch_[i], kTagLive, &liveIn_[i], sizeof liveIn_[i]));
+    else MCCL_CHECK(comm_->bootstrap->tryRecv(watch_[i], kTagLive, &liveIn_[i], sizeof liveIn_[i], &got));
     if (!got) {
       *all = false;
       continue;
@@ -228,7 +232,7 @@ ncclResult_t InitTask::runPhase(bool blocking, bool* progressed) {
       return ncclSuccess;
     case Phase::WaitLive: {
       bool all = false;
-      MCCL_CHECK(receiveLive(&all));
+      MCCL_CHECK(receiveLive(blocking, &all));
       phaseMark("live-wait");
       if (all) phase_ = Phase::StartWatchdog;
       else *progressed = false;

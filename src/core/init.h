@@ -66,7 +66,7 @@ class InitTask {
   ncclResult_t createBootstrap();
   ncclResult_t localSetup();
   ncclResult_t finish();
-  ncclResult_t receiveLive(bool* all);
+  ncclResult_t receiveLive(bool blocking, bool* all);
   ncclResult_t startWatchdog();
 
   ncclComm* comm_;
