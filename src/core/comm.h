@@ -45,6 +45,7 @@ struct ncclComm {
   std::unique_ptr<mccl::Bootstrap> bootstrap;
   std::vector<mccl::PeerInfo> peers;  // indexed by rank, filled by init
   mccl::Topology topo;                // nodes and local ranks, from peers
+  mccl::PeerHosts hosts;              // peers' host names, as far as this rank learnt them
   bool gpuNet = false;                // a GPU comm with peers reached over the network
 
   // Life cycle.

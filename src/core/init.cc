@@ -79,15 +79,16 @@ ncclResult_t InitTask::createBootstrap() {
 ncclResult_t InitTask::localSetup() {
   PeerInfo me;
   me.rank = p_.rank;
-  me.pid = static_cast<int32_t>(getpid());
   me.hostHash = localHostHash();
   me.processHash = localProcessHash();
   me.cudaDev = p_.cudaDev;
-  std::string host = localHostName();
-  std::strncpy(me.hostName, host.c_str(), sizeof me.hostName - 1);
   if (p_.cudaDev >= 0) {
     MCCL_CHECK(cudaSelectDevice(p_.cudaDev));
-    MCCL_CHECK(cudaDeviceIdentity(p_.cudaDev, me.uuid, me.busId, sizeof me.busId, &me.numaNode));
+    uint8_t uuid[16] = {0};
+    char busId[32] = {0};
+    MCCL_CHECK(cudaDeviceIdentity(p_.cudaDev, uuid, busId, sizeof busId, &me.numaNode));
+    me.devHash = uuidHash(uuid);
+    me.busId = busIdToInt64(busId);
   } else {
     me.numaNode = currentNumaNode();
   }
@@ -101,7 +102,8 @@ ncclResult_t InitTask::localSetup() {
     comm_->dataPath = std::move(dp);
     if (comm_->aborted.load()) comm_->dataPath->abort();
   }
-  MCCL_CHECK(Watchdog::listen(!comm_->bootstrap->allRanksInProcess(), &me, &liveFd_));
+  MCCL_CHECK(Watchdog::listen(!comm_->bootstrap->allRanksInProcess(), p_.rank, &liveMine_, &me.liveSecret,
+                              &liveFd_));
   phaseMark("watchdog-listen");
   exchange_.assign(static_cast<size_t>(p_.nranks), PeerInfo{});
   exchange_[p_.rank] = me;
@@ -111,28 +113,73 @@ ncclResult_t InitTask::localSetup() {
 ncclResult_t InitTask::finish() {
   for (int r = 0; r < p_.nranks; ++r) {
     const PeerInfo& pi = exchange_[r];
-    if (pi.magic != PeerInfo::kMagic || pi.rank != r || pi.addrLen > sizeof pi.addr)
+    if (pi.magic != PeerInfo::kMagic || pi.rank != r)
       return MCCL_ERR(ncclInternalError, comm_, "init: rank %d sent a malformed peer record", r);
   }
   comm_->peers = std::move(exchange_);
   comm_->topo = Topology::build(comm_->peers, p_.rank);
+  const PeerInfo& me = comm_->peers[p_.rank];
+  // Host names are not in the exchange: this host's ranks share this rank's; the others'
+  // arrive with the liveness and connection records.
+  const std::string host = localHostName();
+  for (int r = 0; r < p_.nranks; ++r)
+    if (comm_->peers[r].hostHash == me.hostHash) comm_->hosts.set(r, host.c_str());
   // Two ranks of one node must not drive the same GPU.
   if (p_.cudaDev >= 0) {
     for (int r = 0; r < p_.nranks; ++r) {
       const PeerInfo& o = comm_->peers[r];
-      if (r != p_.rank && o.cudaDev >= 0 && o.hostHash == comm_->peers[p_.rank].hostHash &&
-          std::memcmp(o.uuid, comm_->peers[p_.rank].uuid, 16) == 0)
+      if (r != p_.rank && o.cudaDev >= 0 && o.hostHash == me.hostHash && o.devHash == me.devHash)
         return MCCL_ERR(ncclInvalidUsage, comm_,
                         "%s: ranks %d and %d use the same GPU (%s); give each rank its own device",
-                        p_.call, p_.rank, r, o.busId);
+                        p_.call, p_.rank, r, busIdString(me.busId).c_str());
     }
   }
   phaseMark("peer-check+topology");
   MCCL_CHECK(comm_->dataPath->setup());
   phaseMark("datapath-setup");
-  MCCL_CHECK(Watchdog::start(comm_, liveFd_, &comm_->watchdog));
-  phaseMark("watchdog-start");
+  // The liveness addresses go to the watch peers only (O(log N) each way).
+  watch_ = Watchdog::watchPeers(comm_);
+  liveIn_.assign(watch_.size(), LiveRecord{});
+  liveGot_.assign(watch_.size(), 0);
+  for (int q : watch_) MCCL_CHECK(comm_->bootstrap->send(q, kTagLive, &liveMine_, sizeof liveMine_));
+  phaseMark("live-send");
+  return ncclSuccess;
+}
+
+// Blocking: the bootstrap's own wait (the TCP one sleeps in poll), so that ranks waiting
+// for their watch peers leave the CPU to those still working (oversubscribed nodes).
+// Polled (nonblocking init): never waits.
+ncclResult_t InitTask::receiveLive(bool blocking, bool* all) {
+  *all = true;
+  for (size_t i = 0; i < watch_.size(); ++i) {
+    if (liveGot_[i]) continue;
+    bool got = blocking;
+    if (blocking) MCCL_CHECK(comm_->bootstrap->recv(watch_[i], kTagLive, &liveIn_[i], sizeof liveIn_[i]));
+    else MCCL_CHECK(comm_->bootstrap->tryRecv(watch_[i], kTagLive, &liveIn_[i], sizeof liveIn_[i], &got));
+    if (!got) {
+      *all = false;
+      continue;
+    }
+    LiveRecord& rec = liveIn_[i];
+    if (rec.magic != LiveRecord::kMagic)
+      return MCCL_ERR(ncclInternalError, comm_, "init: rank %d sent a malformed liveness record", watch_[i]);
+    rec.host[sizeof rec.host - 1] = 0;
+    comm_->hosts.set(watch_[i], rec.host);
+    liveGot_[i] = 1;
+  }
+  return ncclSuccess;
+}
+
+ncclResult_t InitTask::startWatchdog() {
+  MCCL_CHECK(Watchdog::start(comm_, liveFd_, watch_, liveIn_, &comm_->watchdog));
   liveFd_ = -1;
+  phaseMark("watchdog-start");
+  // What this rank received at init (the scale model of bench/results/init-*.md).
+  const size_t n = static_cast<size_t>(p_.nranks);
+  p_.prof.note("init-recv " + std::to_string(sizeof(PeerInfo) * (n - 1) + sizeof(LiveRecord) * watch_.size()) +
+               " B (" + std::to_string(sizeof(PeerInfo)) + " x " + std::to_string(n - 1) + " + " +
+               std::to_string(sizeof(LiveRecord)) + " x " + std::to_string(watch_.size()) + ") peer-table " +
+               std::to_string(sizeof(PeerInfo) * n) + " B");
   logTopology(comm_);
   INFO(kLogInit, "comm %p rank %d nranks %d cudaDev %d nodes %d localRank %d/%d bootstrap %s - Init COMPLETE",
        static_cast<void*>(comm_), p_.rank, p_.nranks, p_.cudaDev, comm_->topo.nNodes,
@@ -181,6 +228,18 @@ ncclResult_t InitTask::runPhase(bool blocking, bool* progressed) {
     }
     case Phase::Finish:
       MCCL_CHECK(finish());
+      phase_ = Phase::WaitLive;
+      return ncclSuccess;
+    case Phase::WaitLive: {
+      bool all = false;
+      MCCL_CHECK(receiveLive(blocking, &all));
+      phaseMark("live-wait");
+      if (all) phase_ = Phase::StartWatchdog;
+      else *progressed = false;
+      return ncclSuccess;
+    }
+    case Phase::StartWatchdog:
+      MCCL_CHECK(startWatchdog());
       phase_ = Phase::Done;
       return ncclSuccess;
     case Phase::Done:

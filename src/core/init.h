@@ -16,6 +16,7 @@
 #include "bootstrap_mpi/wire.h"
 #include "core/peer_info.h"
 #include "core/phase_log.h"
+#include "core/watchdog.h"
 #include "nccl.h"
 
 struct ncclComm;
@@ -58,17 +59,25 @@ class InitTask {
   void abort();
 
  private:
-  enum class Phase { CreateBootstrap, WaitBootstrap, LocalSetup, Exchange, WaitExchange, Finish, Done };
+  enum class Phase {
+    CreateBootstrap, WaitBootstrap, LocalSetup, Exchange, WaitExchange, Finish, WaitLive, StartWatchdog, Done
+  };
   ncclResult_t runPhase(bool blocking, bool* progressed);
   ncclResult_t createBootstrap();
   ncclResult_t localSetup();
   ncclResult_t finish();
+  ncclResult_t receiveLive(bool blocking, bool* all);
+  ncclResult_t startWatchdog();
 
   ncclComm* comm_;
   InitParams p_;
   Phase phase_ = Phase::CreateBootstrap;
   std::vector<PeerInfo> exchange_;
-  int liveFd_ = -1;  // the watchdog's listening socket until finish() hands it over
+  int liveFd_ = -1;  // the watchdog's listening socket until startWatchdog() hands it over
+  LiveRecord liveMine_;            // sent to each watch peer
+  std::vector<int> watch_;         // Watchdog::watchPeers()
+  std::vector<LiveRecord> liveIn_; // their records, by index in watch_
+  std::vector<uint8_t> liveGot_;
   std::thread thread_;
   std::mutex mu_;  // guards comm_->bootstrap against abort() while it is being created
   std::atomic<bool> done_{false};

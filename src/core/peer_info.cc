@@ -24,6 +24,54 @@ uint64_t fnv1a(const void* data, size_t n, uint64_t h = 0xcbf29ce484222325ull) {
 
 }  // namespace
 
+int64_t busIdToInt64(const char* busId) {
+  if (!busId) return -1;
+  int64_t v = 0;
+  int digits = 0;
+  for (const char* c = busId; *c; ++c) {
+    int d;
+    if (*c >= '0' && *c <= '9') d = *c - '0';
+    else if (*c >= 'a' && *c <= 'f') d = *c - 'a' + 10;
+    else if (*c >= 'A' && *c <= 'F') d = *c - 'A' + 10;
+    else if (*c == ':' || *c == '.') continue;
+    else return -1;
+    if (++digits > 15) return -1;
+    v = (v << 4) | d;
+  }
+  return digits >= 4 ? v : -1;
+}
+
+std::string busIdString(int64_t id) {
+  if (id < 0) return "";
+  char s[32];
+  std::snprintf(s, sizeof s, "%04llx:%02llx:%02llx.%01llx", static_cast<unsigned long long>(id >> 20),
+                static_cast<unsigned long long>((id >> 12) & 0xff), static_cast<unsigned long long>((id >> 4) & 0xff),
+                static_cast<unsigned long long>(id & 0xf));
+  return s;
+}
+
+uint64_t uuidHash(const uint8_t uuid[16]) {
+  uint64_t h = fnv1a(uuid, 16);
+  return h ? h : 1;
+}
+
+void PeerHosts::set(int rank, const char* name) {
+  if (!name || !*name) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  byRank_[rank] = name;
+}
+
+std::string PeerHosts::name(int rank) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = byRank_.find(rank);
+  return it != byRank_.end() ? it->second : "unknown";
+}
+
+size_t PeerHosts::known() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return byRank_.size();
+}
+
 std::string localHostName() {
   char host[256] = {0};
   gethostname(host, sizeof host - 1);

@@ -49,6 +49,7 @@ void PhaseLog::print(const char* what, int rank, int nranks) {
     std::snprintf(buf, sizeof buf, " | %s %.3f", p.first, static_cast<double>(p.second) / 1e6);
     line += buf;
   }
+  line += notes_;
   line += "\n";
   std::fputs(line.c_str(), stderr);
 }

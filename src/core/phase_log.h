@@ -18,13 +18,18 @@ class PhaseLog {
   PhaseLog();  // enabled by MCCL_PROFILE_INIT
   bool on() const { return on_; }
   void mark(const char* phase);
+  // Extra text for the line (" | text"), e.g. what the init exchange received.
+  void note(const std::string& text) {
+    if (on_) notes_ += " | " + text;
+  }
   void print(const char* what, int rank, int nranks);
 
  private:
   bool on_ = false;
   bool printed_ = false;
   int64_t start_ = 0, last_ = 0;
-  std::vector<std::pair<const char*, int64_t>> phases_;  // name, ns (in first-seen order)
+  std::vector<std::pair<const char*, int64_t>> phases_;
+  std::string notes_;  // name, ns (in first-seen order)
 };
 
 // The log phaseMark() charges on this thread (null: none).

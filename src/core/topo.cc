@@ -105,12 +105,12 @@ void bindThreadNear(const char* busId) {
 
 void logTopology(const ncclComm* comm) {
   if (!logEnabled(LogLevel::Info, kLogInit)) return;
-  const PeerInfo& me = comm->peers[comm->rank];
+  const std::string busId = busIdString(comm->peers[comm->rank].busId);
   if (comm->isHost())
     INFO(kLogInit, "rank %d: host communicator, %s", comm->rank, describeLocality(nullptr).c_str());
   else
-    INFO(kLogInit, "rank %d: cudaDev %d busId %s, %s", comm->rank, comm->cudaDev, me.busId,
-         describeLocality(me.busId).c_str());
+    INFO(kLogInit, "rank %d: cudaDev %d busId %s, %s", comm->rank, comm->cudaDev, busId.c_str(),
+         describeLocality(busId.c_str()).c_str());
 }
 
 }  // namespace mccl

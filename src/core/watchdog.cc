@@ -64,51 +64,59 @@ struct Watchdog::Peer {
   Clock::time_point lastHeard, lastSent, nextTry;
 };
 
-ncclResult_t Watchdog::listen(bool peersMayBeRemote, PeerInfo* me, int* listenFd) {
+ncclResult_t Watchdog::listen(bool peersMayBeRemote, int rank, LiveRecord* me, uint64_t* secret, int* listenFd) {
   *listenFd = -1;
-  me->liveValid = 0;
+  *me = LiveRecord{};
+  std::strncpy(me->host, localHostName().c_str(), sizeof me->host - 1);
   if (!peersMayBeRemote) return ncclSuccess;
   SockAddr addr;
   std::string ifName;
   int fd = -1;
   if (chooseBootstrapAddress(&addr, &ifName) != ncclSuccess || listenOn(&addr, &fd) != ncclSuccess) {
-    WARN("rank %d: cannot open the liveness socket; dead peers will only be seen by MCCL_TIMEOUT", me->rank);
+    WARN("rank %d: cannot open the liveness socket; dead peers will only be seen by MCCL_TIMEOUT", rank);
     return ncclSuccess;  // not fatal: the data path's timeouts remain
   }
-  addr.toWire(me->liveAddr);
+  static_assert(sizeof me->addr == SockAddr::kWireSize, "wire form");
+  addr.toWire(me->addr);
   std::random_device rd;
-  me->liveSecret = (static_cast<uint64_t>(rd()) << 32) ^ rd();
-  me->liveValid = 1;
+  *secret = (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  me->valid = 1;
   *listenFd = fd;
   return ncclSuccess;
 }
 
-ncclResult_t Watchdog::start(ncclComm* comm, int listenFd, std::unique_ptr<Watchdog>* out) {
-  out->reset();
+std::vector<int> Watchdog::watchPeers(const ncclComm* comm) {
   const int n = comm->nranks, r = comm->rank;
-  const PeerInfo& me = comm->peers[r];
+  std::vector<int> out;
+  auto watch = [&](int q) {
+    if (q == r || comm->peers[q].processHash == comm->peers[r].processHash) return;
+    if (std::find(out.begin(), out.end(), q) == out.end()) out.push_back(q);
+  };
+  // Ring distances 1, 2, 4, ...: a symmetric relation (q watches r when r watches q),
+  // O(log N) links per rank, and a lost rank's news crosses the ring in O(log N) hops.
+  for (int d = 1; d < n; d *= 2) watch((r + d) % n), watch((r - d % n + n) % n);
+  return out;
+}
+
+ncclResult_t Watchdog::start(ncclComm* comm, int listenFd, const std::vector<int>& watched,
+                             const std::vector<LiveRecord>& records, std::unique_ptr<Watchdog>* out) {
+  out->reset();
+  const int r = comm->rank;
   std::unique_ptr<Watchdog> w(new Watchdog(comm, listenFd));
   if (listenFd < 0) return ncclSuccess;
   w->secret_ = comm->peers[0].liveSecret;
   int64_t timeout = knobInt(Knob::Timeout);
   w->silenceLimit_ = timeout > 0 ? std::max(2.0, static_cast<double>(timeout) / 2.0) : 0.0;
-  w->hosts_.resize(static_cast<size_t>(n));
-  for (int q = 0; q < n; ++q) w->hosts_[q] = comm->peers[q].hostName;
-  auto watch = [&](int q) {
-    const PeerInfo& o = comm->peers[q];
-    if (q == r || o.processHash == me.processHash || !o.liveValid) return;
-    for (auto& p : w->peers_)
-      if (p->rank == q) return;
+  for (size_t i = 0; i < watched.size() && i < records.size(); ++i) {
+    const LiveRecord& o = records[i];
+    if (!o.valid) continue;
     auto p = std::make_unique<Peer>();
-    p->rank = q;
-    if (!SockAddr::fromWire(o.liveAddr, &p->addr)) return;
-    p->initiator = r < q;
+    p->rank = watched[i];
+    if (!SockAddr::fromWire(o.addr, &p->addr)) continue;
+    p->initiator = r < p->rank;
     p->lastHeard = p->lastSent = p->nextTry = Clock::now();
     w->peers_.push_back(std::move(p));
-  };
-  // Ring distances 1, 2, 4, ...: a symmetric relation (q watches r when r watches q),
-  // O(log N) links per rank, and a lost rank's news crosses the ring in O(log N) hops.
-  for (int d = 1; d < n; d *= 2) watch((r + d) % n), watch((r - d % n + n) % n);
+  }
   if (w->peers_.empty()) return ncclSuccess;  // destructor closes listenFd
   if (::pipe(w->wake_) != 0)
     return MCCL_ERR(ncclSystemError, comm, "watchdog: pipe failed: %s", std::strerror(errno));
@@ -170,10 +178,11 @@ void Watchdog::farewell() {
       continue;
     }
     if (p->gone || Clock::now() > until) continue;
+    // One attempt (a deadline already due: connectTo does not retry): a refused connection
+    // is a peer that has left already (its socket listened from init until its destroy),
+    // and retrying it cost ~310 ms of backoff when both ranks destroyed at once.
     int fd = -1;
-    if (connectTo(p->addr, std::min(until, Clock::now() + std::chrono::milliseconds(200)), nullptr, &fd) !=
-        ncclSuccess)
-      continue;  // gone already
+    if (connectTo(p->addr, Clock::now(), nullptr, &fd) != ncclSuccess) continue;  // gone already
     Hello h{kFarewellMagic, rank_, secret_};
     (void)writeAll(fd, &h, sizeof h, Clock::now() + std::chrono::milliseconds(200), nullptr);
     closeFd(&fd);
@@ -192,7 +201,7 @@ void Watchdog::markLost(int rank, const char* how) {
     std::lock_guard<std::mutex> lock(mu_);
     if (lost_ >= 0) return;
     lost_ = rank;
-    why_ = "rank " + std::to_string(rank) + " (host " + hosts_[static_cast<size_t>(rank)] + ") " + how;
+    why_ = "rank " + std::to_string(rank) + " (host " + comm_->hosts.name(rank) + ") " + how;
     logReport("rank %d lost a peer: %s", rank_, why_.c_str());
   }
   anyLost_.store(true, std::memory_order_release);
@@ -289,7 +298,7 @@ bool Watchdog::consume(Peer& p, const uint8_t* data, size_t n) {
       p.gone = true;  // left on purpose
       return false;
     }
-    if (m.type == kLost && m.rank >= 0 && m.rank < static_cast<int>(hosts_.size()) && m.rank != rank_) {
+    if (m.type == kLost && m.rank >= 0 && m.rank < comm_->nranks && m.rank != rank_) {
       std::string how = "was lost by rank " + std::to_string(p.rank) + " (its process died or stopped answering)";
       markLost(m.rank, how.c_str());
     } else if (m.type != kBeat && m.type != kLost) {

@@ -11,6 +11,9 @@
 // and fails with ncclRemoteError naming the rank and its host; GPU kernels are stopped through DataPath::peerLost(). The thread
 // never calls MPI. A connection starts with a hello that proves the communicator's secret
 // (drawn by rank 0, exchanged inside the init allgather); anything else is dropped.
+// The listening addresses are not in the init allgather: at init each rank sends its
+// LiveRecord (address, host name) through the bootstrap to its watch peers only
+// (watchPeers(), O(log N) messages each way), so no rank holds a non-neighbour's.
 #pragma once
 
 #include <atomic>
@@ -29,14 +32,31 @@ struct ncclComm;
 
 namespace mccl {
 
+// What a rank sends each of its watch peers at init (bootstrap tag kTagLive).
+struct LiveRecord {
+  static constexpr uint32_t kMagic = 0x6c697665;  // "live"
+  uint32_t magic = kMagic;
+  uint32_t valid = 0;  // 1: addr is the watchdog's listening address
+  uint8_t addr[20] = {0};  // SockAddr wire form
+  uint32_t reserved = 0;
+  char host[64] = {0};  // the sender's host name (error messages name the lost rank's)
+};
+constexpr uint64_t kTagLive = 0xB4000000ull << 32;
+
 class Watchdog {
  public:
-  // Before the init exchange: opens the listening socket and fills me->live*. Does
-  // nothing when every rank is a thread of this process (peersMayBeRemote false).
-  static ncclResult_t listen(bool peersMayBeRemote, PeerInfo* me, int* listenFd);
-  // After the exchange: starts watching the ranks of other processes (takes listenFd).
-  // *out stays null when there are none.
-  static ncclResult_t start(ncclComm* comm, int listenFd, std::unique_ptr<Watchdog>* out);
+  // Before the init exchange: opens the listening socket, fills *mine and draws this
+  // rank's secret (*secret; rank 0's is the communicator's). Does nothing but fill in the
+  // host name when every rank is a thread of this process (peersMayBeRemote false).
+  static ncclResult_t listen(bool peersMayBeRemote, int rank, LiveRecord* mine, uint64_t* secret, int* listenFd);
+  // The ranks this rank watches, from the init exchange (comm->peers): those of other
+  // processes at ring distances 1, 2, 4, ... each side. Symmetric: q is in r's list exactly
+  // when r is in q's, so the LiveRecords sent along it pair up.
+  static std::vector<int> watchPeers(const ncclComm* comm);
+  // After the exchange: starts watching the ranks of watchPeers() whose records (records[i]
+  // from watched[i]) are valid (takes listenFd). *out stays null when none are.
+  static ncclResult_t start(ncclComm* comm, int listenFd, const std::vector<int>& peers,
+                            const std::vector<LiveRecord>& records, std::unique_ptr<Watchdog>* out);
   ~Watchdog();
 
   // The first rank found lost (-1 if none) and a sentence saying how.
@@ -67,7 +87,6 @@ class Watchdog {
   std::chrono::steady_clock::time_point started_{};  // when run() began
   std::vector<int> pending_;  // accepted connections whose hello is not read yet (thread's)
   std::vector<std::unique_ptr<Peer>> peers_;
-  std::vector<std::string> hosts_;
   std::thread thread_;
   int wake_[2] = {-1, -1};  // a pipe: a byte written to wake_[1] ends the thread's poll
   std::atomic<bool> stop_{false};

@@ -112,12 +112,11 @@ ncclResult_t HostTransport::prepare(PeerInfo* mine, bool peersMayBeRemote) {
   ucx_.reset(new UcxWorker(comm_, ucxCtx_));
   MCCL_CHECK(ucx_->create(/*shared=*/true));
   phaseMark("ucx-worker");
+  (void)mine;
   const std::vector<uint8_t>& a = ucx_->address();
-  if (a.size() > sizeof mine->addr)
+  if (a.size() > sizeof ConnInfo::workerAddr)
     return MCCL_ERR(ncclSystemError, comm_, "UCX worker address of %zu bytes exceeds %zu", a.size(),
-                    sizeof mine->addr);
-  std::memcpy(mine->addr, a.data(), a.size());
-  mine->addrLen = static_cast<uint32_t>(a.size());
+                    sizeof ConnInfo::workerAddr);
   return ncclSuccess;
 }
 
@@ -136,8 +135,8 @@ ncclResult_t HostTransport::start(const ConnKey& key, Conn& c) {
   const PeerInfo& peer = comm_->peers[key.peer];
   c.transport = chooseTransport(me, peer, ucx_ != nullptr);
   if (c.transport < 0)
-    return MCCL_ERR(ncclSystemError, comm_, "no transport reaches rank %d (%s) from rank %d", key.peer,
-                    peer.hostName, comm_->rank);
+    return MCCL_ERR(ncclSystemError, comm_, "no transport reaches rank %d (host %s) from rank %d", key.peer,
+                    comm_->hosts.name(key.peer).c_str(), comm_->rank);
   c.mine.transport = static_cast<uint32_t>(c.transport);
   c.mine.slots = layout_.slots;
   c.mine.slotBytes = layout_.slotBytes;
@@ -165,13 +164,18 @@ ncclResult_t HostTransport::start(const ConnKey& key, Conn& c) {
     c.mine.addr = reinterpret_cast<uint64_t>(c.region.ptr);
     c.mine.shmid = c.region.shmid;
     c.mine.sysvKey = c.region.shmid >= 0 ? sysvNamespaceKey() : 0;
+    const std::vector<uint8_t>& a = ucx_->address();
+    std::memcpy(c.mine.workerAddr, a.data(), a.size());  // size checked by prepare()
+    c.mine.workerAddrLen = static_cast<uint32_t>(a.size());
+    std::strncpy(c.mine.host, localHostName().c_str(), sizeof c.mine.host - 1);
   }
   return ncclSuccess;
 }
 
 ncclResult_t HostTransport::finish(const ConnKey& key, Conn& c, const ConnInfo& info) {
   if (info.magic != ConnInfo::kMagic || info.transport != static_cast<uint32_t>(c.transport) ||
-      info.rkeyLen > sizeof info.rkey || info.slots < 2 || info.slotBytes == 0)
+      info.rkeyLen > sizeof info.rkey || info.slots < 2 || info.slotBytes == 0 ||
+      info.workerAddrLen > sizeof info.workerAddr || (c.transport == kUcx && info.workerAddrLen == 0))
     return MCCL_ERR(ncclInternalError, comm_, "rank %d sent an invalid connection record", key.peer);
   FifoLayout layout = layout_;
   if (key.send) {  // the receiver's FIFO decides the layout
@@ -192,7 +196,10 @@ ncclResult_t HostTransport::finish(const ConnKey& key, Conn& c, const ConnInfo& 
     localRegion = c.local.get();
   } else {
     const PeerInfo& peer = comm_->peers[key.peer];
-    MCCL_CHECK(ucx_->endpoint(key.peer, peer.addr, peer.addrLen, &pm.ep));
+    char host[sizeof info.host + 1] = {0};
+    std::memcpy(host, info.host, sizeof info.host);
+    comm_->hosts.set(key.peer, host);
+    MCCL_CHECK(ucx_->endpoint(key.peer, info.workerAddr, info.workerAddrLen, &pm.ep));
     // Direct mapping (ucp_rkey_ptr) only on one host: a peer of another host identity is
     // reached with puts even when UCX could map it (MCCL_HOST_ID fake nodes).
     const bool direct = allowDirect_ && peer.hostHash == comm_->peers[comm_->rank].hostHash;

@@ -21,9 +21,11 @@ struct ncclComm;
 
 namespace mccl {
 
-// Fixed-size message a side sends its peer when connecting.
+// Fixed-size message a side sends its peer when connecting. Over UCX it carries this
+// rank's worker address and host name: the init exchange (PeerInfo) does not, so only the
+// peers a plan connects to ever receive them.
 struct ConnInfo {
-  static constexpr uint32_t kMagic = 0x636f6e6e;  // "conn"
+  static constexpr uint32_t kMagic = 0x636f6e32;  // "con2"
   uint32_t magic = kMagic;
   uint32_t transport = 0;  // index in the table
   uint32_t slots = 0;
@@ -35,6 +37,10 @@ struct ConnInfo {
   uint32_t reserved = 0;
   uint64_t sysvKey = 0;    // UCX: sysvNamespaceKey() of the region's owner
   uint8_t rkey[448] = {0};
+  char host[64] = {0};           // UCX: this rank's host name (for error messages)
+  uint32_t workerAddrLen = 0;    // UCX: bytes used in workerAddr
+  uint32_t reserved2 = 0;
+  uint8_t workerAddr[1024] = {0};  // UCX: this rank's worker address
 };
 
 class HostTransport {
@@ -42,7 +48,8 @@ class HostTransport {
   explicit HostTransport(ncclComm* comm);
   ~HostTransport();
 
-  // Before the init exchange: a UCX worker unless every peer is in this process.
+  // Before the init exchange: a UCX worker unless every peer is in this process (its
+  // address travels in the connection records, not in mine).
   ncclResult_t prepare(PeerInfo* mine, bool peersMayBeRemote);
 
   // Starts connecting key (no-op when connected or connecting).

@@ -112,7 +112,8 @@ bool IpcTransport::canReach(int peer) const {
   const PeerInfo& p = comm_->peers[peer];
   if (p.hostHash != me.hostHash || p.cudaDev < 0) return false;
   int other = -1;
-  if (cudaDeviceGetByPCIBusId(&other, p.busId) != cudaSuccess) {
+  const std::string busId = busIdString(p.busId);
+  if (busId.empty() || cudaDeviceGetByPCIBusId(&other, busId.c_str()) != cudaSuccess) {
     cudaGetLastError();
     return true;  // not visible here: IPC may still work; mapping will tell
   }

@@ -224,7 +224,7 @@ class GpuDataPath : public DataPath {
     ncclResult_t r = e == kDevTimeout
                          ? MCCL_ERR(ncclRemoteError, comm_,
                                     "a kernel of rank %d waited longer than MCCL_TIMEOUT for rank %d (%s)",
-                                    comm_->rank, peer, peer >= 0 && peer < comm_->nranks ? comm_->peers[peer].hostName : "?")
+                                    comm_->rank, peer, comm_->hosts.name(peer).c_str())
                          : MCCL_ERR(ncclRemoteError, comm_, "the communicator was aborted while a kernel ran");
     comm_->fail(r);
     return r;

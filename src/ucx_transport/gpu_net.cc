@@ -41,11 +41,11 @@ ncclResult_t GpuNet::prepare(PeerInfo* mine) {
   MCCL_CHECK(UcxContext::get(&ctx_));
   worker_.reset(new UcxWorker(comm_, ctx_));
   MCCL_CHECK(worker_->create());
+  (void)mine;
   const std::vector<uint8_t>& a = worker_->address();
-  if (a.size() > sizeof mine->addr)
-    return MCCL_ERR(ncclSystemError, comm_, "UCX worker address of %zu bytes exceeds %zu", a.size(), sizeof mine->addr);
-  std::memcpy(mine->addr, a.data(), a.size());
-  mine->addrLen = static_cast<uint32_t>(a.size());
+  if (a.size() > sizeof NetRecord::workerAddr)
+    return MCCL_ERR(ncclSystemError, comm_, "UCX worker address of %zu bytes exceeds %zu", a.size(),
+                    sizeof NetRecord::workerAddr);
   client_.reset(new ProxyClient(worker_.get()));
   return ncclSuccess;
 }
@@ -91,6 +91,10 @@ ncclResult_t GpuNet::describe(const Conn& c, NetRecord* mine) {
   mine->slotBytes = layout_.slotBytes;
   mine->rkeyLen = static_cast<uint32_t>(c.region.rkey.size());
   std::memcpy(mine->rkey, c.region.rkey.data(), c.region.rkey.size());
+  const std::vector<uint8_t>& a = worker_->address();
+  std::memcpy(mine->workerAddr, a.data(), a.size());  // size checked by prepare()
+  mine->workerAddrLen = static_cast<uint32_t>(a.size());
+  std::strncpy(mine->host, localHostName().c_str(), sizeof mine->host - 1);
   return ncclSuccess;
 }
 
@@ -98,6 +102,9 @@ ncclResult_t GpuNet::finish(const ConnKey& key, const NetRecord& peer, DevConn* 
   auto it = conns_.find(key);
   if (it == conns_.end()) return MCCL_ERR(ncclInternalError, comm_, "network connection to rank %d unknown", key.peer);
   Conn& c = *it->second;
+  if (peer.workerAddrLen == 0 || peer.workerAddrLen > sizeof peer.workerAddr)
+    return MCCL_ERR(ncclInternalError, comm_, "rank %d sent a network connection record without a valid UCX address",
+                    key.peer);
   // Both regions must have one layout: the sender's proxy puts at its own offsets.
   if (peer.slots != layout_.slots || peer.slices != layout_.slices || peer.slotBytes != layout_.slotBytes ||
       peer.rkeyLen > sizeof peer.rkey)
@@ -106,16 +113,20 @@ ncclResult_t GpuNet::finish(const ConnKey& key, const NetRecord& peer, DevConn* 
                     "set NCCL_BUFFSIZE, MCCL_FIFO_SLOTS and MCCL_GPU_SLICES alike on every rank",
                     comm_->rank, key.peer, layout_.slots, peer.slots, layout_.slices, peer.slices,
                     static_cast<unsigned long long>(layout_.slotBytes), static_cast<unsigned long long>(peer.slotBytes));
-  const PeerInfo& pi = comm_->peers[key.peer];
+  {
+    char host[sizeof peer.host + 1] = {0};
+    std::memcpy(host, peer.host, sizeof peer.host);
+    comm_->hosts.set(key.peer, host);
+  }
   {
     std::lock_guard<std::mutex> lock(client_->lock());
     ucp_ep_h ep = nullptr;
-    MCCL_CHECK(worker_->endpoint(key.peer, pi.addr, pi.addrLen, &ep));
+    MCCL_CHECK(worker_->endpoint(key.peer, peer.workerAddr, peer.workerAddrLen, &ep));
     MCCL_CHECK(worker_->unpack(key.peer, ep, peer.rkey, peer.rkeyLen, peer.addr, false, &c.remote));
     client_->add(std::make_unique<NetConn>(key.send, key.peer, layout_, c.host, worker_.get(), ep, c.remote));
   }
   if (!attached_) {
-    Proxy::attach(client_.get(), comm_->peers[comm_->rank].busId);
+    Proxy::attach(client_.get(), busIdString(comm_->peers[comm_->rank].busId));
     attached_ = true;
     INFO(kLogNet, "rank %d: GPU network path over UCX %s, staging in pinned host memory (%s)", comm_->rank,
          ucp_get_version_string(),

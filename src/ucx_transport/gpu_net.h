@@ -29,6 +29,12 @@ struct NetRecord {
   uint32_t rkeyLen = 0;
   uint32_t pad = 0;
   uint8_t rkey[448] = {0};
+  // This rank's UCX worker address and host name: the init exchange (PeerInfo) does not
+  // carry them, so only the peers a plan connects to over the network receive them.
+  char host[64] = {0};
+  uint32_t workerAddrLen = 0;
+  uint32_t pad2 = 0;
+  uint8_t workerAddr[1024] = {0};
 };
 
 class GpuNet {
@@ -36,7 +42,7 @@ class GpuNet {
   GpuNet(ncclComm* comm, NetLayout layout);
   ~GpuNet();
 
-  // Before the init exchange: a UCX worker, its address in mine->addr.
+  // Before the init exchange: a UCX worker (its address travels in every NetRecord).
   ncclResult_t prepare(PeerInfo* mine);
   bool available() const { return worker_ != nullptr; }
 

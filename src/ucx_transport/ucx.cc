@@ -381,9 +381,8 @@ ncclResult_t UcxWorker::progress(bool* any) {
   std::string why;
   int failed = failedPeer(&why);
   if (failed >= 0)
-    return MCCL_ERR(ncclRemoteError, comm_, "UCX: the connection to rank %d (%s) failed: %s", failed,
-                    comm_ && failed < static_cast<int>(comm_->peers.size()) ? comm_->peers[failed].hostName : "?",
-                    why.c_str());
+    return MCCL_ERR(ncclRemoteError, comm_, "UCX: the connection to rank %d (host %s) failed: %s", failed,
+                    comm_ ? comm_->hosts.name(failed).c_str() : "unknown", why.c_str());
   if (opErrors_.load() != 0)
     return MCCL_ERR(ncclRemoteError, comm_, "UCX: %d RMA operations failed", opErrors_.load());
   return ncclSuccess;
