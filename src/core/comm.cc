@@ -1,5 +1,6 @@
 #include "core/comm.h"
 
+#include <atomic>
 #include <chrono>
 #include <thread>
 #include <unordered_set>
@@ -162,19 +163,36 @@ void printVersionOnce() {
 }
 
 
+namespace {
+// Changes whenever a communicator is registered or unregistered: a thread that found comm
+// live at generation g knows it still is while the generation is g, without the lock
+// (every collective validates its communicator; the lock was a fifth of a small host call).
+std::atomic<uint64_t> gRegistryGen{1};
+}  // namespace
+
 void registerComm(ncclComm* comm) {
   std::lock_guard<std::mutex> lock(registry().mu);
   registry().live.insert(comm);
+  gRegistryGen.fetch_add(1, std::memory_order_release);
 }
 
 void unregisterComm(ncclComm* comm) {
   std::lock_guard<std::mutex> lock(registry().mu);
   registry().live.erase(comm);
+  gRegistryGen.fetch_add(1, std::memory_order_release);
 }
 
 bool isLiveComm(const ncclComm* comm) {
+  thread_local const ncclComm* lastComm = nullptr;
+  thread_local uint64_t lastGen = 0;
+  const uint64_t gen = gRegistryGen.load(std::memory_order_acquire);
+  if (comm == lastComm && gen == lastGen) return true;
   std::lock_guard<std::mutex> lock(registry().mu);
-  return registry().live.count(comm) != 0;
+  if (registry().live.count(comm) == 0) return false;
+  // gen was read before the lock: a change since then makes the next call look again.
+  lastComm = comm;
+  lastGen = gen;
+  return true;
 }
 
 void forEachLiveComm(void (*f)(ncclComm*, void*), void* arg) {

@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -24,14 +25,19 @@ namespace {
 std::atomic<uint64_t> gCount{0};
 
 constexpr size_t kLine = 128;  // two cache lines: the adjacent-line prefetcher pairs them
-// A rank's publication of one operation: its sequence number and, when they fit, its data
-// right behind it (the reader's poll brings the first of them along).
-constexpr size_t kCell = 512;
-constexpr size_t kInlineBytes = kCell - sizeof(uint64_t);
-// Lines per rank: operation s publishes in line s % kLines, so a writer waits for the
+// A rank's publication of one operation, a cell: 8 cache lines of 56 data bytes and the
+// operation's sequence number each (LL128's idea on host memory). The writer fills a line,
+// then stores its number (release); the reader polls every line it needs at once, so the
+// lines travel in parallel and the data has arrived when the numbers have. Larger data goes
+// to a slot, announced by the first line's number.
+constexpr size_t kCacheLine = 64;
+constexpr size_t kLineData = kCacheLine - sizeof(uint64_t);
+constexpr int kCellLines = 8;
+constexpr size_t kCell = kCellLines * kCacheLine;
+constexpr size_t kInlineBytes = kCellLines * kLineData;  // 448
+// Cells per rank: operation s publishes in cell s % kLines, so a writer waits for the
 // readers only every few operations (done >= s - kLines), and a reader's done counter
-// stays in its own cache most of the time. Data larger than a line goes to the two slots
-// (s & 1), which need done >= s - 2.
+// stays in its own cache most of the time. The two slots (s & 1) need done >= s - 2.
 constexpr int kLines = 16;
 
 struct alignas(kLine) Header {
@@ -39,14 +45,14 @@ struct alignas(kLine) Header {
   std::atomic<uint64_t> nranks;
   std::atomic<uint64_t> attached;
 };
-struct alignas(kLine) Line {
-  std::atomic<uint64_t> seq;  // the operation whose data this cell (or the slot) holds
-  char data[kInlineBytes];
+struct alignas(kCacheLine) Line {
+  char data[kLineData];
+  std::atomic<uint64_t> seq;  // the operation whose data this line (or the slot) holds
 };
 struct alignas(kLine) DoneLine {
   std::atomic<uint64_t> done;  // the last operation this rank finished reading
 };
-static_assert(sizeof(Line) == kCell && sizeof(DoneLine) == kLine && sizeof(Header) == kLine, "segment lines");
+static_assert(sizeof(Line) == kCacheLine && sizeof(DoneLine) == kLine && sizeof(Header) == kLine, "segment lines");
 static_assert(std::atomic<uint64_t>::is_always_lock_free, "the segment's counters are shared between processes");
 
 size_t segmentBytes(int n, size_t slot) {
@@ -69,7 +75,8 @@ class ShmSegment {
   static ncclResult_t open(ncclComm* comm, const std::string& name, size_t bytes, std::shared_ptr<ShmSegment>* out);
 
   Header* header() const { return reinterpret_cast<Header*>(base_); }
-  Line* line(int r, uint64_t s) const {
+  // The cell of rank r for operation s: kCellLines lines.
+  Line* cell(int r, uint64_t s) const {
     return reinterpret_cast<Line*>(base_ + kLine + (static_cast<size_t>(r) * kLines + s % kLines) * kCell);
   }
   DoneLine* done(int n, int r) const {
@@ -185,7 +192,9 @@ void ShmColls::start(const OpDesc& op, ShmCollOp* out) {
   out->state = 0;
   out->waitRank = -1;
   out->s = comm_->nranks == 1 ? 0 : nextSeq_++;
-  gCount.fetch_add(1, std::memory_order_relaxed);
+  // Not a read-modify-write: a count for tests (one thread per process), not worth an
+  // atomic instruction per call; ranks that are threads of one process may lose counts.
+  gCount.store(gCount.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 }
 
 ncclResult_t ShmColls::attach() {
@@ -212,16 +221,22 @@ namespace {
 
 // out = the contributions src[0..n) combined in rank order, as the engine combines them:
 // PreMulSum multiplies each contribution by the scalar, SumPostDiv divides the sum.
-void reduceInOrder(const OpDesc& op, uint64_t scalarBits, void* out, const char* const* src, int n, size_t count,
-                   std::vector<char>& tmp) {
+void reduceInOrder(const OpDesc& op, uint64_t scalarBits, void* out, const char* const* src, int n, size_t count) {
   const ncclDataType_t t = op.datatype;
   const RedOpInfo& red = op.red;
   if (red.kind == RedKind::PreMulSum) {
+    // out = s * src[0] + s * src[1] + ..., a chunk at a time through a buffer on the stack
+    // (out may be src[0] itself: one-rank communicators in place).
+    const size_t esize = datatypeSize(t), step = 4096 / esize;
+    alignas(64) char scaled[4096];
     hostScale(t, out, src[0], scalarBits, count);
-    if (n > 1 && tmp.size() < count * datatypeSize(t)) tmp.resize(count * datatypeSize(t));
-    for (int r = 1; r < n; ++r) {
-      hostScale(t, tmp.data(), src[r], scalarBits, count);
-      hostReduce(red.kind, t, out, out, tmp.data(), count);
+    for (size_t at = 0; at < count; at += step) {
+      const size_t k = std::min(step, count - at);
+      char* o = static_cast<char*>(out) + at * esize;
+      for (int r = 1; r < n; ++r) {
+        hostScale(t, scaled, src[r] + at * esize, scalarBits, k);
+        hostReduce(red.kind, t, o, o, scaled, k);
+      }
     }
     return;
   }
@@ -247,7 +262,7 @@ uint64_t scalarOf(const OpDesc& op) {
 ncclResult_t ShmColls::runLocal(const OpDesc& op) {
   const char* in = static_cast<const char*>(op.sendbuff);
   if (op.hasReduction()) {
-    reduceInOrder(op, scalarOf(op), op.recvbuff, &in, 1, op.count, tmp_);
+    reduceInOrder(op, scalarOf(op), op.recvbuff, &in, 1, op.count);
   } else if (op.recvbuff != op.sendbuff) {
     std::memmove(op.recvbuff, in, op.count * datatypeSize(op.datatype));
   }
@@ -268,7 +283,27 @@ ncclResult_t ShmColls::progress(ShmCollOp& o) {
   const bool writes = op.kind != OpKind::Broadcast || me == op.root;
   const size_t writeBytes = op.kind == OpKind::ReduceScatter ? bytes * static_cast<size_t>(n) : bytes;
   const bool inLine = writeBytes <= kInlineBytes;
-  auto dataOf = [&](int r) -> char* { return inLine ? seg_->line(r, o.s)->data : seg_->slot(n, r, o.s, maxBytes_); };
+  const int lines = inLine ? static_cast<int>((writeBytes + kLineData - 1) / kLineData) : 1;
+  // Rank r's data for this operation is all there.
+  auto arrived = [&](int r) {
+    const Line* c = seg_->cell(r, o.s);
+    bool all = true;
+    for (int l = 0; l < lines; ++l) all &= c[l].seq.load(std::memory_order_acquire) >= o.s;
+    return all;
+  };
+  // Copies bytes of rank r's data from offset off to dst.
+  auto copyOut = [&](int r, size_t off, size_t len, char* dst) {
+    if (!inLine) {
+      std::memcpy(dst, seg_->slot(n, r, o.s, maxBytes_) + off, len);
+      return;
+    }
+    const Line* c = seg_->cell(r, o.s);
+    while (len > 0) {
+      size_t l = off / kLineData, at = off % kLineData, k = std::min(len, kLineData - at);
+      std::memcpy(dst, c[l].data + at, k);
+      dst += k, off += k, len -= k;
+    }
+  };
   if (o.state == 0) {
     if (!seg_) MCCL_CHECK(attach());
     if (!ready_) {
@@ -293,8 +328,18 @@ ncclResult_t ShmColls::progress(ShmCollOp& o) {
         minDone_ = m;
         if (m < o.s - back) return ncclSuccess;
       }
-      std::memcpy(dataOf(me), op.sendbuff, writeBytes);
-      seg_->line(me, o.s)->seq.store(o.s, std::memory_order_release);
+      Line* c = seg_->cell(me, o.s);
+      const char* in = static_cast<const char*>(op.sendbuff);
+      if (inLine) {
+        for (int l = 0; l < lines; ++l) {
+          size_t at = static_cast<size_t>(l) * kLineData;
+          std::memcpy(c[l].data, in + at, std::min(kLineData, writeBytes - at));
+          c[l].seq.store(o.s, std::memory_order_release);
+        }
+      } else {
+        std::memcpy(seg_->slot(n, me, o.s, maxBytes_), in, writeBytes);
+        c[0].seq.store(o.s, std::memory_order_release);
+      }
     }
     if (op.kind == OpKind::Broadcast && me == op.root && op.recvbuff != op.sendbuff)
       std::memcpy(op.recvbuff, op.sendbuff, bytes);
@@ -305,7 +350,7 @@ ncclResult_t ShmColls::progress(ShmCollOp& o) {
   const bool reads = op.kind == OpKind::Broadcast ? me != op.root : op.kind != OpKind::Reduce || me == op.root;
   if (reads) {
     for (int r = op.kind == OpKind::Broadcast ? op.root : o.waitRank; r < n; ++r) {
-      if (r != me && seg_->line(r, o.s)->seq.load(std::memory_order_acquire) < o.s) {
+      if (r != me && !arrived(r)) {
         o.waitRank = r;
         return ncclSuccess;
       }
@@ -313,9 +358,9 @@ ncclResult_t ShmColls::progress(ShmCollOp& o) {
     }
     char* out = static_cast<char*>(op.recvbuff);
     switch (op.kind) {
-      case OpKind::Broadcast: std::memcpy(out, dataOf(op.root), bytes); break;
+      case OpKind::Broadcast: copyOut(op.root, 0, bytes, out); break;
       case OpKind::AllGather:
-        for (int r = 0; r < n; ++r) std::memcpy(out + static_cast<size_t>(r) * bytes, dataOf(r), bytes);
+        for (int r = 0; r < n; ++r) copyOut(r, 0, bytes, out + static_cast<size_t>(r) * bytes);
         break;
       default: {
         const char* src[64];
@@ -326,8 +371,18 @@ ncclResult_t ShmColls::progress(ShmCollOp& o) {
           s = many.data();
         }
         const size_t off = op.kind == OpKind::ReduceScatter ? static_cast<size_t>(me) * bytes : 0;
-        for (int r = 0; r < n; ++r) s[r] = dataOf(r) + off;
-        reduceInOrder(op, scalarOf(op), out, s, n, op.count, tmp_);
+        if (inLine) {
+          // Contributions spread over lines: gathered into one array each.
+          if (stage_.size() < static_cast<size_t>(n) * kInlineBytes) stage_.resize(static_cast<size_t>(n) * kInlineBytes);
+          for (int r = 0; r < n; ++r) {
+            char* dst = stage_.data() + static_cast<size_t>(r) * kInlineBytes;
+            copyOut(r, off, bytes, dst);
+            s[r] = dst;
+          }
+        } else {
+          for (int r = 0; r < n; ++r) s[r] = seg_->slot(n, r, o.s, maxBytes_) + off;
+        }
+        reduceInOrder(op, scalarOf(op), out, s, n, op.count);
         break;
       }
     }

@@ -7,8 +7,9 @@
 // Segment (POSIX shared memory, made on the first operation that uses it; its name comes
 // from a random token rank 0 sent in the init exchange):
 //   header          attach count, slot size and rank count (checked: equal on every rank)
-//   cell[r][c]      16 per rank: rank r's published sequence number and, up to 504 B,
-//                   its data right behind it (the reader's poll brings it along)
+//   cell[r][c]      16 per rank: 8 cache lines, each 56 B of rank r's data (448 B in all)
+//                   and the operation's sequence number (the reader polls every line it
+//                   needs at once, so they travel in parallel)
 //   done[r]         the last operation rank r has finished reading
 //   slot[r][p]      2 per rank: rank r's data when it does not fit its cell
 // Operation s (1, 2, ... on every rank, in call order) uses cell s % 16 and slot s % 2. A
@@ -83,7 +84,7 @@ class ShmColls {
   uint64_t minDone_ = 0;  // every rank's done counter is at least this (last seen)
   bool ready_ = false;    // every rank has attached
   std::shared_ptr<ShmSegment> seg_;
-  std::vector<char> tmp_;  // PreMulSum: a scaled contribution
+  std::vector<char> stage_;  // contributions gathered out of their cells
 };
 
 // Operations run on the segment so far in this process (tests check which path ran).

@@ -25,7 +25,7 @@ using namespace mccl_test;
 namespace {
 
 constexpr size_t kMax = 2048;  // MCCL_HOST_SHM_MAX_BYTES of the communicators below
-constexpr size_t kInline = 504;  // data bytes that travel with the sequence number
+constexpr size_t kInline = 448;  // data bytes that travel in the cell with the sequence numbers
 
 // A host communicator on MPI_COMM_WORLD with MCCL_HOST_SHM_MAX_BYTES = maxBytes (and the
 // MPI route off, so what shared memory does not take runs on the engine).
