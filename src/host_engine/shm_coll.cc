@@ -37,8 +37,16 @@ constexpr size_t kCell = kCellLines * kCacheLine;
 constexpr size_t kInlineBytes = kCellLines * kLineData;  // 448
 // Cells per rank: operation s publishes in cell s % kLines, so a writer waits for the
 // readers only every few operations (done >= s - kLines), and a reader's done counter
-// stays in its own cache most of the time. The two slots (s & 1) need done >= s - 2.
-constexpr int kLines = 16;
+// stays in its own cache most of the time. Slots likewise (s % slots, done >= s - slots),
+// as many as fit kSlotBudget (at least 2). Depth matters most when ranks outnumber cores:
+// a root can run that many operations ahead while its readers wait for a core.
+constexpr int kLines = 64;
+constexpr size_t kSlotBudget = 256 << 10;  // bytes of slots per rank
+
+int slotDepth(size_t slotBytes) {
+  size_t d = kSlotBudget / slotBytes;
+  return d < 2 ? 2 : d > 16 ? 16 : static_cast<int>(d);
+}
 
 struct alignas(kLine) Header {
   std::atomic<uint64_t> slotBytes;  // 0 until the first rank attaches
@@ -56,7 +64,7 @@ static_assert(sizeof(Line) == kCacheLine && sizeof(DoneLine) == kLine && sizeof(
 static_assert(std::atomic<uint64_t>::is_always_lock_free, "the segment's counters are shared between processes");
 
 size_t segmentBytes(int n, size_t slot) {
-  return kLine + static_cast<size_t>(n) * (kLines * kCell + kLine + 2 * slot);
+  return kLine + static_cast<size_t>(n) * (kLines * kCell + kLine + slotDepth(slot) * slot);
 }
 
 }  // namespace
@@ -83,7 +91,9 @@ class ShmSegment {
     return reinterpret_cast<DoneLine*>(base_ + kLine + static_cast<size_t>(n) * kLines * kCell + r * kLine);
   }
   char* slot(int n, int r, uint64_t s, size_t slotBytes) const {
-    return base_ + kLine + static_cast<size_t>(n) * (kLines * kCell + kLine) + (2 * static_cast<size_t>(r) + (s & 1)) * slotBytes;
+    const int depth = slotDepth(slotBytes);
+    return base_ + kLine + static_cast<size_t>(n) * (kLines * kCell + kLine) +
+           (static_cast<size_t>(depth) * r + s % static_cast<uint64_t>(depth)) * slotBytes;
   }
   // Every rank has attached: the name is no longer needed.
   void unlink() {
@@ -315,7 +325,7 @@ ncclResult_t ShmColls::progress(ShmCollOp& o) {
     }
     if (writes) {
       // Line and slot free: every rank has finished the operation that used them last.
-      const uint64_t back = inLine ? kLines : 2;
+      const uint64_t back = inLine ? kLines : static_cast<uint64_t>(slotDepth(maxBytes_));
       if (o.s > back && minDone_ < o.s - back) {
         uint64_t m = ~uint64_t{0};
         for (int r = 0; r < n; ++r) {

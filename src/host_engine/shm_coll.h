@@ -7,14 +7,15 @@
 // Segment (POSIX shared memory, made on the first operation that uses it; its name comes
 // from a random token rank 0 sent in the init exchange):
 //   header          attach count, slot size and rank count (checked: equal on every rank)
-//   cell[r][c]      16 per rank: 8 cache lines, each 56 B of rank r's data (448 B in all)
+//   cell[r][c]      64 per rank: 8 cache lines, each 56 B of rank r's data (448 B in all)
 //                   and the operation's sequence number (the reader polls every line it
 //                   needs at once, so they travel in parallel)
 //   done[r]         the last operation rank r has finished reading
-//   slot[r][p]      2 per rank: rank r's data when it does not fit its cell
-// Operation s (1, 2, ... on every rank, in call order) uses cell s % 16 and slot s % 2. A
+//   slot[r][d]      D per rank (256 KiB of slots, 2 <= D <= 16): rank r's data when it does
+//                   not fit its cell
+// Operation s (1, 2, ... on every rank, in call order) uses cell s % 64 and slot s % D. A
 // rank writes them only when every rank has finished the operation that used them last
-// (done >= s - 16, or s - 2 for a slot), so no reader ever sees its data overwritten, and
+// (done >= s - 64, or s - D for a slot), so no reader ever sees its data overwritten, and
 // the done counters are read only every few operations. Every rank reduces the
 // contributions in rank order, so all ranks get the same bits.
 //
