@@ -381,7 +381,10 @@ ncclResult_t ShmColls::progress(ShmCollOp& o) {
           s = many.data();
         }
         const size_t off = op.kind == OpKind::ReduceScatter ? static_cast<size_t>(me) * bytes : 0;
-        if (inLine) {
+        if (inLine && off + bytes <= kLineData) {
+          // Within the first line: contiguous where it lies.
+          for (int r = 0; r < n; ++r) s[r] = seg_->cell(r, o.s)[0].data + off;
+        } else if (inLine) {
           // Contributions spread over lines: gathered into one array each.
           if (stage_.size() < static_cast<size_t>(n) * kInlineBytes) stage_.resize(static_cast<size_t>(n) * kInlineBytes);
           for (int r = 0; r < n; ++r) {
