@@ -545,4 +545,59 @@ std::string runMixedGroup(ncclComm_t comm, int rank, int n, Memory* mem) {
   return err;
 }
 
+std::string compareCommsBitwise(ncclComm_t a, ncclComm_t b, int rank, int nranks,
+                                const std::vector<ncclDataType_t>& types, int* ran) {
+  const size_t count = 6;
+  const int n = nranks, r = rank;
+  std::ostringstream errs;
+  *ran = 0;
+  for (ncclDataType_t t : types)
+    for (ncclRedOp_t op : {ncclSum, ncclProd, ncclMax, ncclMin})
+      for (int kind = 0; kind < 5; ++kind) {
+        if ((t == ncclFloat16 || t == ncclBfloat16) && op == ncclProd && n > 4) continue;  // 5^5: not exact
+        const size_t es = mccl::datatypeSize(t), total = count * n * es;
+        std::vector<char> in(total), out[2];
+        for (size_t i = 0; i < count * n; ++i) {
+          int v = static_cast<int>((i * 7 + r * 3) % 5) + (op == ncclProd ? 1 : 0) - (op == ncclMax ? 2 : 0);
+          if (t == ncclUint8 || t == ncclUint32 || t == ncclUint64) v = v < 0 ? -v : v;
+          const double d = t == ncclFloat32 || t == ncclFloat64 ? v * 0.5 : v;
+          switch (t) {
+            case ncclInt8: case ncclUint8: in[i] = static_cast<char>(v); break;
+            case ncclInt32: case ncclUint32: { int32_t x = v; std::memcpy(&in[i * 4], &x, 4); break; }
+            case ncclInt64: case ncclUint64: { int64_t x = v; std::memcpy(&in[i * 8], &x, 8); break; }
+            case ncclFloat32: { float x = static_cast<float>(d); std::memcpy(&in[i * 4], &x, 4); break; }
+            case ncclFloat64: std::memcpy(&in[i * 8], &d, 8); break;
+            default: {
+              uint64_t bits = mccl::scalarBitsFromDouble(t, d);  // exact: small integers
+              std::memcpy(&in[i * es], &bits, es);
+              break;
+            }
+          }
+        }
+        bool ok = true;
+        for (int path = 0; path < 2 && ok; ++path) {
+          ncclComm_t c = path == 0 ? a : b;
+          out[path].assign(total, static_cast<char>(0x5a));
+          void* o = out[path].data();
+          ncclResult_t res = ncclSuccess;
+          switch (kind) {
+            case 0: res = ncclAllReduce(in.data(), o, count, t, op, c, nullptr); break;
+            case 1: res = ncclBroadcast(in.data(), o, count, t, n - 1, c, nullptr); break;
+            case 2: res = ncclReduce(in.data(), o, count, t, op, 0, c, nullptr); break;
+            case 3: res = ncclAllGather(in.data(), o, count, t, c, nullptr); break;
+            default: res = ncclReduceScatter(in.data(), o, count, t, op, c, nullptr); break;
+          }
+          if (res != ncclSuccess) {
+            errs << "kind " << kind << " type " << t << " op " << op << ": " << ncclGetLastError(c) << "\n";
+            ok = false;
+          }
+        }
+        if (!ok) continue;
+        ++*ran;
+        if (std::memcmp(out[0].data(), out[1].data(), total) != 0)
+          errs << "kind " << kind << " type " << t << " op " << op << " differs on rank " << r << "\n";
+      }
+  return errs.str();
+}
+
 }  // namespace mccl_test

@@ -86,6 +86,14 @@ std::vector<CollCase> alltoallFamilyCases(int n, size_t large);
 // AlltoAll, Gather in place, Scatter, AlltoAllv), each checked. "" on success.
 std::string runMixedGroup(ncclComm_t comm, int rank, int n, Memory* mem = nullptr);
 
+// Runs AllReduce, Broadcast, Reduce, AllGather and ReduceScatter (6 elements per rank) with
+// Sum, Prod, Max and Min on each of types on both communicators (host memory, the same
+// ranks) with small integers (halves for floats) as inputs, so any order of the reduction
+// gives the same bits: two paths must agree bit for bit. Returns "" or the first
+// differences and errors; *ran counts the operations run on each communicator.
+std::string compareCommsBitwise(ncclComm_t a, ncclComm_t b, int rank, int nranks,
+                                const std::vector<ncclDataType_t>& types, int* ran);
+
 extern const ncclDataType_t kAllTypes[12];
 extern const ncclRedOp_t kBuiltinOps[5];
 

@@ -191,57 +191,12 @@ TEST(HostShm, SameBitsAsTheEngine) {
   // one-shot and the engine's ring or tree must agree bit for bit.
   const int n = worldSize(), r = worldRank();
   ncclComm_t viaShm = worldComm(kMax), viaEngine = worldComm(0);
-  const size_t count = 6;
   uint64_t before = mccl::hostShmCollCount();
   int ran = 0;
-  for (ncclDataType_t t : {ncclInt8, ncclUint32, ncclInt64, ncclFloat16, ncclFloat32, ncclFloat64})
-    for (ncclRedOp_t op : {ncclSum, ncclProd, ncclMax, ncclMin})
-      for (int kind = 0; kind < 5; ++kind) {
-        if (t == ncclFloat16 && op == ncclProd && n > 4) continue;  // 5^5 is not exact in half
-        const size_t es = typeSize(t), total = count * n * es;
-        std::vector<char> in(total), out[2];
-        for (size_t i = 0; i < count * n; ++i) {
-          int v = static_cast<int>((i * 7 + r * 3) % 5) + (op == ncclProd ? 1 : 0) - (op == ncclMax ? 2 : 0);
-          if (t == ncclUint32) v = v < 0 ? -v : v;
-          switch (t) {
-            case ncclInt8: in[i] = static_cast<char>(v); break;
-            case ncclUint32: { uint32_t x = static_cast<uint32_t>(v); std::memcpy(&in[i * 4], &x, 4); break; }
-            case ncclInt64: { int64_t x = v; std::memcpy(&in[i * 8], &x, 8); break; }
-            case ncclFloat16: {
-              // Small integers as IEEE half: sign, exponent and mantissa by hand.
-              uint16_t h = 0;
-              int a = v < 0 ? -v : v;
-              if (a) {
-                int e = 0;
-                while ((a >> (e + 1)) != 0) ++e;
-                h = static_cast<uint16_t>(((e + 15) << 10) | ((a << (10 - e)) & 0x3ff));
-              }
-              if (v < 0) h |= 0x8000;
-              std::memcpy(&in[i * 2], &h, 2);
-              break;
-            }
-            case ncclFloat32: { float x = static_cast<float>(v) * 0.5f; std::memcpy(&in[i * 4], &x, 4); break; }
-            default: { double x = v * 0.25; std::memcpy(&in[i * 8], &x, 8); break; }
-          }
-        }
-        for (int path = 0; path < 2; ++path) {
-          ncclComm_t c = path == 0 ? viaShm : viaEngine;
-          out[path].assign(total, static_cast<char>(0x5a));
-          void* o = out[path].data();
-          ncclResult_t res = ncclSuccess;
-          switch (kind) {
-            case 0: res = ncclAllReduce(in.data(), o, count, t, op, c, nullptr); break;
-            case 1: res = ncclBroadcast(in.data(), o, count, t, n - 1, c, nullptr); break;
-            case 2: res = ncclReduce(in.data(), o, count, t, op, 0, c, nullptr); break;
-            case 3: res = ncclAllGather(in.data(), o, count, t, c, nullptr); break;
-            default: res = ncclReduceScatter(in.data(), o, count, t, op, c, nullptr); break;
-          }
-          ASSERT_EQ(res, ncclSuccess) << ncclGetLastError(c);
-        }
-        ++ran;
-        EXPECT_EQ(std::memcmp(out[0].data(), out[1].data(), total), 0)
-            << "kind " << kind << " type " << t << " op " << op << " on rank " << r;
-      }
+  EXPECT_EQ(compareCommsBitwise(viaShm, viaEngine, r, n,
+                                {ncclInt8, ncclUint32, ncclInt64, ncclFloat16, ncclBfloat16, ncclFloat32, ncclFloat64},
+                                &ran),
+            "");
   // viaShm ran every one in shared memory, viaEngine none.
   EXPECT_EQ(mccl::hostShmCollCount() - before, onOneNode(static_cast<uint64_t>(ran)));
   EXPECT_EQ(ncclCommDestroy(viaShm), ncclSuccess);
