@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "coll_check.h"
+#include "core/types.h"
+#include "host_paths.h"
 #include "core/knobs.h"
 #include "host_engine/mpi_coll.h"
 #include "mccl_mpi.h"
@@ -24,35 +26,13 @@ namespace {
 
 constexpr size_t kMax = 1024;  // MCCL_HOST_MPI_MAX_BYTES of the communicators below
 
-// A host communicator on MPI_COMM_WORLD made with MCCL_HOST_MPI_MAX_BYTES = maxBytes.
-ncclComm_t worldComm(size_t maxBytes) {
-  setenv("MCCL_HOST_MPI_MAX_BYTES", std::to_string(maxBytes).c_str(), 1);
-  setenv("MCCL_HOST_SHM_MAX_BYTES", "0", 1);  // the route serves what shared memory does not
-  mccl::knobsReload();
-  ncclComm_t comm = nullptr;
-  ncclResult_t r = mcclCommInitFromMpi(&comm, MPI_COMM_WORLD, MCCL_DEVICE_HOST, nullptr);
-  unsetenv("MCCL_HOST_MPI_MAX_BYTES");
-  unsetenv("MCCL_HOST_SHM_MAX_BYTES");
-  mccl::knobsReload();
-  EXPECT_EQ(r, ncclSuccess) << ncclGetLastError(nullptr);
-  return comm;
-}
+ncclComm_t worldComm(size_t maxBytes) { return hostWorldComm(0, maxBytes); }  // shared memory off
 
-size_t typeSize(ncclDataType_t t) {
-  switch (t) {
-    case ncclInt8: case ncclUint8: case ncclFloat8e4m3: case ncclFloat8e5m2: return 1;
-    case ncclFloat16: case ncclBfloat16: return 2;
-    case ncclInt32: case ncclUint32: case ncclFloat32: return 4;
-    default: return 8;
-  }
-}
+size_t typeSize(ncclDataType_t t) { return mccl::datatypeSize(t); }
 
-// Runs c and returns the number of operations it put on MPI (every rank runs every case).
+// Runs c and returns the number of operations it put on MPI.
 uint64_t runCounted(ncclComm_t comm, const CollCase& c, std::string* errs) {
-  uint64_t before = mccl::hostMpiCollCount();
-  std::string e = runCollCase(comm, worldRank(), worldSize(), c);
-  if (!e.empty() && errs->size() < 4000) *errs += e;
-  return mccl::hostMpiCollCount() - before;
+  return runCountedCase(comm, c, mccl::hostMpiCollCount, errs);
 }
 
 }  // namespace

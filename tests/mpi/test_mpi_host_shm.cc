@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "coll_check.h"
+#include "core/types.h"
+#include "host_paths.h"
 #include "core/knobs.h"
 #include "host_engine/shm_coll.h"
 #include "mccl_mpi.h"
@@ -27,29 +29,9 @@ namespace {
 constexpr size_t kMax = 2048;  // MCCL_HOST_SHM_MAX_BYTES of the communicators below
 constexpr size_t kInline = 448;  // data bytes that travel in the cell with the sequence numbers
 
-// A host communicator on MPI_COMM_WORLD with MCCL_HOST_SHM_MAX_BYTES = maxBytes (and the
-// MPI route off, so what shared memory does not take runs on the engine).
-ncclComm_t worldComm(size_t maxBytes) {
-  setenv("MCCL_HOST_SHM_MAX_BYTES", std::to_string(maxBytes).c_str(), 1);
-  setenv("MCCL_HOST_MPI_MAX_BYTES", "0", 1);
-  mccl::knobsReload();
-  ncclComm_t comm = nullptr;
-  ncclResult_t r = mcclCommInitFromMpi(&comm, MPI_COMM_WORLD, MCCL_DEVICE_HOST, nullptr);
-  unsetenv("MCCL_HOST_SHM_MAX_BYTES");
-  unsetenv("MCCL_HOST_MPI_MAX_BYTES");
-  mccl::knobsReload();
-  EXPECT_EQ(r, ncclSuccess) << ncclGetLastError(nullptr);
-  return comm;
-}
+ncclComm_t worldComm(size_t maxBytes) { return hostWorldComm(maxBytes, 0); }  // MPI route off
 
-size_t typeSize(ncclDataType_t t) {
-  switch (t) {
-    case ncclInt8: case ncclUint8: case ncclFloat8e4m3: case ncclFloat8e5m2: return 1;
-    case ncclFloat16: case ncclBfloat16: return 2;
-    case ncclInt32: case ncclUint32: case ncclFloat32: return 4;
-    default: return 8;
-  }
-}
+size_t typeSize(ncclDataType_t t) { return mccl::datatypeSize(t); }
 
 // Bytes one rank writes into the segment for c.
 size_t writtenBytes(const CollCase& c, int n) {
@@ -59,10 +41,7 @@ size_t writtenBytes(const CollCase& c, int n) {
 
 // Runs c and returns the number of operations it ran in shared memory.
 uint64_t runCounted(ncclComm_t comm, const CollCase& c, std::string* errs) {
-  uint64_t before = mccl::hostShmCollCount();
-  std::string e = runCollCase(comm, worldRank(), worldSize(), c);
-  if (!e.empty() && errs->size() < 4000) *errs += e;
-  return mccl::hostShmCollCount() - before;
+  return runCountedCase(comm, c, mccl::hostShmCollCount, errs);
 }
 
 // Whether the communicators below are on one node: under tests/mpi/fake_nodes.sh the ranks
