@@ -38,13 +38,15 @@ constexpr size_t kInlineBytes = kCellLines * kLineData;  // 448
 // Cells per rank: operation s publishes in cell s % kLines, so a writer waits for the
 // readers only every few operations (done >= s - kLines), and a reader's done counter
 // stays in its own cache most of the time. Slots likewise (s % slots, done >= s - slots),
-// as many as fit kSlotBudget (at least 2). Depth matters most when ranks outnumber cores:
-// a root can run that many operations ahead while its readers wait for a core.
+// as many as fit the slot budget (at least 2, at most 16): 256 KiB per rank, less on a
+// node of many ranks so the segment stays near 4 MiB of slots (16 at the default slot size
+// up to 16 ranks, 4 at 64). Depth matters most when ranks outnumber cores: a root can run
+// that many operations ahead while its readers wait for a core.
 constexpr int kLines = 64;
-constexpr size_t kSlotBudget = 256 << 10;  // bytes of slots per rank
 
-int slotDepth(size_t slotBytes) {
-  size_t d = kSlotBudget / slotBytes;
+int slotDepth(size_t slotBytes, int nranks) {
+  size_t budget = std::min<size_t>(256 << 10, (size_t{4} << 20) / static_cast<size_t>(nranks));
+  size_t d = budget / slotBytes;
   return d < 2 ? 2 : d > 16 ? 16 : static_cast<int>(d);
 }
 
@@ -64,7 +66,7 @@ static_assert(sizeof(Line) == kCacheLine && sizeof(DoneLine) == kLine && sizeof(
 static_assert(std::atomic<uint64_t>::is_always_lock_free, "the segment's counters are shared between processes");
 
 size_t segmentBytes(int n, size_t slot) {
-  return kLine + static_cast<size_t>(n) * (kLines * kCell + kLine + slotDepth(slot) * slot);
+  return kLine + static_cast<size_t>(n) * (kLines * kCell + kLine + slotDepth(slot, n) * slot);
 }
 
 }  // namespace
@@ -91,7 +93,7 @@ class ShmSegment {
     return reinterpret_cast<DoneLine*>(base_ + kLine + static_cast<size_t>(n) * kLines * kCell + r * kLine);
   }
   char* slot(int n, int r, uint64_t s, size_t slotBytes) const {
-    const int depth = slotDepth(slotBytes);
+    const int depth = slotDepth(slotBytes, n);
     return base_ + kLine + static_cast<size_t>(n) * (kLines * kCell + kLine) +
            (static_cast<size_t>(depth) * r + s % static_cast<uint64_t>(depth)) * slotBytes;
   }
@@ -325,7 +327,7 @@ ncclResult_t ShmColls::progress(ShmCollOp& o) {
     }
     if (writes) {
       // Line and slot free: every rank has finished the operation that used them last.
-      const uint64_t back = inLine ? kLines : static_cast<uint64_t>(slotDepth(maxBytes_));
+      const uint64_t back = inLine ? kLines : static_cast<uint64_t>(slotDepth(maxBytes_, n));
       if (o.s > back && minDone_ < o.s - back) {
         uint64_t m = ~uint64_t{0};
         for (int r = 0; r < n; ++r) {

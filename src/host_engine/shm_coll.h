@@ -11,7 +11,7 @@
 //                   and the operation's sequence number (the reader polls every line it
 //                   needs at once, so they travel in parallel)
 //   done[r]         the last operation rank r has finished reading
-//   slot[r][d]      D per rank (256 KiB of slots, 2 <= D <= 16): rank r's data when it does
+//   slot[r][d]      D per rank (min(256 KiB, 4 MiB / ranks) of slots, 2 <= D <= 16): rank r's data when it does
 //                   not fit its cell
 // Operation s (1, 2, ... on every rank, in call order) uses cell s % 64 and slot s % D. A
 // rank writes them only when every rank has finished the operation that used them last
