@@ -36,7 +36,7 @@ ncclResult_t HostDataPath::setup() {
 }
 
 bool HostDataPath::runAlone(const OpDesc& op, ncclResult_t* result) {
-  const bool onShm = shm_.takes(op);
+  const bool onShm = shm_.use(op);
   if (!onShm && !route_.takes(comm_, op)) return false;
   if (aborted_.load())
     *result = MCCL_ERR(ncclInvalidUsage, comm_, "the communicator was aborted");

@@ -25,7 +25,7 @@ ncclResult_t HostWork::init(std::vector<OpDesc>& ops) {
   std::vector<int> p2pQueue(2 * static_cast<size_t>(comm_->nranks), -1);
   ops_.reserve(ops.size());
   for (OpDesc& op : ops) {
-    if (shm_->takes(op)) {
+    if (shm_->use(op)) {
       shmOps_.emplace_back();
       shm_->start(op, &shmOps_.back());
       continue;

@@ -13,6 +13,7 @@
 #include <mutex>
 
 #include "core/comm.h"
+#include "core/debug.h"
 #include "core/error.h"
 #include "core/knobs.h"
 #include "core/types.h"
@@ -82,7 +83,9 @@ class ShmSegment {
     // operation here): nothing else will attach now.
     if (!unlinked_.load()) shm_unlink(name_.c_str());
   }
-  static ncclResult_t open(ncclComm* comm, const std::string& name, size_t bytes, std::shared_ptr<ShmSegment>* out);
+  // Maps the segment name (made if absent); false with the reason in *why when /dev/shm
+  // cannot give it.
+  static bool open(const std::string& name, size_t bytes, std::shared_ptr<ShmSegment>* out, std::string* why);
 
   Header* header() const { return reinterpret_cast<Header*>(base_); }
   // The cell of rank r for operation s: kCellLines lines.
@@ -110,8 +113,7 @@ class ShmSegment {
   std::atomic<bool> unlinked_{false};
 };
 
-ncclResult_t ShmSegment::open(ncclComm* comm, const std::string& name, size_t bytes,
-                              std::shared_ptr<ShmSegment>* out) {
+bool ShmSegment::open(const std::string& name, size_t bytes, std::shared_ptr<ShmSegment>* out, std::string* why) {
   static std::mutex mu;
   static std::map<std::string, std::weak_ptr<ShmSegment>> mapped;
   std::lock_guard<std::mutex> lock(mu);
@@ -119,41 +121,38 @@ ncclResult_t ShmSegment::open(ncclComm* comm, const std::string& name, size_t by
   auto it = mapped.find(name);
   if (it != mapped.end()) {
     *out = it->second.lock();
-    if (*out) return ncclSuccess;
+    if (*out) return true;
   }
+  auto fail = [&](const char* what, int e, bool unlink) {
+    *why = std::string(what) + " " + name + " (" + std::to_string(bytes) + " bytes): " + std::strerror(e);
+    if (unlink) shm_unlink(name.c_str());  // the other ranks fail alike and make their own
+    return false;
+  };
   // Every rank opens with O_CREAT and sizes it the same: whichever comes first creates it,
   // zero-filled, which is the initial state of every counter.
   int fd = shm_open(name.c_str(), O_CREAT | O_RDWR, 0600);
-  if (fd < 0)
-    return MCCL_ERR(ncclSystemError, comm, "shared memory for small collectives: shm_open(%s) failed: %s",
-                    name.c_str(), std::strerror(errno));
+  if (fd < 0) return fail("shm_open", errno, false);
   struct stat st;
   int rc = fstat(fd, &st);
   if (rc == 0 && static_cast<size_t>(st.st_size) < bytes) rc = ftruncate(fd, static_cast<off_t>(bytes));
   if (rc != 0) {
     int e = errno;
     close(fd);
-    return MCCL_ERR(ncclSystemError, comm, "shared memory for small collectives: sizing %s to %zu bytes failed: %s",
-                    name.c_str(), bytes, std::strerror(e));
+    return fail("sizing", e, true);
   }
-  // Reserve the pages now: a full /dev/shm is an error here, not a SIGBUS later.
+  // Reserve the pages now: a full /dev/shm is found here, not by a SIGBUS later.
   int fe = posix_fallocate(fd, 0, static_cast<off_t>(bytes));
   if (fe != 0 && fe != EINVAL && fe != EOPNOTSUPP) {
     close(fd);
-    return MCCL_ERR(ncclSystemError, comm,
-                    "shared memory for small collectives: reserving %zu bytes for %s failed: %s (is /dev/shm full? "
-                    "MCCL_HOST_SHM_MAX_BYTES=0 turns this path off)",
-                    bytes, name.c_str(), std::strerror(fe));
+    return fail("reserving", fe, true);
   }
   void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   int e = errno;
   close(fd);
-  if (p == MAP_FAILED)
-    return MCCL_ERR(ncclSystemError, comm, "shared memory for small collectives: mmap of %s (%zu bytes) failed: %s",
-                    name.c_str(), bytes, std::strerror(e));
+  if (p == MAP_FAILED) return fail("mapping", e, true);
   out->reset(new ShmSegment(name, static_cast<char*>(p), bytes));
   mapped[name] = *out;
-  return ncclSuccess;
+  return true;
 }
 
 uint64_t hostShmCollCount() { return gCount.load(std::memory_order_relaxed); }
@@ -209,11 +208,24 @@ void ShmColls::start(const OpDesc& op, ShmCollOp* out) {
   gCount.store(gCount.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 }
 
-ncclResult_t ShmColls::attach() {
-  const int n = comm_->nranks;
+bool ShmColls::use(const OpDesc& op) {
+  if (!takes(op)) return false;
+  if (seg_ || comm_->nranks == 1) return true;
+  // The first operation that comes here maps the segment. Every rank of the node sees the
+  // same /dev/shm, so where it cannot give the segment every rank turns the path off at this
+  // same operation, and the engine runs it.
   char name[64];
   std::snprintf(name, sizeof name, "/mccl-shm-%016llx", static_cast<unsigned long long>(comm_->peers[0].shmToken));
-  MCCL_CHECK(ShmSegment::open(comm_, name, segmentBytes(n, maxBytes_), &seg_));
+  std::string why;
+  if (ShmSegment::open(name, segmentBytes(comm_->nranks, maxBytes_), &seg_, &why)) return true;
+  WARN("rank %d: small collectives of this communicator run on the engine, not in shared memory: %s", comm_->rank,
+       why.c_str());
+  maxBytes_ = 0;
+  return false;
+}
+
+ncclResult_t ShmColls::join() {
+  const int n = comm_->nranks;
   Header* h = seg_->header();
   uint64_t expect = 0;
   if (!h->slotBytes.compare_exchange_strong(expect, maxBytes_) && expect != maxBytes_)
@@ -317,7 +329,10 @@ ncclResult_t ShmColls::progress(ShmCollOp& o) {
     }
   };
   if (o.state == 0) {
-    if (!seg_) MCCL_CHECK(attach());
+    if (!joined_) {
+      MCCL_CHECK(join());
+      joined_ = true;
+    }
     if (!ready_) {
       // The first operation waits until every rank has mapped the segment (and the last
       // one unlinked its name), so a rank that finishes early cannot remove it under a

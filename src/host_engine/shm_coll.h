@@ -66,6 +66,9 @@ class ShmColls {
   bool on() const { return maxBytes_ > 0; }
   // Whether op comes here (the same answer on every rank for the same call).
   bool takes(const OpDesc& op) const;
+  // takes(op), and the segment is mapped (the first time: made; where /dev/shm cannot give
+  // it, the path turns off with a warning and false).
+  bool use(const OpDesc& op);
   // Gives op its sequence number (in call order).
   void start(const OpDesc& op, ShmCollOp* out);
   // Advances op without blocking.
@@ -75,7 +78,7 @@ class ShmColls {
   ncclResult_t runAlone(const OpDesc& op, const std::atomic<bool>& aborted);
 
  private:
-  ncclResult_t attach();
+  ncclResult_t join();  // checks the segment's header and counts this rank in
   ncclResult_t runLocal(const OpDesc& op);
 
   ncclComm* comm_;
@@ -83,6 +86,7 @@ class ShmColls {
   size_t maxBytes_ = 0;  // bytes one rank writes, at most (0: off)
   uint64_t nextSeq_ = 1;
   uint64_t minDone_ = 0;  // every rank's done counter is at least this (last seen)
+  bool joined_ = false;   // this rank is counted in the segment
   bool ready_ = false;    // every rank has attached
   std::shared_ptr<ShmSegment> seg_;
   std::vector<char> stage_;  // contributions gathered out of their cells
