@@ -275,7 +275,7 @@ TcpBootstrap::TcpBootstrap(int rank, int size, uint64_t secret)
       secret_(secret),
       addrs_(static_cast<size_t>(size)),
       outFd_(static_cast<size_t>(size), -1),
-      lost_(static_cast<size_t>(size), false) {}
+      closedAt_(static_cast<size_t>(size)) {}
 
 TcpBootstrap::~TcpBootstrap() {
   for (Conn& c : conns_) closeFd(&c.fd);
@@ -354,7 +354,22 @@ ncclResult_t TcpBootstrap::connect(const UniqueIdFields* ids, int nId, int rank,
 
 bool TcpBootstrap::peerLost(int peer) {
   std::lock_guard<std::mutex> lock(mu_);
-  return peer >= 0 && peer < size_ && lost_[peer];
+  return peer >= 0 && peer < size_ && gone(peer);
+}
+
+// A closed connection alone does not mean a message from the peer is lost. A rank that
+// sends its last message on a new connection and then leaves (its destroy closes every
+// socket) can close an older connection before this rank has accepted the new one from
+// the listen queue, or before the new one's bytes have arrived. So a rank is gone only
+// once a connection with it has closed, none of its incoming connections is open, no
+// connection that has not yet named its rank is waiting, and a grace period has passed.
+bool TcpBootstrap::gone(int peer) const {
+  constexpr auto kGrace = std::chrono::milliseconds(500);
+  const auto closed = closedAt_[peer];
+  if (closed == std::chrono::steady_clock::time_point{}) return false;
+  for (const Conn& c : conns_)
+    if (c.fd >= 0 && (c.peer < 0 || (c.peer == peer && !c.outgoing))) return false;
+  return std::chrono::steady_clock::now() - closed >= kGrace;
 }
 
 ncclResult_t TcpBootstrap::writeFrame(int fd, int peer, const FrameHeader& h, const void* payload) {
@@ -399,7 +414,8 @@ ncclResult_t TcpBootstrap::connectPeer(int peer) {
   ncclResult_t res;
   for (;;) {
     auto now = std::chrono::steady_clock::now();
-    res = connectTo(addrs_[peer], std::min(until, now + std::chrono::seconds(1)), &aborted_, &fd, &err);
+    res = connectTo(addrs_[peer], std::min(until, now + std::chrono::seconds(1)), &aborted_, &fd, &err,
+                    true);
     if (res == ncclSuccess || err == ECONNREFUSED || aborted() || std::chrono::steady_clock::now() >= until) break;
   }
   if (res != ncclSuccess)
@@ -490,7 +506,8 @@ ncclResult_t TcpBootstrap::pump(int timeoutMs) {
     MCCL_CHECK(parse(c, &closeIt));
     if (closeIt) {
       if (c.peer >= 0) {
-        lost_[c.peer] = true;
+        if (closedAt_[c.peer] == std::chrono::steady_clock::time_point{})
+          closedAt_[c.peer] = std::chrono::steady_clock::now();
         INFO(kLogBootstrap, "bootstrap rank %d: connection with rank %d closed", rank_, c.peer);
         if (c.outgoing) outFd_[c.peer] = -1;
       }
@@ -560,7 +577,7 @@ ncclResult_t TcpBootstrap::recv(int peer, uint64_t tag, void* data, size_t bytes
     MCCL_CHECK(take(peer, tag, data, bytes, &got));
     if (got) return ncclSuccess;
     if (aborted()) return MCCL_ERR(ncclRemoteError, owner_, "bootstrap recv: aborted");
-    if (lost_[peer])
+    if (gone(peer))
       return MCCL_ERR(ncclRemoteError, owner_,
                       "bootstrap: rank %d closed its connection (its process may have died)", peer);
     if (std::chrono::steady_clock::now() > dl)
@@ -579,7 +596,7 @@ ncclResult_t TcpBootstrap::tryRecv(int peer, uint64_t tag, void* data, size_t by
   if (*received) return ncclSuccess;
   MCCL_CHECK(pump(0));
   MCCL_CHECK(take(peer, tag, data, bytes, received));
-  if (!*received && lost_[peer])
+  if (!*received && gone(peer))
     return MCCL_ERR(ncclRemoteError, owner_,
                     "bootstrap: rank %d closed its connection (its process may have died)", peer);
   return ncclSuccess;

@@ -42,7 +42,7 @@ class TcpBootstrap : public Bootstrap {
   ncclResult_t recv(int peer, uint64_t tag, void* data, size_t bytes) override;
   ncclResult_t tryRecv(int peer, uint64_t tag, void* data, size_t bytes, bool* received) override;
 
-  // Ranks whose connection closed (their process likely died).
+  // Ranks that left or died: see gone().
   bool peerLost(int peer);
 
  protected:
@@ -65,6 +65,7 @@ class TcpBootstrap : public Bootstrap {
   ncclResult_t connectPeer(int peer);          // outgoing connection + Hello
   ncclResult_t take(int peer, uint64_t tag, void* data, size_t bytes, bool* got);  // mailbox
   ncclResult_t writeFrame(int fd, int peer, const FrameHeader& h, const void* payload);
+  bool gone(int peer) const;                   // mu_ held
   Deadline deadline() const { return deadlineAfter(bootstrapTimeoutSeconds()); }
 
   std::mutex mu_;
@@ -74,7 +75,8 @@ class TcpBootstrap : public Bootstrap {
   std::vector<SockAddr> addrs_;  // every rank's listening address (after the ring allgather)
   std::vector<int> outFd_;       // fd this rank sends to each peer on
   std::vector<Conn> conns_;      // every fd this rank reads from
-  std::vector<bool> lost_;
+  // When a connection with each rank first closed (a default time point: none has).
+  std::vector<std::chrono::steady_clock::time_point> closedAt_;
   std::map<std::pair<int, uint64_t>, std::deque<std::vector<char>>> mailbox_;
   size_t mailboxBytes_ = 0;
 };

@@ -218,12 +218,13 @@ ncclResult_t listenOn(SockAddr* addr, int* fd) {
 }
 
 ncclResult_t connectTo(const SockAddr& addr, Deadline deadline, const std::atomic<bool>* abort,
-                       int* fd, int* lastErrno) {
+                       int* fd, int* lastErrno, bool quiet) {
   int delayMs = 10;
   if (lastErrno) *lastErrno = 0;
   for (;;) {
     if (abort && abort->load())
-      return MCCL_ERR(ncclRemoteError, nullptr, "connect to %s: aborted", addr.str().c_str());
+      return quiet ? ncclRemoteError
+                   : MCCL_ERR(ncclRemoteError, nullptr, "connect to %s: aborted", addr.str().c_str());
     int s = socket(addr.family(), SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (s < 0) return MCCL_ERR(ncclSystemError, nullptr, "socket: %s", std::strerror(errno));
     int one = 1;
@@ -255,8 +256,9 @@ ncclResult_t connectTo(const SockAddr& addr, Deadline deadline, const std::atomi
     if (lastErrno) *lastErrno = err;
     bool retry = err == ECONNREFUSED || err == ECONNRESET || err == ETIMEDOUT || err == EAGAIN;
     if (!retry || std::chrono::steady_clock::now() > deadline)
-      return MCCL_ERR(ncclRemoteError, nullptr, "connect to %s failed: %s", addr.str().c_str(),
-                      std::strerror(err));
+      return quiet ? ncclRemoteError
+                   : MCCL_ERR(ncclRemoteError, nullptr, "connect to %s failed: %s", addr.str().c_str(),
+                              std::strerror(err));
     std::this_thread::sleep_for(std::chrono::milliseconds(delayMs));
     delayMs = std::min(delayMs * 2, 200);
   }

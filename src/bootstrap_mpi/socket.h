@@ -45,9 +45,11 @@ Deadline deadlineAfter(double seconds);
 ncclResult_t listenOn(SockAddr* addr, int* fd);
 
 // Connects (retrying refused connections until deadline); returns a non-blocking fd.
-// *lastErrno (optional) receives the errno of the last failed attempt.
+// *lastErrno (optional) receives the errno of the last failed attempt. quiet: a failure
+// is returned without a warning or a last-error sentence (for callers to whom a refused
+// connection is an answer, not an error: probes, farewells, retries that report once).
 ncclResult_t connectTo(const SockAddr& addr, Deadline deadline, const std::atomic<bool>* abort,
-                       int* fd, int* lastErrno = nullptr);
+                       int* fd, int* lastErrno = nullptr, bool quiet = false);
 
 // Accepts one pending connection (non-blocking); *fd = -1 when none is pending.
 ncclResult_t acceptOne(int listenFd, int* fd);

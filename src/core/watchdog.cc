@@ -182,7 +182,7 @@ void Watchdog::farewell() {
     // is a peer that has left already (its socket listened from init until its destroy),
     // and retrying it cost ~310 ms of backoff when both ranks destroyed at once.
     int fd = -1;
-    if (connectTo(p->addr, Clock::now(), nullptr, &fd) != ncclSuccess) continue;  // gone already
+    if (connectTo(p->addr, Clock::now(), nullptr, &fd, nullptr, true) != ncclSuccess) continue;  // gone already
     Hello h{kFarewellMagic, rank_, secret_};
     (void)writeAll(fd, &h, sizeof h, Clock::now() + std::chrono::milliseconds(200), nullptr);
     closeFd(&fd);
@@ -231,7 +231,7 @@ void Watchdog::connectInitiated(Peer& p) {
   if (!p.initiator && now - started_ < std::chrono::milliseconds(300)) return;
   p.nextTry = now + std::chrono::milliseconds(p.initiator ? 250 : 300);
   int fd = -1, err = 0;
-  if (connectTo(p.addr, now + std::chrono::milliseconds(200), &stop_, &fd, &err) != ncclSuccess) {
+  if (connectTo(p.addr, now + std::chrono::milliseconds(200), &stop_, &fd, &err, true) != ncclSuccess) {
     p.refusals = err == ECONNREFUSED ? p.refusals + 1 : 0;
     if (p.refusals >= 1) suspect(p, "refused the liveness connection: its process died");
     return;
