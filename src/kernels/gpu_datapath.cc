@@ -486,7 +486,18 @@ ncclResult_t GpuWork::launch() {
   const uint64_t tLaunch = ops_.front().enqueueNs ? steadyNs() : 0;
   const int blocks = static_cast<int>(queues_.size());
   if (blocks == 0) return ncclSuccess;
-  for (const LaunchPart& part : launchParts()) {
+  // One rank: every collective but PreMulSum is a copy of the input (or nothing in
+  // place), done by the copy engine at the memory's bandwidth, a memcpy node in a graph.
+  const bool copyOnly = comm_->nranks == 1 && std::all_of(ops_.begin(), ops_.end(), [](const OpDesc& op) {
+    return !op.isP2p() && !(op.hasReduction() && op.red.kind == RedKind::PreMulSum);
+  });
+  for (const OpDesc& op : copyOnly ? ops_ : std::vector<OpDesc>{}) {
+    if (op.count == 0 || op.sendbuff == op.recvbuff) continue;
+    CUDA_TRY(cudaMemcpyAsync(op.recvbuff, op.sendbuff, op.count * datatypeSize(op.datatype),
+                             cudaMemcpyDefault, stream),
+             "cudaMemcpyAsync");
+  }
+  for (const LaunchPart& part : copyOnly ? std::vector<LaunchPart>{} : launchParts()) {
     LaunchSpec spec = part.spec;
     spec.blocks = blocks;
     spec.threads = launchThreads();
