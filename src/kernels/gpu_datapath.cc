@@ -491,11 +491,13 @@ ncclResult_t GpuWork::launch() {
   const bool copyOnly = comm_->nranks == 1 && std::all_of(ops_.begin(), ops_.end(), [](const OpDesc& op) {
     return !op.isP2p() && !(op.hasReduction() && op.red.kind == RedKind::PreMulSum);
   });
-  for (const OpDesc& op : copyOnly ? ops_ : std::vector<OpDesc>{}) {
-    if (op.count == 0 || op.sendbuff == op.recvbuff) continue;
-    CUDA_TRY(cudaMemcpyAsync(op.recvbuff, op.sendbuff, op.count * datatypeSize(op.datatype),
-                             cudaMemcpyDefault, stream),
-             "cudaMemcpyAsync");
+  if (copyOnly) {
+    for (const OpDesc& op : ops_) {
+      if (op.count == 0 || op.sendbuff == op.recvbuff) continue;
+      CUDA_TRY(cudaMemcpyAsync(op.recvbuff, op.sendbuff, op.count * datatypeSize(op.datatype),
+                               cudaMemcpyDefault, stream),
+               "cudaMemcpyAsync");
+    }
   }
   for (const LaunchPart& part : copyOnly ? std::vector<LaunchPart>{} : launchParts()) {
     LaunchSpec spec = part.spec;
