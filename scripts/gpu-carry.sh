@@ -9,10 +9,12 @@ ln -sf libmccl_mpi.so.0 .carry/libmccl_mpi.so
 cp "$B"/tests/mccl_gpu_tests "$B"/tests/mccl_gpu_mpi_tests "$B"/tests/mccl_preload_gpu_tests "$B"/bench/mccl-perf .carry/
 [ -f "$B"/tests/mccl_gpu_devapi_tests ] && cp "$B"/tests/mccl_gpu_devapi_tests .carry/
 for ex in allreduce_world two_level_reduce cg_solver mpi_allreduce_bench; do cp "$B"/mpi_examples/$ex .carry/; done
-for m in micro_latency micro_p2p_bw micro_stack_reserve; do [ -f "$B"/bench/$m ] && cp "$B"/bench/$m .carry/; done
+for m in micro_latency micro_p2p_bw micro_stack_reserve micro_launch_args mccl-threads-bench; do [ -f "$B"/bench/$m ] && cp "$B"/bench/$m .carry/; done
 for x in nccl-perf mccl-init-bench nccl-init-bench; do [ -f "$B"/bench/$x ] && cp "$B"/bench/$x .carry/; done
 for f in "$B"/mpi_examples/guide_*; do [ -x "$f" ] && cp "$f" .carry/; done
-for f in .carry/*; do [ -L "$f" ] || strip --strip-debug "$f" 2>/dev/null || true; done
+# MCCL_BEFORE=dir: a previous libmccl.so.0 goes to .carry/before (measured beside this one).
+if [ -n "${MCCL_BEFORE:-}" ]; then mkdir -p .carry/before && cp -L "$MCCL_BEFORE"/libmccl.so.0 .carry/before/; fi
+for f in .carry/* .carry/before/*; do [ -L "$f" ] || strip --strip-debug "$f" 2>/dev/null || true; done
 # The device tool carries 64 MiB at most: pack everything (kernels compress about 4x);
 # scripts/gpu-sweep.sh unpacks it on the GPU machine.
 tar -C .carry -cf - . | xz -T2 -3 > .carry-pack.tar.xz

@@ -6,7 +6,11 @@
 # at most 8 files); the last lines printed are the comparison tables.
 #
 #   scripts/gpu-sweep.sh [tests] [perf] [graph] [llsweep] [simplesweep] [micro] [memory]
-#                        [profile] [fifosweep] [init] [protosweep] [devapi]   (default: tests perf graph llsweep simplesweep micro)
+#                        [profile] [fifosweep] [init] [protosweep] [devapi] [shared] [launch]
+#                        (default: tests perf graph llsweep simplesweep micro)
+#   shared  ranks as threads sharing the GPUs (MCCL_SHARED_GPU): the single-process tests at
+#           2, 3 and 4 ranks, and mccl-threads-bench (host path and kernel fixed costs)
+#   launch  what a kernel's parameter block costs a launch (micro_launch_args)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 FINAL=${OUT:-gpu-out}
@@ -50,6 +54,49 @@ if has tests; then
     echo "gpu_mpi[$proto]: rc=$? $(grep -aE '(PASSED|FAILED) ' "$OUT/gpu_mpi_$proto.log" | head -2 | tr '\n' ' ')"
     grep -a -m5 -E 'Failure|expected' "$OUT/gpu_mpi_$proto.log" | cut -c1-300
   done
+fi
+
+if has shared; then
+  # Ranks as threads of one process sharing the GPUs (MCCL_SHARED_GPU), rank r on GPU
+  # r % count. The fixed costs first (mccl-threads-bench, MCCL_PROFILE for the host and
+  # kernel phases of an 8-byte AllReduce), then the single-process tests at 2, 3 and 4
+  # ranks (odd rank counts on any machine). The ranks' blocks must all be resident at
+  # once: channels are capped so that every rank's blocks fit the GPU's SMs.
+  if [ -x "$BIN/mccl-threads-bench" ]; then
+    # A previous libmccl in $BIN/before (scripts/gpu-carry.sh MCCL_BEFORE=dir) runs first:
+    # both versions measured in one call.
+    for lib in before now; do
+      libdir="$BIN"; [ "$lib" = before ] && libdir="$BIN/before"
+      [ -f "$libdir/libmccl.so.0" ] || continue
+      for nr in 2 4; do
+        LD_LIBRARY_PATH="$PWD/$libdir:$LD_LIBRARY_PATH" timeout 60 "$BIN/mccl-threads-bench" -r $nr -b 8 -e 256K -f 8 \
+          -o allreduce,allgather,broadcast,sendrecv > "$OUT/threads_bench_${lib}_$nr.txt" 2>&1
+        LD_LIBRARY_PATH="$PWD/$libdir:$LD_LIBRARY_PATH" MCCL_PROFILE=1 timeout 30 "$BIN/mccl-threads-bench" -r $nr \
+          -b 8 -e 8 -o allreduce -G 0 -n 2000 > "$OUT/threads_profile_${lib}_$nr.txt" 2>&1
+        echo "== $lib"; cat "$OUT/threads_bench_${lib}_$nr.txt" "$OUT/threads_profile_${lib}_$nr.txt"
+      done
+    done
+    for f in "$OUT"/threads_bench_*.txt "$OUT"/threads_profile_*.txt; do echo "== $(basename "$f")"; cat "$f"; done \
+      > "$OUT/threads_bench.txt"
+  fi
+  # Only tests that allocate and free nothing while a peer's kernel waits: cudaFree and
+  # cudaHostAlloc wait for the whole device, so a rank calling one while its peer's kernel
+  # waits for this rank's next launch stalls until MCCL_TIMEOUT (not a library fault).
+  for run in ${SHARED_RUNS:-2:default 2:LL 2:LL128 3:default}; do
+    nr=${run%%:*} proto=${run#*:}
+    env=(MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=$nr MCCL_TIMEOUT=10 NCCL_MAX_NCHANNELS=$((nr > 2 ? 4 : 16)))
+    [ "$proto" != default ] && env+=(NCCL_PROTO=$proto)
+    env "${env[@]}" timeout 70 "$BIN/mccl_gpu_tests" \
+      --gtest_filter='GpuSingleProcess.EveryTypeOpAndForm:GpuSingleProcess.PointToPointPatterns' \
+      > "$OUT/gpu_shared_${nr}_$proto.log" 2>&1
+    echo "gpu_shared[$nr ranks, $proto]: rc=$? $(grep -aE '^\[ *(OK|PASSED|FAILED) ' "$OUT/gpu_shared_${nr}_$proto.log" | tr '\n' ' ' | cut -c1-400)"
+    grep -a -m5 -E 'rank [0-9]+:|Failure|expected' "$OUT/gpu_shared_${nr}_$proto.log" | cut -c1-300
+  done
+fi
+
+if has launch && [ -x "$BIN/micro_launch_args" ]; then
+  timeout 120 "$BIN/micro_launch_args" > "$OUT/launch_args.txt" 2>&1
+  cat "$OUT/launch_args.txt"
 fi
 
 if has devapi && [ -x "$BIN/mccl_gpu_devapi_tests" ]; then
@@ -214,7 +261,7 @@ if has simplesweep; then
 fi
 
 tar -C "$OUT" -czf "$FINAL/logs.tgz" . 2>/dev/null
-for f in ratio.md ratio_graph.md protosweep.md llsweep.md simplesweep.txt micro_latency.txt profile.txt fifosweep.txt memory.txt init.txt; do [ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"; done
+for f in ratio.md ratio_graph.md protosweep.md llsweep.md simplesweep.txt micro_latency.txt profile.txt fifosweep.txt memory.txt init.txt threads_bench.txt launch_args.txt; do [ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"; done
 [ -f "$OUT/ratio.md" ] && { echo "== eager"; cat "$OUT/ratio.md"; }
 [ -f "$OUT/ratio_graph.md" ] && { echo "== graph"; cat "$OUT/ratio_graph.md"; }
 [ -f "$OUT/llsweep.md" ] && cat "$OUT/llsweep.md"

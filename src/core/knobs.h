@@ -70,7 +70,9 @@ enum class KnobType { Int, Size, Bool, String };
     "host communicators on one node: collectives where one rank writes at most this many bytes run one-shot in shared memory (0: never)") \
   X(MpiVerbose, "MCCL_MPI_VERBOSE", Bool, "0", "libmccl_mpi: log the path of every call")        \
   X(MpiCudaAware, "MCCL_MPI_CUDA_AWARE", Bool, "1",                                              \
-    "libmccl_mpi: MPIX_Query_cuda_support reports 1 (its collectives take device buffers)")
+    "libmccl_mpi: MPIX_Query_cuda_support reports 1 (its collectives take device buffers)")      \
+  X(SharedGpu, "MCCL_SHARED_GPU", Bool, "0",                                                    \
+    "ranks of one process may share a GPU (tests and benchmarks on one-GPU machines)")
 
 enum class Knob : int {
 #define MCCL_KNOB_ENUM(id, name, type, def, help) id,

@@ -51,7 +51,7 @@ ncclResult_t launchKernel(const LaunchSpec& spec, const void* args, cudaStream_t
     else
       collKernelFor<kSmallLaunch>(spec)<<<grid, block, 0, stream>>>(*static_cast<const KernelArgs<kSmallLaunch>*>(args));
   } else {
-    launchLlKernel(spec, *static_cast<const KernelArgs<kSmallLaunch>*>(args), stream);
+    launchLlKernel(spec, args, stream);
   }
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) {

@@ -128,16 +128,23 @@ struct DevQueue {
 
 constexpr int kMaxQueues = 128;
 
-template <int MaxWorks>
+// A launch's parameters. Their size is paid by every launch: cudaLaunchKernel took 3.64 us
+// with 256 bytes of parameters, 4.08 with 2 KiB and 4.67 with 4 KiB on an H100 host
+// (bench/micro/launch_args.cu), so the common launch of a small message, one or two LL
+// works on a few channels, takes the tiny form (488 bytes).
+template <int MaxWorks, int MaxQueues = kMaxQueues>
 struct KernelArgs {
+  static constexpr int kWorks = MaxWorks;
+  static constexpr int kQueues = MaxQueues;
   DevComm comm;  // by value: no dependent load before the first wait
   int32_t nqueues;
   int32_t nworks;
-  DevQueue queues[kMaxQueues];
+  DevQueue queues[MaxQueues];
   DevWork works[MaxWorks];
 };
 
-constexpr int kSmallLaunch = 8;     // works that fit the small (fast to launch) kernel
+constexpr int kSmallLaunch = 8;     // works that fit the small kernel (2 KiB of parameters)
 constexpr int kLargeLaunch = 128;   // works of the large kernel
+using TinyArgs = KernelArgs<2, 16>; // the LL kernels' launch of one or two works
 
 }  // namespace mccl

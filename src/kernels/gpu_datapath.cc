@@ -72,11 +72,20 @@ class GpuWork : public Work {
   };
   std::vector<LaunchPart> launchParts() const;
   static LaunchSpec specFor(const std::vector<DevWork>& works);
-  template <int MW>
-  void fillArgs(KernelArgs<MW>* args, const std::vector<DevWork>& works) const;
+  template <typename Args>
+  void fillArgs(Args* args, const std::vector<DevWork>& works) const;
   ncclComm* comm_;
   GpuDataPath* dp_;
+  bool planCopies();
   std::vector<OpDesc> ops_;
+  // One rank: the group is copies (cudaMemcpyAsync) instead of a kernel (planCopies).
+  struct Copy {
+    void* dst;
+    const void* src;
+    size_t bytes;
+  };
+  bool copyOnly_ = false;
+  std::vector<Copy> copies_;
   std::vector<DevWork> works_;
   std::vector<DevQueue> queues_;
   std::chrono::steady_clock::time_point start_;
@@ -345,18 +354,45 @@ class GpuDataPath : public DataPath {
   } prof_;
 };
 
+// One rank: every collective but PreMulSum is a copy of its input (or nothing in place),
+// and each Send to itself pairs with the Recv of the same place in call order. When the
+// whole group is such copies, the copy engine does them at the memory's bandwidth (a
+// memcpy node in a graph), as NCCL does; no kernel, no connection.
+bool GpuWork::planCopies() {
+  if (comm_->nranks != 1) return false;
+  std::vector<const OpDesc*> sends, recvs;
+  for (const OpDesc& op : ops_) {
+    if (op.kind == OpKind::Send) sends.push_back(&op);
+    else if (op.kind == OpKind::Recv) recvs.push_back(&op);
+    else if (op.hasReduction() && op.red.kind == RedKind::PreMulSum) return false;
+    else if (op.count > 0 && op.sendbuff != op.recvbuff)
+      copies_.push_back(Copy{op.recvbuff, op.sendbuff, op.bytes()});
+  }
+  if (sends.size() != recvs.size()) return false;
+  for (size_t i = 0; i < sends.size(); ++i) {
+    if (sends[i]->bytes() != recvs[i]->bytes()) return false;  // the kernel path reports it
+    if (sends[i]->count > 0 && sends[i]->sendbuff != recvs[i]->recvbuff)
+      copies_.push_back(Copy{recvs[i]->recvbuff, sends[i]->sendbuff, sends[i]->bytes()});
+  }
+  return true;
+}
+
 ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
   ops_ = ops;
   IpcTransport& ipc = dp_->ipc();
   const bool dump = knobBool(Knob::DumpSchedule);
   std::map<std::pair<int, int>, int> p2pQueue;
   int maxCh = 0;
-  for (const OpDesc& op : ops_) {
+  copyOnly_ = planCopies();
+  if (!copyOnly_) copies_.clear();
+  static const std::vector<OpDesc> kNoOps;
+  for (const OpDesc& op : copyOnly_ ? kNoOps : ops_) {
     PlanChoice choice = choosePlan(comm_, op, ipc.slotBytes());
     choice.nchannels = std::min(choice.nchannels, ipc.maxChannels());
     DevWork w;
     std::memset(&w, 0, sizeof w);
-    w.s = makeSchedule(comm_, op, choice);
+    const Schedule hostView = makeSchedule(comm_, op, choice);  // host ring pointers
+    w.s = hostView;
     w.s.ring = dp_->devRing();
     w.s.ringPos = dp_->devRing() + comm_->nranks;
     w.s.nodeFirst = comm_->topo.nodeFirst.empty() ? nullptr : dp_->devRing() + 2 * comm_->nranks;
@@ -370,7 +406,6 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
     w.postDiv = op.red.kind == RedKind::SumPostDiv ? op.red.postDivisor : 0;
     w.proto = choice.proto == Proto::LL ? kProtoLl : choice.proto == Proto::LL128 ? kProtoLl128 : kProtoSimple;
     const bool llFamily = w.proto != kProtoSimple;
-    Schedule hostView = makeSchedule(comm_, op, choice);
     if (w.proto == kProtoSimple && scratchElems(hostView) > 0)
       MCCL_CHECK(dp_->scratch(static_cast<size_t>(hostView.nchannels) * numLanes(hostView) *
                                   static_cast<size_t>(scratchElems(hostView)) * datatypeSize(op.datatype),
@@ -464,6 +499,8 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
 }
 
 ncclResult_t GpuWork::launch() {
+  const int blocks = static_cast<int>(queues_.size());
+  if (blocks == 0 && copies_.empty()) return ncclSuccess;  // nothing moves
   CudaDeviceGuard guard(comm_->cudaDev);
   cudaStream_t stream = ops_.empty() ? nullptr : ops_[0].stream;
   cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
@@ -484,31 +521,24 @@ ncclResult_t GpuWork::launch() {
   }
   MCCL_CHECK(dp_->beforeLaunch(stream, capturing));
   const uint64_t tLaunch = ops_.front().enqueueNs ? steadyNs() : 0;
-  const int blocks = static_cast<int>(queues_.size());
-  if (blocks == 0) return ncclSuccess;
-  // One rank: every collective but PreMulSum is a copy of the input (or nothing in
-  // place), done by the copy engine at the memory's bandwidth, a memcpy node in a graph.
-  const bool copyOnly = comm_->nranks == 1 && std::all_of(ops_.begin(), ops_.end(), [](const OpDesc& op) {
-    return !op.isP2p() && !(op.hasReduction() && op.red.kind == RedKind::PreMulSum);
-  });
-  if (copyOnly) {
-    for (const OpDesc& op : ops_) {
-      if (op.count == 0 || op.sendbuff == op.recvbuff) continue;
-      CUDA_TRY(cudaMemcpyAsync(op.recvbuff, op.sendbuff, op.count * datatypeSize(op.datatype),
-                               cudaMemcpyDefault, stream),
-               "cudaMemcpyAsync");
-    }
-  }
-  for (const LaunchPart& part : copyOnly ? std::vector<LaunchPart>{} : launchParts()) {
+  for (const Copy& c : copies_)
+    CUDA_TRY(cudaMemcpyAsync(c.dst, c.src, c.bytes, cudaMemcpyDefault, stream), "cudaMemcpyAsync");
+  for (const LaunchPart& part : launchParts()) {
     LaunchSpec spec = part.spec;
     spec.blocks = blocks;
     spec.threads = launchThreads();
     const char* err = nullptr;
     ncclResult_t r;
+    spec.tiny = spec.kind != LaunchKind::Generic && part.works.size() <= static_cast<size_t>(TinyArgs::kWorks) &&
+                queues_.size() <= static_cast<size_t>(TinyArgs::kQueues);
     if (spec.large) {
       auto args = std::make_unique<KernelArgs<kLargeLaunch>>();
       fillArgs(args.get(), part.works);
       r = launchKernel(spec, args.get(), stream, &err);
+    } else if (spec.tiny) {
+      TinyArgs args;
+      fillArgs(&args, part.works);
+      r = launchKernel(spec, &args, stream, &err);
     } else {
       KernelArgs<kSmallLaunch> args;
       fillArgs(&args, part.works);
@@ -537,6 +567,7 @@ ncclResult_t GpuWork::launch() {
 // rank splits its group the same way (collectives come in the same order everywhere), so
 // the launches match across ranks and no connection is used by two at once.
 std::vector<GpuWork::LaunchPart> GpuWork::launchParts() const {
+  if (works_.empty()) return {};
   std::vector<int> types;
   for (const DevWork& w : works_)
     if (collReducesHost(w.s.coll) && std::find(types.begin(), types.end(), w.type) == types.end())
@@ -568,9 +599,9 @@ LaunchSpec GpuWork::specFor(const std::vector<DevWork>& works) {
   return spec;
 }
 
-template <int MW>
-void GpuWork::fillArgs(KernelArgs<MW>* args, const std::vector<DevWork>& works) const {
-  std::memset(static_cast<void*>(args), 0, offsetof(KernelArgs<MW>, works));
+template <typename Args>
+void GpuWork::fillArgs(Args* args, const std::vector<DevWork>& works) const {
+  std::memset(static_cast<void*>(args), 0, offsetof(Args, works));
   args->comm = dp_->devCommHost();
   args->nqueues = static_cast<int32_t>(queues_.size());
   args->nworks = static_cast<int32_t>(works.size());

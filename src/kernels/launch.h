@@ -19,6 +19,7 @@ enum class LaunchKind : uint8_t { Generic, LlSum, LlCopy };
 struct LaunchSpec {
   LaunchKind kind = LaunchKind::Generic;
   bool large = false;    // Generic: args is a KernelArgs<kLargeLaunch>, else <kSmallLaunch>
+  bool tiny = false;     // LlSum, LlCopy: args is a TinyArgs, else KernelArgs<kSmallLaunch>
   bool reduces = false;  // Generic: some work reduces (type)
   int type = 0;          // the ncclDataType_t of every reducing work
   int blocks = 0;
@@ -31,7 +32,8 @@ ncclResult_t launchKernel(const LaunchSpec& spec, const void* args, cudaStream_t
 size_t kernelStackBytesMax();
 size_t llKernelStackBytesMax();
 
-// The LL kernels (ll_kernel.cu); launchKernel calls it for LlSum and LlCopy.
-void launchLlKernel(const LaunchSpec& spec, const KernelArgs<kSmallLaunch>& args, cudaStream_t stream);
+// The LL kernels (ll_kernel.cu); launchKernel calls it for LlSum and LlCopy (args: a
+// TinyArgs when spec.tiny, else a KernelArgs<kSmallLaunch>).
+void launchLlKernel(const LaunchSpec& spec, const void* args, cudaStream_t stream);
 
 }  // namespace mccl

@@ -4,6 +4,8 @@
 // (coll_kernel.cu). A translation unit of its own, so the two compile in parallel.
 #include <cuda_runtime.h>
 
+#include <algorithm>
+
 #include "kernels/dev_work.h"
 #include "kernels/launch.h"
 #include "kernels/ll_proto.cuh"
@@ -14,8 +16,8 @@ namespace {
 
 // LL works that sum one type (and any data-movement LL works): the common launch of small
 // messages, compiled for exactly that arithmetic.
-template <typename T>
-__global__ void __launch_bounds__(kMaxThreads, 1) llSumKernel(const __grid_constant__ KernelArgs<kSmallLaunch> args) {
+template <typename T, typename Args>
+__global__ void __launch_bounds__(kMaxThreads, 1) llSumKernel(const __grid_constant__ Args args) {
   __shared__ LlShared sh;
   const DevQueue& q = args.queues[blockIdx.x];
   for (int wi = 0; wi < args.nworks; ++wi) {
@@ -28,7 +30,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1) llSumKernel(const __grid_const
 }
 
 // LL works that only move data (AllGather, Broadcast, Send, Recv).
-__global__ void __launch_bounds__(kMaxThreads, 1) llCopyKernel(const __grid_constant__ KernelArgs<kSmallLaunch> args) {
+template <typename Args>
+__global__ void __launch_bounds__(kMaxThreads, 1) llCopyKernel(const __grid_constant__ Args args) {
   __shared__ LlShared sh;
   const DevQueue& q = args.queues[blockIdx.x];
   for (int wi = 0; wi < args.nworks; ++wi) {
@@ -38,40 +41,55 @@ __global__ void __launch_bounds__(kMaxThreads, 1) llCopyKernel(const __grid_cons
   }
 }
 
-using LlKernelFn = void (*)(KernelArgs<kSmallLaunch>);
+template <typename Args>
+using LlKernelFn = void (*)(Args);
 
-LlKernelFn llSumKernelFor(int type) {
+template <typename Args>
+LlKernelFn<Args> llSumKernelFor(int type) {
   switch (type) {
-    case ncclInt8: return llSumKernel<int8_t>;
-    case ncclUint8: return llSumKernel<uint8_t>;
-    case ncclInt32: return llSumKernel<int32_t>;
-    case ncclUint32: return llSumKernel<uint32_t>;
-    case ncclInt64: return llSumKernel<int64_t>;
-    case ncclUint64: return llSumKernel<uint64_t>;
-    case ncclFloat16: return llSumKernel<__half>;
-    case ncclFloat32: return llSumKernel<float>;
-    case ncclFloat64: return llSumKernel<double>;
-    case ncclBfloat16: return llSumKernel<__nv_bfloat16>;
-    case ncclFloat8e4m3: return llSumKernel<Fp8E4M3>;
-    default: return llSumKernel<Fp8E5M2>;
+    case ncclInt8: return llSumKernel<int8_t, Args>;
+    case ncclUint8: return llSumKernel<uint8_t, Args>;
+    case ncclInt32: return llSumKernel<int32_t, Args>;
+    case ncclUint32: return llSumKernel<uint32_t, Args>;
+    case ncclInt64: return llSumKernel<int64_t, Args>;
+    case ncclUint64: return llSumKernel<uint64_t, Args>;
+    case ncclFloat16: return llSumKernel<__half, Args>;
+    case ncclFloat32: return llSumKernel<float, Args>;
+    case ncclFloat64: return llSumKernel<double, Args>;
+    case ncclBfloat16: return llSumKernel<__nv_bfloat16, Args>;
+    case ncclFloat8e4m3: return llSumKernel<Fp8E4M3, Args>;
+    default: return llSumKernel<Fp8E5M2, Args>;
   }
+}
+
+template <typename Args>
+size_t llStackMax() {
+  size_t most = 0;
+  cudaFuncAttributes a;
+  if (cudaFuncGetAttributes(&a, llCopyKernel<Args>) == cudaSuccess) most = a.localSizeBytes;
+  for (int t = 0; t < ncclNumTypes; ++t)
+    if (cudaFuncGetAttributes(&a, llSumKernelFor<Args>(t)) == cudaSuccess && a.localSizeBytes > most)
+      most = a.localSizeBytes;
+  return most;
+}
+
+template <typename Args>
+void launchLl(const LaunchSpec& spec, const Args& args, cudaStream_t stream) {
+  LlKernelFn<Args> fn = spec.kind == LaunchKind::LlCopy ? llCopyKernel<Args> : llSumKernelFor<Args>(spec.type);
+  fn<<<dim3(spec.blocks), dim3(spec.threads), 0, stream>>>(args);
 }
 
 }  // namespace
 
 size_t llKernelStackBytesMax() {
-  size_t most = 0;
-  cudaFuncAttributes a;
-  if (cudaFuncGetAttributes(&a, llCopyKernel) == cudaSuccess) most = a.localSizeBytes;
-  for (int t = 0; t < ncclNumTypes; ++t)
-    if (cudaFuncGetAttributes(&a, llSumKernelFor(t)) == cudaSuccess && a.localSizeBytes > most) most = a.localSizeBytes;
+  const size_t most = std::max(llStackMax<TinyArgs>(), llStackMax<KernelArgs<kSmallLaunch>>());
   cudaGetLastError();
   return most;
 }
 
-void launchLlKernel(const LaunchSpec& spec, const KernelArgs<kSmallLaunch>& args, cudaStream_t stream) {
-  void (*fn)(KernelArgs<kSmallLaunch>) = spec.kind == LaunchKind::LlCopy ? llCopyKernel : llSumKernelFor(spec.type);
-  fn<<<dim3(spec.blocks), dim3(spec.threads), 0, stream>>>(args);
+void launchLlKernel(const LaunchSpec& spec, const void* args, cudaStream_t stream) {
+  if (spec.tiny) launchLl(spec, *static_cast<const TinyArgs*>(args), stream);
+  else launchLl(spec, *static_cast<const KernelArgs<kSmallLaunch>*>(args), stream);
 }
 
 }  // namespace mccl

@@ -3,6 +3,9 @@
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <vector>
 
 #include "coll_check.h"
 
@@ -31,12 +34,13 @@ inline int gpuCount() {
 // Buffers in device memory of `dev`, operations on a stream of their own.
 class GpuMemory : public Memory {
  public:
-  explicit GpuMemory(int dev) : dev_(dev) {
+  explicit GpuMemory(int dev) : dev_(dev), deferFree_(getenv("MCCL_SHARED_GPU") != nullptr) {
     cudaSetDevice(dev_);
     cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking);
   }
   ~GpuMemory() override {
     cudaSetDevice(dev_);
+    for (void* p : deferred_) cudaFree(p);
     cudaStreamDestroy(stream_);
   }
   void* alloc(size_t bytes) override {
@@ -46,6 +50,13 @@ class GpuMemory : public Memory {
     return p;
   }
   void release(void* p) override {
+    // Ranks sharing a GPU (MCCL_SHARED_GPU): cudaFree waits for the whole device, so a
+    // rank freeing between cases would wait for a peer's kernel that waits for this
+    // rank's next launch. Their buffers are freed when the rank is done.
+    if (deferFree_) {
+      deferred_.push_back(p);
+      return;
+    }
     cudaSetDevice(dev_);
     cudaFree(p);
   }
@@ -71,6 +82,8 @@ class GpuMemory : public Memory {
 
  private:
   int dev_;
+  bool deferFree_;
+  std::vector<void*> deferred_;
   cudaStream_t stream_ = nullptr;
 };
 

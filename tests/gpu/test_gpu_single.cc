@@ -22,14 +22,24 @@ using namespace mccl_test;
 
 namespace {
 
+// MCCL_TEST_RANKS=k (with MCCL_SHARED_GPU=1): k ranks over the visible GPUs, rank r on
+// GPU r % count, so a machine with one or two GPUs runs 3- and 4-rank communicators.
+int testRanks() {
+  const char* v = getenv("MCCL_TEST_RANKS");
+  return v ? atoi(v) : 0;
+}
+
 struct Clique {
   std::vector<ncclComm_t> comms;
+  std::vector<int> devs;
   int n = 0;
   explicit Clique(int want) {
-    n = std::min(want, gpuCount());
+    n = testRanks() > 0 ? testRanks() : std::min(want, gpuCount());
     comms.assign(static_cast<size_t>(n), nullptr);
-    EXPECT_EQ(ncclCommInitAll(comms.data(), n, nullptr), ncclSuccess) << ncclGetLastError(nullptr);
+    for (int r = 0; r < n; ++r) devs.push_back(r % std::max(1, gpuCount()));
+    EXPECT_EQ(ncclCommInitAll(comms.data(), n, devs.data()), ncclSuccess) << ncclGetLastError(nullptr);
   }
+  int dev(int r) const { return devs[static_cast<size_t>(r)]; }
   ~Clique() {
     for (ncclComm_t c : comms)
       if (c) EXPECT_EQ(ncclCommDestroy(c), ncclSuccess) << ncclGetLastError(c);
@@ -40,8 +50,8 @@ struct Clique {
 void runCases(Clique& cl, const std::vector<CollCase>& cases) {
   std::vector<std::string> errs(static_cast<size_t>(cl.n));
   runThreads(cl.n, [&](int r) {
-    cudaSetDevice(r);
-    GpuMemory mem(r);
+    cudaSetDevice(cl.dev(r));
+    GpuMemory mem(cl.dev(r));
     for (const CollCase& c : cases) {
       std::string e = runCollCase(cl.comms[r], r, cl.n, c, &mem);
       if (!e.empty() && errs[r].size() < 4000) errs[r] += e;
@@ -95,8 +105,8 @@ TEST(GpuSingleProcess, PointToPointPatterns) {
   Clique cl(8);
   std::vector<std::string> errs(static_cast<size_t>(cl.n));
   runThreads(cl.n, [&](int r) {
-    cudaSetDevice(r);
-    GpuMemory mem(r);
+    cudaSetDevice(cl.dev(r));
+    GpuMemory mem(cl.dev(r));
     for (const char* p : {"ring", "neighbor", "alltoall", "scatter", "gather"})
       for (size_t count : {size_t{0}, size_t{1}, size_t{12345}, size_t{3} << 20})
         errs[r] += runP2pPattern(cl.comms[r], r, cl.n, p, count, ncclFloat32, 0, count + 7, &mem);
@@ -112,8 +122,8 @@ TEST(GpuSingleProcess, AlltoAllGatherScatterAlltoAllv) {
   runCases(cl, alltoallFamilyCases(cl.n, (1 << 20) + 3));
   std::vector<std::string> errs(static_cast<size_t>(cl.n));
   runThreads(cl.n, [&](int r) {
-    cudaSetDevice(r);
-    GpuMemory mem(r);
+    cudaSetDevice(cl.dev(r));
+    GpuMemory mem(cl.dev(r));
     errs[r] = runMixedGroup(cl.comms[r], r, cl.n, &mem);
   });
   for (int r = 0; r < cl.n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ":\n" << errs[r];
@@ -126,7 +136,7 @@ TEST(GpuSingleProcess, AlltoAllFamilyInGraphCapture) {
   const int n = cl.n;
   std::vector<std::string> errs(static_cast<size_t>(n));
   runThreads(n, [&](int r) {
-    cudaSetDevice(r);
+    cudaSetDevice(cl.dev(r));
     const size_t count = 4099;  // per peer
     const size_t total = count * n;
     int *in, *a2a, *gat, *sca, *a2av;
@@ -202,7 +212,7 @@ TEST(GpuSingleProcess, OneThreadGroupsAcrossDevicesAndAggregation) {
   std::vector<cudaStream_t> s(cl.n);
   std::vector<float> host(count);
   for (int r = 0; r < cl.n; ++r) {
-    CUDA_OK(cudaSetDevice(r));
+    CUDA_OK(cudaSetDevice(cl.dev(r)));
     CUDA_OK(cudaMalloc(&a[r], count * sizeof(float)));
     CUDA_OK(cudaMalloc(&b[r], count * sizeof(float)));
     CUDA_OK(cudaMalloc(&c[r], count * sizeof(float)));
@@ -225,7 +235,7 @@ TEST(GpuSingleProcess, OneThreadGroupsAcrossDevicesAndAggregation) {
   }
   NCCL_OK(ncclGroupEnd());
   for (int r = 0; r < cl.n; ++r) {
-    CUDA_OK(cudaSetDevice(r));
+    CUDA_OK(cudaSetDevice(cl.dev(r)));
     CUDA_OK(cudaStreamSynchronize(s[r]));
     CUDA_OK(cudaMemcpy(host.data(), b[r], count * sizeof(float), cudaMemcpyDeviceToHost));
     for (size_t i = 0; i < count; i += 997) ASSERT_EQ(host[i], cl.n * (cl.n + 1) / 2.0f) << r;
@@ -243,7 +253,7 @@ TEST(GpuSingleProcess, GraphCaptureReplayedThousandTimes) {
   Clique cl(8);
   std::vector<std::string> errs(static_cast<size_t>(cl.n));
   runThreads(cl.n, [&](int r) {
-    cudaSetDevice(r);
+    cudaSetDevice(cl.dev(r));
     const size_t count = 300000;
     float *in, *out;
     cudaStream_t s;
@@ -310,7 +320,7 @@ TEST(GpuSingleProcess, TwoCommunicatorsOneStreamEveryProtocol) {
   const int calls = 300, kSample = 64;
   std::vector<std::string> errs(static_cast<size_t>(n));
   runThreads(n, [&](int r) {
-    cudaSetDevice(r);
+    cudaSetDevice(a.dev(r));
     cudaStream_t s;
     uint8_t *x = nullptr, *y = nullptr, *samples = nullptr;
     const size_t most = sizes.back();
@@ -364,7 +374,7 @@ TEST(GpuSingleProcess, MemAllocAndRegisteredBuffers) {
   Clique cl(8);
   std::vector<std::string> errs(static_cast<size_t>(cl.n));
   runThreads(cl.n, [&](int r) {
-    cudaSetDevice(r);
+    cudaSetDevice(cl.dev(r));
     const size_t count = 1 << 20;
     void *buf = nullptr, *handle = nullptr;
     if (ncclMemAlloc(&buf, 2 * count * sizeof(float)) != ncclSuccess) {

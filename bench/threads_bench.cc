@@ -1,0 +1,206 @@
+// mccl-threads-bench: the fixed costs of small GPU collectives with every rank a thread of
+// one process, rank r on GPU r % (visible GPUs). With MCCL_SHARED_GPU (set here) several
+// ranks share one GPU, so a one-GPU machine measures the host path (API call to launch)
+// and the kernels' own overheads (setup, step barriers, credits), with the peer's memory
+// in the same GPU instead of across NVLink. Not a comparison with NCCL (which refuses two
+// ranks on one GPU); a regression measure of mccl's fixed costs between two versions.
+//
+//   mccl-threads-bench [-r ranks] [-b 8] [-e 1M] [-f 8] [-n iters] [-G graph-calls]
+//                      [-o allreduce,allgather,broadcast,reducescatter,sendrecv]
+//
+// Per operation and size, the slowest rank's time per call (µs, median of 5 trials):
+//   host   the CPU time of one call (the enqueue loop of `iters` calls, divided)
+//   eager  back-to-back calls on one stream, to the stream's completion
+//   graph  `graph-calls` calls captured in a CUDA graph, replayed
+#include <cuda_runtime.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "nccl.h"
+
+namespace {
+
+#define CHECK(cond, ...)                 \
+  do {                                   \
+    if (!(cond)) {                       \
+      std::fprintf(stderr, __VA_ARGS__); \
+      std::fprintf(stderr, "\n");        \
+      std::exit(1);                      \
+    }                                    \
+  } while (0)
+
+class Barrier {
+ public:
+  explicit Barrier(int n) : n_(n) {}
+  void wait() {
+    const int gen = gen_.load();
+    if (count_.fetch_add(1) + 1 == n_) {
+      count_.store(0);
+      gen_.fetch_add(1);
+    } else {
+      while (gen_.load() == gen) std::this_thread::yield();
+    }
+  }
+
+ private:
+  const int n_;
+  std::atomic<int> count_{0}, gen_{0};
+};
+
+double nowUs() {
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+size_t parseSize(const char* s) {
+  char* end = nullptr;
+  double v = std::strtod(s, &end);
+  switch (*end) {
+    case 'K': case 'k': v *= 1024; break;
+    case 'M': case 'm': v *= 1024 * 1024; break;
+    case 'G': case 'g': v *= 1024.0 * 1024 * 1024; break;
+    default: break;
+  }
+  return static_cast<size_t>(v);
+}
+
+struct Opts {
+  int ranks = 2;
+  size_t minBytes = 8, maxBytes = 1 << 20;
+  int factor = 8;
+  int iters = 200;
+  int graphCalls = 20;
+  std::vector<std::string> ops = {"allreduce", "allgather", "broadcast", "reducescatter", "sendrecv"};
+};
+
+// One call of `op` with `bytes` per rank (float elements, at least one).
+ncclResult_t call(const std::string& op, ncclComm_t comm, int rank, int n, float* in, float* out, size_t count,
+                  cudaStream_t s) {
+  if (op == "allreduce") return ncclAllReduce(in, out, count, ncclFloat, ncclSum, comm, s);
+  if (op == "allgather") return ncclAllGather(in, out, count, ncclFloat, comm, s);
+  if (op == "broadcast") return ncclBroadcast(in, out, count, ncclFloat, 0, comm, s);
+  if (op == "reducescatter") return ncclReduceScatter(in, out, count, ncclFloat, ncclSum, comm, s);
+  // sendrecv: a ring shift (each rank sends to the next, receives from the previous).
+  ncclGroupStart();
+  ncclSend(in, count, ncclFloat, (rank + 1) % n, comm, s);
+  ncclRecv(out, count, ncclFloat, (rank + n - 1) % n, comm, s);
+  return ncclGroupEnd();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Opts o;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string a = argv[i];
+    if (a == "-r") o.ranks = std::atoi(argv[i + 1]);
+    else if (a == "-b") o.minBytes = parseSize(argv[i + 1]);
+    else if (a == "-e") o.maxBytes = parseSize(argv[i + 1]);
+    else if (a == "-f") o.factor = std::max(2, std::atoi(argv[i + 1]));
+    else if (a == "-n") o.iters = std::max(1, std::atoi(argv[i + 1]));
+    else if (a == "-G") o.graphCalls = std::max(0, std::atoi(argv[i + 1]));
+    else if (a == "-o") {
+      o.ops.clear();
+      std::string list = argv[i + 1];
+      for (size_t p = 0; p <= list.size();) {
+        size_t q = list.find(',', p);
+        if (q == std::string::npos) q = list.size();
+        o.ops.push_back(list.substr(p, q - p));
+        p = q + 1;
+      }
+    } else {
+      CHECK(false, "unknown option %s", a.c_str());
+    }
+  }
+  setenv("MCCL_SHARED_GPU", "1", 1);
+  int ngpu = 0;
+  CHECK(cudaGetDeviceCount(&ngpu) == cudaSuccess && ngpu > 0, "no GPU");
+  const int n = o.ranks;
+  std::vector<int> devs(n);
+  for (int r = 0; r < n; ++r) devs[r] = r % ngpu;
+  std::vector<ncclComm_t> comms(n);
+  CHECK(ncclCommInitAll(comms.data(), n, devs.data()) == ncclSuccess, "ncclCommInitAll: %s", ncclGetLastError(nullptr));
+  std::printf("# mccl-threads-bench: %d ranks on %d GPU(s), float, %d calls eager, %d calls a graph; us per call, "
+              "slowest rank, median of 5\n",
+              n, ngpu, o.iters, o.graphCalls);
+  std::printf("%-14s %10s %8s %8s %8s\n", "op", "bytes", "host", "eager", "graph");
+  Barrier bar(n);
+  const int kTrials = 5;
+  // [trial][rank]: host us, eager us, graph us
+  std::vector<double> host(static_cast<size_t>(n) * kTrials), eager(host.size()), graph(host.size());
+  for (const std::string& op : o.ops) {
+    for (size_t bytes = o.minBytes; bytes <= o.maxBytes; bytes *= o.factor) {
+      const size_t count = std::max<size_t>(1, bytes / sizeof(float));
+      std::vector<std::thread> threads;
+      for (int r = 0; r < n; ++r)
+        threads.emplace_back([&, r] {
+          cudaSetDevice(devs[r]);
+          const size_t inCount = op == "reducescatter" ? count * n : count;
+          const size_t outCount = op == "allgather" ? count * n : count;
+          float *in = nullptr, *out = nullptr;
+          cudaStream_t s;
+          CHECK(cudaMalloc(&in, inCount * sizeof(float)) == cudaSuccess, "cudaMalloc");
+          CHECK(cudaMalloc(&out, outCount * sizeof(float)) == cudaSuccess, "cudaMalloc");
+          cudaMemset(in, 0, inCount * sizeof(float));
+          CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess, "stream");
+          for (int k = 0; k < 20; ++k)
+            CHECK(call(op, comms[r], r, n, in, out, count, s) == ncclSuccess, "%s: %s", op.c_str(),
+                  ncclGetLastError(comms[r]));
+          cudaStreamSynchronize(s);
+          for (int t = 0; t < kTrials; ++t) {
+            bar.wait();
+            const double t0 = nowUs();
+            for (int k = 0; k < o.iters; ++k) call(op, comms[r], r, n, in, out, count, s);
+            const double t1 = nowUs();
+            cudaStreamSynchronize(s);
+            const double t2 = nowUs();
+            host[static_cast<size_t>(t) * n + r] = (t1 - t0) / o.iters;
+            eager[static_cast<size_t>(t) * n + r] = (t2 - t0) / o.iters;
+          }
+          if (o.graphCalls > 0) {
+            cudaGraph_t g;
+            cudaGraphExec_t ge;
+            CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal) == cudaSuccess, "capture");
+            for (int k = 0; k < o.graphCalls; ++k) call(op, comms[r], r, n, in, out, count, s);
+            CHECK(cudaStreamEndCapture(s, &g) == cudaSuccess, "end capture");
+            CHECK(cudaGraphInstantiate(&ge, g, 0) == cudaSuccess, "instantiate");
+            cudaGraphLaunch(ge, s);
+            cudaStreamSynchronize(s);
+            const int reps = std::max(1, o.iters / o.graphCalls);
+            for (int t = 0; t < kTrials; ++t) {
+              bar.wait();
+              const double t0 = nowUs();
+              for (int k = 0; k < reps; ++k) cudaGraphLaunch(ge, s);
+              cudaStreamSynchronize(s);
+              graph[static_cast<size_t>(t) * n + r] = (nowUs() - t0) / (reps * o.graphCalls);
+            }
+            cudaGraphExecDestroy(ge);
+            cudaGraphDestroy(g);
+          }
+          cudaFree(in);
+          cudaFree(out);
+          cudaStreamDestroy(s);
+        });
+      for (std::thread& t : threads) t.join();
+      auto slowestMedian = [&](const std::vector<double>& v) {
+        std::vector<double> m(kTrials);
+        for (int t = 0; t < kTrials; ++t)
+          m[t] = *std::max_element(v.begin() + static_cast<long>(t) * n, v.begin() + static_cast<long>(t + 1) * n);
+        std::sort(m.begin(), m.end());
+        return m[kTrials / 2];
+      };
+      std::printf("%-14s %10zu %8.2f %8.2f %8.2f\n", op.c_str(), count * sizeof(float), slowestMedian(host),
+                  slowestMedian(eager), o.graphCalls > 0 ? slowestMedian(graph) : 0.0);
+      std::fflush(stdout);
+    }
+  }
+  for (ncclComm_t c : comms) ncclCommDestroy(c);
+  return 0;
+}
