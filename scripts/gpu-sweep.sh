@@ -68,7 +68,7 @@ if has shared; then
     for lib in before now; do
       libdir="$BIN"; [ "$lib" = before ] && libdir="$BIN/before"
       [ -f "$libdir/libmccl.so.0" ] || continue
-      for nr in 2 4; do
+      for nr in ${BENCH_RANKS:-2 4}; do
         LD_LIBRARY_PATH="$PWD/$libdir:$LD_LIBRARY_PATH" timeout 60 "$BIN/mccl-threads-bench" -r $nr -b 8 -e 256K -f 8 \
           -o allreduce,allgather,broadcast,sendrecv > "$OUT/threads_bench_${lib}_$nr.txt" 2>&1
         LD_LIBRARY_PATH="$PWD/$libdir:$LD_LIBRARY_PATH" MCCL_PROFILE=1 timeout 30 "$BIN/mccl-threads-bench" -r $nr \

@@ -550,6 +550,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) collKernel(const __grid_consta
   __shared__ LaneShared shared[2];
   __shared__ LlShared llShared;
   const DevComm& comm = args.comm;
+  if (threadIdx.x == 0) llShared.entryNs = 0;  // MCCL_PROFILE's block start: the LL kernels only
   const DevQueue& q = args.queues[blockIdx.x];
   const int nt = blockDim.x;
   for (int wi = 0; wi < args.nworks; ++wi) {

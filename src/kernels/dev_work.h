@@ -62,10 +62,12 @@ struct DevComm {
 
 // MCCL_PROFILE counters: nanoseconds thread 0 of each block spent per phase of a step,
 // summed over blocks and steps, per protocol (Simple: wait for flags / move data / fence
-// and post; LL: setup / send (credit waits included) / receive and reduce / step barrier).
+// and post; LL: setup / send (credit waits included) / receive and reduce / step barrier;
+// and, for the LL kernels, from the block's start to its first work's setup, with the
+// number of blocks measured).
 enum ProfWord : int {
   kProfSimpleSteps, kProfSimpleWait, kProfSimpleMove, kProfSimplePost, kProfSimpleBytes,
-  kProfLlSteps, kProfLlSetup, kProfLlSend, kProfLlRecv, kProfLlEnd, kProfLlBytes,
+  kProfLlSteps, kProfLlSetup, kProfLlSend, kProfLlRecv, kProfLlEnd, kProfLlBytes, kProfLlStart, kProfLlStarts,
   kProfWords
 };
 

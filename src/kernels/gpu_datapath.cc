@@ -261,10 +261,11 @@ class GpuDataPath : public DataPath {
     if (p[kProfLlSteps])
       std::fprintf(stderr,
                    "mccl profile: rank %d LL: %llu block-steps of %.1f KiB avg; us per step: setup %.2f, send %.2f, "
-                   "receive %.2f, step barrier and credits %.2f\n",
+                   "receive %.2f, step barrier and credits %.2f; block start to first setup %.2f us (%llu blocks)\n",
                    comm_->rank, p[kProfLlSteps], p[kProfLlBytes] / 1024.0 / p[kProfLlSteps],
                    p[kProfLlSetup] / 1e3 / p[kProfLlSteps], p[kProfLlSend] / 1e3 / p[kProfLlSteps],
-                   p[kProfLlRecv] / 1e3 / p[kProfLlSteps], p[kProfLlEnd] / 1e3 / p[kProfLlSteps]);
+                   p[kProfLlRecv] / 1e3 / p[kProfLlSteps], p[kProfLlEnd] / 1e3 / p[kProfLlSteps],
+                   p[kProfLlStarts] ? p[kProfLlStart] / 1e3 / p[kProfLlStarts] : 0.0, p[kProfLlStarts]);
   }
 
   IpcTransport& ipc() { return ipc_; }

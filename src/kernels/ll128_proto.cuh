@@ -185,7 +185,7 @@ __device__ __forceinline__ bool ll128ReduceLoop(const DevComm* commP, const DevW
   auto pre = [&red](uint64_t v) { return red.pre(v); };
   int* const abort = &sh.abort;
   const Ll128Lane ln;
-  LlProf prof(comm);
+  LlProf prof(comm, shP);
   auto sendStep = [&](uint64_t s, bool prefetched, Ll128Words<U>& own) {
     const Ll128Step st(rg, s);
     const int rounds = ll128Rounds(st, ln, U);
@@ -274,7 +274,7 @@ static __device__ __noinline__ bool ll128CopyWork(const DevComm* commP, const De
   auto same = [](uint64_t v) { return v; };
   int* const abort = &sh.abort;
   const Ll128Lane ln;
-  LlProf prof(comm);
+  LlProf prof(comm, shP);
   auto sendStep = [&](uint64_t s, bool prefetched, Ll128Words<U>& own) {
     const Ll128Step st(rg, s);
     const int rounds = ll128Rounds(st, ln, U);

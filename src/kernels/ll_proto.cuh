@@ -44,6 +44,7 @@ struct LlPeer {
 struct LlShared {
   LlPeer peer[kLlMaxRanks];  // collectives: by rank; Send/Recv: slot 0
   int abort;
+  uint64_t entryNs;  // MCCL_PROFILE: when the block started (thread 0), until its first work
 };
 
 constexpr int kLlUnroll = 4;  // lines in flight per thread (data movement)
@@ -210,14 +211,21 @@ struct LlTyped {
   __device__ __forceinline__ uint64_t finish(const Acc& a) const { return R::finish(a, postDiv); }
 };
 
-// MCCL_PROFILE: thread 0's time per phase of each step, added to DevComm::prof at the end.
+// MCCL_PROFILE: thread 0's time per phase of each step, added to DevComm::prof at the end;
+// the first work of an LL kernel's block also counts the time since the block started.
 struct LlProf {
   unsigned long long* out;
   uint64_t last = 0;
   unsigned long long sum[kProfWords - kProfLlSteps] = {};
-  __device__ __forceinline__ explicit LlProf(const DevComm& c)
+  __device__ __forceinline__ explicit LlProf(const DevComm& c, LlShared* sh)
       : out(threadIdx.x == 0 ? c.prof : nullptr) {
-    if (out) last = globalTimer();
+    if (!out) return;
+    last = globalTimer();
+    if (sh->entryNs) {
+      sum[kProfLlStart - kProfLlSteps] += last - sh->entryNs;
+      sum[kProfLlStarts - kProfLlSteps] += 1;
+      sh->entryNs = 0;
+    }
   }
   __device__ __forceinline__ void mark(int word) {
     if (!out) return;
@@ -394,7 +402,7 @@ __device__ __forceinline__ bool llReduceLoop(const DevComm* commP, const DevWork
   const uint8_t* ownSrc = in + (coll == Coll::ReduceScatter ? static_cast<uint64_t>(me) * rg.total : 0);
   auto pre = [&red](uint64_t v) { return red.pre(v); };
   int* const abort = &sh.abort;
-  LlProf prof(comm);
+  LlProf prof(comm, shP);
   // My lines of step s to every peer that needs them.
   auto sendStep = [&](uint64_t s, bool prefetched, uint64_t (&own)[U]) {
     const LlStep st(rg, s);
@@ -488,7 +496,7 @@ static __device__ __noinline__ bool llCopyWork(const DevComm* commP, const DevWo
   if (localDst == in) localDst = nullptr;  // in place
   auto same = [](uint64_t v) { return v; };
   int* const abort = &sh.abort;
-  LlProf prof(comm);
+  LlProf prof(comm, shP);
   // My lines of step s to every peer (and to my own output), as in llReduceLoop.
   auto sendStep = [&](uint64_t s, bool prefetched, uint64_t (&own)[U]) {
     const LlStep st(rg, s);
