@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "nccl.h"
 #ifndef MCCL_PERF_NCCL
 #include "mccl.h"
@@ -81,17 +82,7 @@ struct Options {
   bool fromMpi = false;  // --from-mpi: mcclCommInitFromMpi(MPI_COMM_WORLD) instead of a unique id
 };
 
-size_t parseSize(const char* s) {
-  char* end;
-  double v = std::strtod(s, &end);
-  switch (*end) {
-    case 'K': case 'k': v *= 1024; break;
-    case 'M': case 'm': v *= 1024 * 1024; break;
-    case 'G': case 'g': v *= 1024.0 * 1024 * 1024; break;
-    default: break;
-  }
-  return static_cast<size_t>(v);
-}
+using mccl_bench::parseSize;
 
 size_t typeSize(ncclDataType_t t) {
   switch (t) {

@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_util.h"
 #include "nccl.h"
 
 namespace {
@@ -59,17 +60,7 @@ double nowUs() {
   return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-size_t parseSize(const char* s) {
-  char* end = nullptr;
-  double v = std::strtod(s, &end);
-  switch (*end) {
-    case 'K': case 'k': v *= 1024; break;
-    case 'M': case 'm': v *= 1024 * 1024; break;
-    case 'G': case 'g': v *= 1024.0 * 1024 * 1024; break;
-    default: break;
-  }
-  return static_cast<size_t>(v);
-}
+using mccl_bench::parseSize;
 
 struct Opts {
   int ranks = 2;
