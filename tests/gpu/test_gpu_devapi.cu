@@ -17,17 +17,8 @@
 #include "mccl_mpi.h"
 #include "nccl.h"
 #include "nccl_device.h"
-
-#define NCCL_OK(call)                                                                              \
-  do {                                                                                             \
-    ncclResult_t r_ = (call);                                                                      \
-    ASSERT_EQ(r_, ncclSuccess) << #call << ": " << ncclGetErrorString(r_) << ": " << ncclGetLastError(nullptr); \
-  } while (0)
-#define CUDA_OK(call)                                                      \
-  do {                                                                     \
-    cudaError_t e_ = (call);                                               \
-    ASSERT_EQ(e_, cudaSuccess) << #call << ": " << cudaGetErrorString(e_); \
-  } while (0)
+#include "gpu_util.h"
+#include "test_util.h"
 
 namespace {
 
