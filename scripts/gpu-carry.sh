@@ -3,7 +3,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${MCCL_BUILD_DIR:-build}
+# nccl-tests built by scripts/nccl-tests.sh (.carry/nccl-tests) stay and go into the pack.
+keep=""; if [ -d .carry/nccl-tests ]; then keep=$(mktemp -d); mv .carry/nccl-tests "$keep/"; fi
 rm -rf .carry && mkdir -p .carry
+if [ -n "$keep" ]; then mv "$keep/nccl-tests" .carry/ && rmdir "$keep"; fi
 cp -L "$B"/src/libmccl.so.0 "$B"/src/libmccl_mpi.so.0 .carry/
 ln -sf libmccl_mpi.so.0 .carry/libmccl_mpi.so
 cp "$B"/tests/mccl_gpu_tests "$B"/tests/mccl_gpu_mpi_tests "$B"/tests/mccl_preload_gpu_tests "$B"/bench/mccl-perf .carry/
@@ -14,6 +17,7 @@ for x in nccl-perf mccl-init-bench nccl-init-bench; do [ -f "$B"/bench/$x ] && c
 for f in "$B"/mpi_examples/guide_*; do [ -x "$f" ] && cp "$f" .carry/; done
 # MCCL_BEFORE=dir: a previous libmccl.so.0 goes to .carry/before (measured beside this one).
 if [ -n "${MCCL_BEFORE:-}" ]; then mkdir -p .carry/before && cp -L "$MCCL_BEFORE"/libmccl.so.0 .carry/before/; fi
+# (.carry/nccl-tests was stripped by scripts/nccl-tests.sh.)
 for f in .carry/* .carry/before/*; do [ -L "$f" ] || strip --strip-debug "$f" 2>/dev/null || true; done
 # The device tool carries 64 MiB at most: pack everything (kernels compress about 4x);
 # scripts/gpu-sweep.sh unpacks it on the GPU machine.

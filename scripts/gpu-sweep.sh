@@ -11,6 +11,7 @@
 #   shared  ranks as threads sharing the GPUs (MCCL_SHARED_GPU): the single-process tests at
 #           2, 3 and 4 ranks, and mccl-threads-bench (host path and kernel fixed costs)
 #   launch  what a kernel's parameter block costs a launch (micro_launch_args)
+#   nccltests  NVIDIA's nccl-tests on mccl and on NCCL (scripts/nccl-tests.sh)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 FINAL=${OUT:-gpu-out}
@@ -92,6 +93,14 @@ if has shared; then
     echo "gpu_shared[$nr ranks, $proto]: rc=$? $(grep -aE '^\[ *(OK|PASSED|FAILED) ' "$OUT/gpu_shared_${nr}_$proto.log" | tr '\n' ' ' | cut -c1-400)"
     grep -a -m5 -E 'rank [0-9]+:|Failure|expected' "$OUT/gpu_shared_${nr}_$proto.log" | cut -c1-300
   done
+fi
+
+if has nccltests && [ -d "$BIN/nccl-tests" ]; then
+  # NVIDIA's nccl-tests built unchanged against mccl (scripts/nccl-tests.sh build), the same
+  # binaries on mccl and on NVIDIA's NCCL, nccl-tests' own correctness check on.
+  scripts/nccl-tests.sh run "$BIN/nccl-tests" > "$OUT/nccl_tests.txt" 2>&1
+  cp "$BIN"/nccl-tests/*.log "$OUT/" 2>/dev/null
+  cat "$OUT/nccl_tests.txt"
 fi
 
 if has launch && [ -x "$BIN/micro_launch_args" ]; then
@@ -261,7 +270,7 @@ if has simplesweep; then
 fi
 
 tar -C "$OUT" -czf "$FINAL/logs.tgz" . 2>/dev/null
-for f in ratio.md ratio_graph.md protosweep.md llsweep.md simplesweep.txt micro_latency.txt profile.txt fifosweep.txt memory.txt init.txt threads_bench.txt launch_args.txt; do [ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"; done
+for f in ratio.md ratio_graph.md protosweep.md llsweep.md simplesweep.txt micro_latency.txt profile.txt fifosweep.txt memory.txt init.txt threads_bench.txt launch_args.txt nccl_tests.txt; do [ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"; done
 [ -f "$OUT/ratio.md" ] && { echo "== eager"; cat "$OUT/ratio.md"; }
 [ -f "$OUT/ratio_graph.md" ] && { echo "== graph"; cat "$OUT/ratio_graph.md"; }
 [ -f "$OUT/llsweep.md" ] && cat "$OUT/llsweep.md"
