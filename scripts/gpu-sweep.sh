@@ -7,11 +7,13 @@
 #
 #   scripts/gpu-sweep.sh [tests] [perf] [graph] [llsweep] [simplesweep] [micro] [memory]
 #                        [profile] [fifosweep] [init] [protosweep] [devapi] [shared] [launch]
+#                        [nccltests]
 #                        (default: tests perf graph llsweep simplesweep micro)
 #   shared  ranks as threads sharing the GPUs (MCCL_SHARED_GPU): the single-process tests at
 #           2, 3 and 4 ranks, and mccl-threads-bench (host path and kernel fixed costs)
 #   launch  what a kernel's parameter block costs a launch (micro_launch_args)
-#   nccltests  NVIDIA's nccl-tests on mccl and on NCCL (scripts/nccl-tests.sh)
+#   nccltests  NVIDIA's nccl-tests on mccl and on NCCL (scripts/nccl-tests.sh); on one GPU,
+#           mccl's two ranks share it (bench/fold_devices.c) and both libraries run one rank
 set -uo pipefail
 cd "$(dirname "$0")/.."
 FINAL=${OUT:-gpu-out}
@@ -98,7 +100,9 @@ fi
 if has nccltests && [ -d "$BIN/nccl-tests" ]; then
   # NVIDIA's nccl-tests built unchanged against mccl (scripts/nccl-tests.sh build), the same
   # binaries on mccl and on NVIDIA's NCCL, nccl-tests' own correctness check on.
-  scripts/nccl-tests.sh run "$BIN/nccl-tests" > "$OUT/nccl_tests.txt" 2>&1
+  # With one GPU, the two ranks share it (scripts/nccl-tests.sh, NCCL_TESTS_FOLD).
+  fold=""; [ "$NGPU" -lt 2 ] && fold="$PWD/$BIN/libmccl_fold_devices.so"
+  NCCL_TESTS_FOLD=$fold scripts/nccl-tests.sh run "$BIN/nccl-tests" > "$OUT/nccl_tests.txt" 2>&1
   cp "$BIN"/nccl-tests/*.log "$OUT/" 2>/dev/null
   cat "$OUT/nccl_tests.txt"
 fi

@@ -7,7 +7,8 @@
 # carried to the GPU machine by the device tool).
 #
 #   scripts/nccl-tests.sh build CHECKOUT        (here: needs nvcc, MPI and build/)
-#   scripts/nccl-tests.sh run [BIN_DIR]         (GPU machine; prints one line per run)
+#   scripts/nccl-tests.sh run [BIN_DIR]         (GPU machine; prints one line per run;
+#                                                NCCL_TESTS_FOLD=lib on one GPU, see run)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 TESTS="all_reduce all_gather broadcast reduce reduce_scatter alltoall scatter gather sendrecv hypercube"
@@ -39,34 +40,48 @@ build)
   du -sh "$out"
   ;;
 run)
+  # NCCL_TESTS_FOLD=lib: a machine with fewer GPUs than the tests' 2 ranks: the ranks are
+  # threads of one process (-g 2) sharing the GPU under MCCL_SHARED_GPU=1, the program's
+  # device numbers folded onto the GPUs there are (lib = libmccl_fold_devices.so); mccl
+  # only (NVIDIA's NCCL refuses two ranks on one GPU), then both at one rank.
+  # NCCL_TESTS_MAX: the largest size (256M); NCCL_TESTS_TIMEOUT: seconds a run (300).
   dir=${2:-.carry/nccl-tests}
   ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
   [ "$ngpu" -ge 1 ] || { echo "no GPU"; exit 1; }
+  fold=${NCCL_TESTS_FOLD:-}
   np=${NCCL_TESTS_NP:-$ngpu}
   export NCCL_NVLS_ENABLE=0
-  mpirun=(mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$np" -x NCCL_NVLS_ENABLE -x LD_LIBRARY_PATH)
-  tar -tf /dev/null 2>/dev/null; [ -f "$dir.tar.xz" ] && [ ! -d "$dir" ] && tar -xJf "$dir.tar.xz" -C "$(dirname "$dir")"
-  run1() {  # lib test args...: one run, its correctness verdict and the largest size's bus bandwidth
-    local lib=$1 t=$2; shift 2
-    local log; log="$dir/$lib.$t.$(echo "$*" | tr -c 'a-zA-Z0-9' _).log"
+  [ -f "$dir.tar.xz" ] && [ ! -d "$dir" ] && tar -xJf "$dir.tar.xz" -C "$(dirname "$dir")"
+  run1() {  # lib ranks-per-process test args...: one run, its check verdict, the largest size's busbw
+    local lib=$1 g=$2 t=$3; shift 3
+    local log; log="$dir/$lib.g$g.$t.$(echo "$*" | tr -c 'a-zA-Z0-9' _).log"
     local libpath=${LD_LIBRARY_PATH:-}; [ "$lib" = mccl ] && libpath="$PWD/$dir/lib-mccl:$libpath"
-    LD_LIBRARY_PATH="$libpath" timeout 300 "${mpirun[@]}" "$dir/${t}_perf" "$@" > "$log" 2>&1
+    local p=$np pre=() ; [ "$g" -gt 1 ] && { p=1; pre=(-x LD_PRELOAD="$fold" -x MCCL_SHARED_GPU=1 -x MCCL_FOLD_DEVICES="$g"); }
+    LD_LIBRARY_PATH="$libpath" timeout "${NCCL_TESTS_TIMEOUT:-300}" mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$p" \
+      -x NCCL_NVLS_ENABLE -x LD_LIBRARY_PATH "${pre[@]}" "$dir/${t}_perf" -g "$g" "$@" > "$log" 2>&1
     local rc=$?
     local oob; oob=$(grep -a "Out of bounds values" "$log" | awk '{print $NF, $(NF-1)}' | head -1)
     local last; last=$(grep -aE '^ +[0-9]+ ' "$log" | tail -1 | awk '{print $1 " B: in place " $(NF-1) " GB/s busbw, " $NF " wrong"}')
     local libv; libv=$(grep -aoE 'nccl-library=[0-9]+|NCCL version [0-9.]+' "$log" | head -1)
-    printf '%-5s %-15s %-26s rc=%s  check: %-9s %-22s %s\n' "$lib" "$t" "$*" "$rc" "${oob:-?}" "${libv:-?}" "$last"
+    printf '%-5s g%-2s %-15s %-26s rc=%s  check: %-9s %-22s %s\n' "$lib" "$g" "$t" "$*" "$rc" "${oob:-?}" "${libv:-?}" "$last"
   }
+  libs="mccl nccl"; g=1
+  if [ -n "$fold" ]; then libs=mccl; g=2; np=1; fi
   for t in $TESTS; do
-    for lib in mccl nccl; do run1 $lib $t -b 8 -e 256M -f 8 -c 1 -w 5 -n 20; done
+    for lib in $libs; do run1 $lib $g $t -b 8 -e "${NCCL_TESTS_MAX:-256M}" -f 8 -c 1 -w 5 -n 20; done
   done
-  for lib in mccl nccl; do
-    run1 $lib all_reduce -b 8 -e 64M -f 8 -c 1 -G 10          # CUDA graphs
-    run1 $lib all_reduce -b 8 -e 64M -f 8 -c 1 -R 1           # ncclCommRegister
-    run1 $lib all_reduce -b 8 -e 64M -f 8 -c 1 -R 2           # symmetric windows
-    run1 $lib all_reduce -b 8 -e 64M -f 8 -c 1 -R 2 -D 1      # the device API's LSA kernel
+  for lib in $libs; do
+    run1 $lib $g all_reduce -b 8 -e 64M -f 8 -c 1 -G 10          # CUDA graphs
+    run1 $lib $g all_reduce -b 8 -e 64M -f 8 -c 1 -R 1           # ncclCommRegister
+    run1 $lib $g all_reduce -b 8 -e 64M -f 8 -c 1 -R 2           # symmetric windows
+    run1 $lib $g all_reduce -b 8 -e 64M -f 8 -c 1 -R 2 -D 1      # the device API's LSA kernel
   done
+  if [ -n "$fold" ]; then  # one rank, both libraries (one-rank copies against NCCL's)
+    for t in all_reduce all_gather alltoall sendrecv; do
+      for lib in mccl nccl; do run1 $lib 1 $t -b 8 -e 1G -f 32 -c 1 -w 5 -n 20; done
+    done
+  fi
   ;;
 *)
-  sed -n 2,11p "$0"; exit 1 ;;
+  sed -n 2,12p "$0"; exit 1 ;;
 esac

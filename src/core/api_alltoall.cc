@@ -114,16 +114,20 @@ ncclResult_t alltoAll(const void* sendbuff, void* recvbuff, size_t count, ncclDa
   const size_t block = count * datatypeSize(datatype), total = block * static_cast<size_t>(n);
   MCCL_CHECK(checkBuffer(comm, sendbuff, total, "sendbuff", call));
   MCCL_CHECK(checkBuffer(comm, recvbuff, total, "recvbuff", call));
-  // NCCL has no in-place AlltoAll: every block would be overwritten before it is sent.
-  if (overlaps(sendbuff, total, recvbuff, total))
+  // In place, every block but a rank's own would be overwritten before it is sent; on one
+  // rank there is only that block, already where it belongs (nccl-tests runs AlltoAll in
+  // place on every rank count and, like NVIDIA's NCCL, succeeds there at one rank).
+  const bool inPlace = sendbuff == recvbuff;
+  if (overlaps(sendbuff, total, recvbuff, total) && !(inPlace && n == 1))
     return MCCL_ERR(ncclInvalidArgument, comm,
-                    "%s: sendbuff %p and recvbuff %p overlap (%zu bytes each); AlltoAll cannot "
-                    "run in place",
+                    "%s: sendbuff %p and recvbuff %p overlap (%zu bytes each); AlltoAll runs in "
+                    "place only on a communicator of one rank",
                     call, sendbuff, recvbuff, total);
   std::vector<Xfer> xs;
   if (count > 0) {
     for (int i = 0; i < n; ++i) {
       int q = peerAt(comm, i);
+      if (inPlace && q == comm->rank) continue;
       xs.push_back({OpKind::Recv, static_cast<char*>(recvbuff) + q * block, count, q});
       xs.push_back({OpKind::Send, static_cast<const char*>(sendbuff) + q * block, count, q});
     }

@@ -41,7 +41,7 @@ LsaTeam lsaTeamOf(const ncclComm* comm) {
 
 namespace {
 
-constexpr size_t kResourceUnit = 128;  // a resource handle counts these
+[[maybe_unused]] constexpr size_t kResourceUnit = 128;  // a resource handle counts these (unused without CUDA)
 
 [[maybe_unused]] size_t alignUp(size_t x, size_t a) { return (x + a - 1) / a * a; }  // unused without CUDA
 

@@ -84,7 +84,6 @@ class GpuWork : public Work {
     const void* src;
     size_t bytes;
   };
-  bool copyOnly_ = false;
   std::vector<Copy> copies_;
   std::vector<DevWork> works_;
   std::vector<DevQueue> queues_;
@@ -384,10 +383,10 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
   const bool dump = knobBool(Knob::DumpSchedule);
   std::map<std::pair<int, int>, int> p2pQueue;
   int maxCh = 0;
-  copyOnly_ = planCopies();
-  if (!copyOnly_) copies_.clear();
+  const bool copyOnly = planCopies();
+  if (!copyOnly) copies_.clear();
   static const std::vector<OpDesc> kNoOps;
-  for (const OpDesc& op : copyOnly_ ? kNoOps : ops_) {
+  for (const OpDesc& op : copyOnly ? kNoOps : ops_) {
     PlanChoice choice = choosePlan(comm_, op, ipc.slotBytes());
     choice.nchannels = std::min(choice.nchannels, ipc.maxChannels());
     DevWork w;
@@ -512,13 +511,20 @@ ncclResult_t GpuWork::launch() {
   for (const OpDesc& op : ops_)
     if (op.stream != stream && std::find(others.begin(), others.end(), op.stream) == others.end())
       others.push_back(op.stream);
-  std::vector<cudaEvent_t> events;
+  // One event per other stream, destroyed on every return (a launch that fails returns
+  // early; destroying an event that streams still wait for is allowed).
+  struct Events {
+    std::vector<cudaEvent_t> v;
+    ~Events() {
+      for (cudaEvent_t e : v) cudaEventDestroy(e);
+    }
+  } events;
   for (cudaStream_t s : others) {
     cudaEvent_t e;
-    cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
-    cudaEventRecord(e, s);
-    cudaStreamWaitEvent(stream, e, 0);
-    events.push_back(e);
+    CUDA_TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+    events.v.push_back(e);
+    CUDA_TRY(cudaEventRecord(e, s), "cudaEventRecord");
+    CUDA_TRY(cudaStreamWaitEvent(stream, e, 0), "cudaStreamWaitEvent");
   }
   MCCL_CHECK(dp_->beforeLaunch(stream, capturing));
   const uint64_t tLaunch = ops_.front().enqueueNs ? steadyNs() : 0;
@@ -554,9 +560,8 @@ ncclResult_t GpuWork::launch() {
   }
   MCCL_CHECK(dp_->afterLaunch(stream, capturing));
   for (size_t i = 0; i < others.size(); ++i) {
-    cudaEventRecord(events[i], stream);
-    cudaStreamWaitEvent(others[i], events[i], 0);
-    cudaEventDestroy(events[i]);
+    CUDA_TRY(cudaEventRecord(events.v[i], stream), "cudaEventRecord");
+    CUDA_TRY(cudaStreamWaitEvent(others[i], events.v[i], 0), "cudaStreamWaitEvent");
   }
   if (tLaunch) dp_->profile(ops_.front().enqueueNs, tLaunch, tKernel, steadyNs());
   return ncclSuccess;

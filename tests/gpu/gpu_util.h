@@ -34,30 +34,42 @@ inline int gpuCount() {
 // Buffers in device memory of `dev`, operations on a stream of their own.
 class GpuMemory : public Memory {
  public:
-  explicit GpuMemory(int dev) : dev_(dev), deferFree_(getenv("MCCL_SHARED_GPU") != nullptr) {
+  explicit GpuMemory(int dev) : dev_(dev), shared_(getenv("MCCL_SHARED_GPU") != nullptr) {
     cudaSetDevice(dev_);
     cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking);
+    if (shared_) {  // keep what the pool holds: giving it back may wait for the device
+      cudaMemPool_t pool;
+      uint64_t keep = ~uint64_t{0};
+      if (cudaDeviceGetDefaultMemPool(&pool, dev_) == cudaSuccess)
+        cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    }
   }
   ~GpuMemory() override {
     cudaSetDevice(dev_);
-    for (void* p : deferred_) cudaFree(p);
+    cudaStreamSynchronize(stream_);
     cudaStreamDestroy(stream_);
   }
+  // Ranks sharing a GPU (MCCL_SHARED_GPU): cudaMalloc and cudaFree may wait for the whole
+  // device, so a rank allocating or freeing between cases would wait for a peer's kernel
+  // that waits for this rank's next launch. Their buffers come from the stream-ordered
+  // allocator instead, which orders against this rank's stream only.
   void* alloc(size_t bytes) override {
     cudaSetDevice(dev_);
     void* p = nullptr;
+    if (shared_) {
+      if (cudaMallocAsync(&p, bytes ? bytes : 1, stream_) != cudaSuccess || cudaStreamSynchronize(stream_) != cudaSuccess)
+        return nullptr;
+      return p;
+    }
     if (cudaMalloc(&p, bytes ? bytes : 1) != cudaSuccess) return nullptr;
     return p;
   }
   void release(void* p) override {
-    // Ranks sharing a GPU (MCCL_SHARED_GPU): cudaFree waits for the whole device, so a
-    // rank freeing between cases would wait for a peer's kernel that waits for this
-    // rank's next launch. Their buffers are freed when the rank is done.
-    if (deferFree_) {
-      deferred_.push_back(p);
+    cudaSetDevice(dev_);
+    if (shared_) {
+      cudaFreeAsync(p, stream_);
       return;
     }
-    cudaSetDevice(dev_);
     cudaFree(p);
   }
   void upload(void* dst, const void* src, size_t bytes) override {
@@ -70,8 +82,12 @@ class GpuMemory : public Memory {
     if (e != cudaSuccess) ADD_FAILURE() << "upload: " << cudaGetErrorString(e);
   }
   void download(void* dst, const void* src, size_t bytes) override {
+    // On this stream too: the legacy stream of a plain cudaMemcpy waits for every blocking
+    // stream of the context, which ranks sharing a GPU share.
     cudaSetDevice(dev_);
-    cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost);
+    cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_);
+    cudaError_t e = cudaStreamSynchronize(stream_);
+    if (e != cudaSuccess) ADD_FAILURE() << "download: " << cudaGetErrorString(e);
   }
   cudaStream_t stream() override { return stream_; }
   void synchronize() override {
@@ -82,8 +98,7 @@ class GpuMemory : public Memory {
 
  private:
   int dev_;
-  bool deferFree_;
-  std::vector<void*> deferred_;
+  bool shared_;
   cudaStream_t stream_ = nullptr;
 };
 

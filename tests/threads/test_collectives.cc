@@ -108,6 +108,31 @@ TEST_P(ThreadCollectives, GroupMixingOldAndNewCalls) {
   destroyComms(comms);
 }
 
+// AlltoAll in place (sendbuff == recvbuff): on one rank the block is already in place and
+// the call succeeds, as NVIDIA's NCCL does (nccl-tests runs it); on more ranks it cannot be
+// done without a copy of the input, and the call fails naming it, writing nothing.
+TEST_P(ThreadCollectives, AlltoAllInPlace) {
+  int n = GetParam();
+  std::vector<ncclComm_t> comms = makeHostComms(n);
+  const size_t count = 5;
+  std::vector<std::vector<int>> buf(n);
+  for (int r = 0; r < n; ++r)
+    for (size_t i = 0; i < count * n; ++i) buf[r].push_back(100 * r + static_cast<int>(i));
+  const std::vector<std::vector<int>> before = buf;
+  std::vector<ncclResult_t> rc(static_cast<size_t>(n));
+  std::vector<std::string> why(static_cast<size_t>(n));
+  runThreads(n, [&](int r) {
+    rc[r] = ncclAlltoAll(buf[r].data(), buf[r].data(), count, ncclInt32, comms[r], nullptr);
+    why[r] = ncclGetLastError(comms[r]);
+  });
+  for (int r = 0; r < n; ++r) {
+    EXPECT_EQ(rc[r], n == 1 ? ncclSuccess : ncclInvalidArgument) << "rank " << r << ": " << why[r];
+    if (n > 1) EXPECT_NE(why[r].find("in place"), std::string::npos) << why[r];
+    EXPECT_EQ(buf[r], before[r]) << "rank " << r;
+  }
+  destroyComms(comms);
+}
+
 INSTANTIATE_TEST_SUITE_P(Ranks, ThreadCollectives, testing::Values(1, 2, 3, 4, 8));
 
 // ncclGroupSimulateEnd: an estimate, nothing run, nothing left queued.
