@@ -5,14 +5,17 @@
 
 namespace mccl {
 
-// Makes dev current for the scope and restores the caller's device.
+// Makes dev current for the scope and restores the caller's device. bindContext: also when
+// dev is already the thread's device, so that its primary context is current for driver
+// calls (cuMemGetAddressRange) on a thread that has made no runtime call yet, such as the
+// threads of a group's deferred setup calls (cudaGetDevice answers 0 there without one).
 class CudaDeviceGuard {
  public:
-  explicit CudaDeviceGuard(int dev) {
+  explicit CudaDeviceGuard(int dev, bool bindContext = false) {
     if (cudaGetDevice(&prev_) != cudaSuccess) prev_ = -1;
-    if (dev >= 0 && dev != prev_) {
+    if (dev >= 0 && (dev != prev_ || bindContext)) {
       cudaSetDevice(dev);
-      changed_ = true;
+      changed_ = dev != prev_;
     }
   }
   ~CudaDeviceGuard() {

@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -22,15 +23,22 @@ struct CommOps {
   std::vector<OpDesc> ops;
 };
 
+struct CommSetup {
+  ncclComm* comm;
+  std::vector<std::function<ncclResult_t()>> calls;
+};
+
 struct GroupState {
   int depth = 0;
   ncclResult_t error = ncclSuccess;
   std::vector<ncclComm*> inits;
-  std::vector<CommOps> work;  // in order of first appearance
+  std::vector<CommSetup> setups;  // in order of first appearance
+  std::vector<CommOps> work;      // in order of first appearance
 
   void clear() {
     error = ncclSuccess;
     inits.clear();
+    setups.clear();
     work.clear();
   }
 };
@@ -89,6 +97,29 @@ ncclResult_t runInits(std::vector<ncclComm*>& inits) {
   }
   if (first == ncclSuccess && anyNonblocking) return ncclInProgress;
   return first;
+}
+
+// Runs the group's deferred setup calls: each communicator's in order, the communicators
+// at once (one thread each when there are several), since the calls rendezvous across
+// ranks that this thread may hold more than one of.
+ncclResult_t runSetups(std::vector<CommSetup>& setups) {
+  auto runOne = [](CommSetup& cs) {
+    ncclResult_t first = ncclSuccess;
+    for (auto& call : cs.calls) {
+      ncclResult_t r = call();
+      if (r != ncclSuccess && first == ncclSuccess) first = r;
+    }
+    return first;
+  };
+  if (setups.size() == 1) return runOne(setups[0]);
+  std::vector<ncclResult_t> results(setups.size(), ncclSuccess);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < setups.size(); ++i)
+    threads.emplace_back([&, i] { results[i] = runOne(setups[i]); });
+  for (std::thread& t : threads) t.join();
+  for (ncclResult_t r : results)
+    if (r != ncclSuccess) return r;
+  return ncclSuccess;
 }
 
 ncclResult_t runWork(std::vector<CommOps>& work) {
@@ -172,6 +203,16 @@ ncclResult_t groupStart() {
 
 void groupAddInit(ncclComm* comm) { tlsGroup.inits.push_back(comm); }
 
+void groupAddSetup(ncclComm* comm, std::function<ncclResult_t()> call) {
+  for (CommSetup& cs : tlsGroup.setups)
+    if (cs.comm == comm) {
+      cs.calls.push_back(std::move(call));
+      return;
+    }
+  tlsGroup.setups.push_back(CommSetup{comm, {}});
+  tlsGroup.setups.back().calls.push_back(std::move(call));
+}
+
 void groupAddOp(ncclComm* comm, const OpDesc& op) {
   for (CommOps& w : tlsGroup.work)
     if (w.comm == comm) {
@@ -188,6 +229,9 @@ void groupSetError(ncclResult_t r) {
 void groupForget(ncclComm* comm) {
   GroupState& g = tlsGroup;
   g.inits.erase(std::remove(g.inits.begin(), g.inits.end(), comm), g.inits.end());
+  g.setups.erase(std::remove_if(g.setups.begin(), g.setups.end(),
+                                [comm](const CommSetup& cs) { return cs.comm == comm; }),
+                 g.setups.end());
   g.work.erase(std::remove_if(g.work.begin(), g.work.end(),
                               [comm](const CommOps& w) { return w.comm == comm; }),
                g.work.end());
@@ -236,13 +280,16 @@ ncclResult_t groupEnd(bool simulate, ncclSimInfo_t* simInfo) {
                     "%s: an operation inside the group failed (%s); the group was not executed",
                     call, resultString(mine.error));
   }
-  if (simulate) {
-    if (!mine.inits.empty()) return runInits(mine.inits);
-    return ncclSuccess;
-  }
   ncclResult_t res = ncclSuccess;
   if (!mine.inits.empty()) res = runInits(mine.inits);
   if (res != ncclSuccess && res != ncclInProgress) return res;
+  // Setup calls (windows, device communicators) run in a simulated group too: they are
+  // not operations, and their peers made them in their own groups.
+  if (!mine.setups.empty()) {
+    ncclResult_t s = runSetups(mine.setups);
+    if (s != ncclSuccess) return s;
+  }
+  if (simulate) return res;
   if (!mine.work.empty()) {
     ncclResult_t w = runWork(mine.work);
     if (w != ncclSuccess) return w;

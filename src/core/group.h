@@ -2,6 +2,8 @@
 // thread, so this is the one thread-local object of the library).
 #pragma once
 
+#include <functional>
+
 #include "core/op.h"
 #include "nccl.h"
 
@@ -18,6 +20,11 @@ ncclResult_t groupEnd(bool simulate = false, ncclSimInfo_t* simInfo = nullptr);
 // Inside a group: queue; the outermost ncclGroupEnd runs them.
 void groupAddInit(ncclComm* comm);
 void groupAddOp(ncclComm* comm, const OpDesc& op);
+// A collective setup call (ncclCommWindowRegister, ncclDevCommCreate) made inside a group:
+// it runs at the outermost ncclGroupEnd, after the group's inits and before its
+// operations, each communicator's calls in order on a thread of their own, so that one
+// thread may make the call for several communicators (ranks) that rendezvous.
+void groupAddSetup(ncclComm* comm, std::function<ncclResult_t()> call);
 // An error inside a group fails the whole group at ncclGroupEnd.
 void groupSetError(ncclResult_t r);
 // A communicator destroyed or aborted while queued is dropped from the group.

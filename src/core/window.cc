@@ -8,10 +8,12 @@
 #include <nccl_device.h>
 
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "core/comm.h"
 #include "core/error.h"
+#include "core/group.h"
 #include "core/knobs.h"
 #if MCCL_HAVE_CUDA
 #include "core/cuda_guard.h"
@@ -82,7 +84,7 @@ struct SymState::Window {
 SymState::SymState(ncclComm* comm) : comm_(comm), mapper_(new SymMapper(comm)) {}
 
 SymState::~SymState() {
-  CudaDeviceGuard guard(comm_->cudaDev);
+  CudaDeviceGuard guard(comm_->cudaDev, true);
   std::vector<std::pair<void*, size_t>> owned;  // device communicators' resource buffers
   for (auto& kv : devComms_) {
     auto it = windows_.find(kv.first);
@@ -116,7 +118,7 @@ void SymState::freeWindow(Window& w) {
 }
 
 ncclResult_t SymState::registerWindow(void* buff, size_t size, int flags, const char* call, ncclWindow_t* out) {
-  CudaDeviceGuard guard(comm_->cudaDev);
+  CudaDeviceGuard guard(comm_->cudaDev, true);
   const int n = comm_->nranks;
   std::vector<SymExport> all(static_cast<size_t>(n));
   SymExport mine;
@@ -206,16 +208,26 @@ ncclResult_t SymState::registerWindow(void* buff, size_t size, int flags, const 
   return ncclSuccess;
 }
 
+bool SymState::allRanksInProcess() const {
+  for (int r = 0; r < comm_->nranks; ++r)
+    if (comm_->peers[r].processHash != comm_->peers[comm_->rank].processHash) return false;
+  return true;
+}
+
 ncclResult_t SymState::deregisterWindow(ncclWindow_t win, const char* call) {
   auto it = windows_.find(win);
   if (it == windows_.end())
     return MCCL_ERR(ncclInvalidArgument, comm_, "%s: win = %p is not a window of this communicator", call,
                     static_cast<void*>(win));
-  CudaDeviceGuard guard(comm_->cudaDev);
+  CudaDeviceGuard guard(comm_->cudaDev, true);
   unmap(*it->second);
   freeWindow(*it->second);
   windows_.erase(it);
-  // When every rank is through, no rank maps another's buffer any more: owners may free.
+  // When every rank is through, no rank maps another's buffer any more: owners may free
+  // (freeing memory another process still has open through CUDA IPC is undefined). Ranks
+  // that are all threads of this process map nothing through IPC, and need not wait: a
+  // thread may deregister the windows of several ranks one after the other, as nccl-tests does.
+  if (allRanksInProcess()) return ncclSuccess;
   return comm_->bootstrap->barrier();
 }
 
@@ -238,7 +250,7 @@ ncclResult_t SymState::createDevComm(const ncclDevCommRequirements* reqs, ncclDe
   }
   bytes = alignUp(bytes < kResourceUnit ? kResourceUnit : bytes, kResourceUnit);
 
-  CudaDeviceGuard guard(comm_->cudaDev);
+  CudaDeviceGuard guard(comm_->cudaDev, true);
   void* buf = nullptr;
   cudaError_t e = cudaMalloc(&buf, bytes);
   if (e == cudaSuccess) e = cudaMemset(buf, 0, bytes);
@@ -300,7 +312,7 @@ ncclResult_t SymState::destroyDevComm(const ncclDevComm* devComm, const char* ca
   const size_t bytes = it->second;
   devComms_.erase(it);
   ncclResult_t r = deregisterWindow(win, call);
-  CudaDeviceGuard guard(comm_->cudaDev);
+  CudaDeviceGuard guard(comm_->cudaDev, true);
   cudaFree(buf);
   comm_->mem.sub(MemKind::Control, bytes);
   return r;
@@ -359,6 +371,18 @@ NCCL_API ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void* buff, size_t
                     "%s: winFlags = %d is not NCCL_WIN_DEFAULT or NCCL_WIN_COLL_SYMMETRIC", call, winFlags);
   MCCL_CHECK(comm->checkUsable(call));
   MCCL_CHECK(needGpuComm(comm, call, "memory windows"));
+  if (groupDepth() > 0) {
+    // Collective: inside a group it runs at ncclGroupEnd, where *win is set, so that one
+    // thread may register the windows of several ranks (as NCCL, and nccl-tests -R 2).
+    *win = nullptr;
+    groupAddSetup(comm, [comm, buff, size, winFlags, win, call] {
+      ncclWindow_t w = nullptr;
+      ncclResult_t r = comm->sym->registerWindow(buff, size, winFlags, call, &w);
+      if (r == ncclSuccess) *win = w;
+      return r;
+    });
+    return ncclSuccess;
+  }
   ncclWindow_t w = nullptr;
   MCCL_CHECK(comm->sym->registerWindow(buff, size, winFlags, call, &w));
   *win = w;
@@ -414,6 +438,28 @@ NCCL_API ncclResult_t ncclDevCommCreate(ncclComm_t comm, const ncclDevCommRequir
   }
   MCCL_CHECK(comm->checkUsable(call));
   MCCL_CHECK(needGpuComm(comm, call, "device communicators"));
+  if (groupDepth() > 0) {
+    // Collective: inside a group it runs at ncclGroupEnd (as ncclCommWindowRegister), on a
+    // copy of the requirements and their lists.
+    struct Reqs {
+      ncclDevCommRequirements reqs;
+      std::vector<ncclDevResourceRequirements> res;
+      std::vector<ncclTeamRequirements> teams;
+    };
+    auto copy = std::make_shared<Reqs>();
+    copy->reqs = *reqs;
+    for (const ncclDevResourceRequirements* q = reqs->resourceRequirementsList; q != nullptr; q = q->next)
+      copy->res.push_back(*q);
+    for (const ncclTeamRequirements* t = reqs->teamRequirementsList; t != nullptr && copy->teams.size() < 4096; t = t->next)
+      copy->teams.push_back(*t);
+    for (size_t i = 0; i < copy->res.size(); ++i) copy->res[i].next = i + 1 < copy->res.size() ? &copy->res[i + 1] : nullptr;
+    for (size_t i = 0; i < copy->teams.size(); ++i)
+      copy->teams[i].next = i + 1 < copy->teams.size() ? &copy->teams[i + 1] : nullptr;
+    copy->reqs.resourceRequirementsList = copy->res.empty() ? nullptr : copy->res.data();
+    copy->reqs.teamRequirementsList = copy->teams.empty() ? nullptr : copy->teams.data();
+    groupAddSetup(comm, [comm, copy, outDevComm, call] { return comm->sym->createDevComm(&copy->reqs, outDevComm, call); });
+    return ncclSuccess;
+  }
   return comm->sym->createDevComm(reqs, outDevComm, call);
   MCCL_API_END
 }

@@ -38,7 +38,8 @@ class SymState {
   // Collective. buff: device memory of comm's GPU (owned: allocated by mccl, freed with
   // the window). Every rank learns every LSA member's pointer; all ranks succeed or all fail.
   ncclResult_t registerWindow(void* buff, size_t size, int flags, const char* call, ncclWindow_t* out);
-  // Collective: returns once no rank maps any rank's buffer of w any more.
+  // Collective: returns once no rank maps any rank's buffer of w any more; local (no wait)
+  // when every rank is a thread of this process.
   ncclResult_t deregisterWindow(ncclWindow_t w, const char* call);
   bool isWindow(ncclWindow_t w) const { return windows_.count(w) != 0; }
 
@@ -52,6 +53,7 @@ class SymState {
   struct Window;
   ncclResult_t unmap(Window& w);
   void freeWindow(Window& w);
+  bool allRanksInProcess() const;
 
   ncclComm* comm_;
   std::unique_ptr<SymMapper> mapper_;

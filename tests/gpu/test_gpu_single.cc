@@ -8,10 +8,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <nccl_device.h>
 
 #include "core/knobs.h"
 #include "gpu_util.h"
@@ -403,6 +406,62 @@ TEST(GpuSingleProcess, MemAllocAndRegisteredBuffers) {
     cudaStreamDestroy(s);
   });
   for (int r = 0; r < cl.n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
+}
+
+// One thread registers the symmetric windows of every rank inside one group (the calls are
+// collective: they run at ncclGroupEnd), uses them, and deregisters them one rank after
+// another outside a group, as nccl-tests -R 2 does with several GPUs in one process; the
+// same for device communicators (ncclDevCommCreate in a group, ncclDevCommDestroy one by
+// one).
+TEST(GpuSingleProcess, OneThreadWindowsAndDevCommsOfEveryRank) {
+  SKIP_WITHOUT_GPUS(1);
+  Clique cl(8);
+  const size_t count = 1 << 16;
+  std::vector<float*> buf(cl.n);
+  std::vector<ncclWindow_t> win(cl.n, nullptr);
+  std::vector<ncclDevComm> dev(cl.n);
+  std::vector<cudaStream_t> s(cl.n);
+  std::vector<float> host(2 * count);
+  for (int r = 0; r < cl.n; ++r) {
+    CUDA_OK(cudaSetDevice(cl.dev(r)));
+    NCCL_OK(ncclMemAlloc(reinterpret_cast<void**>(&buf[r]), 2 * count * sizeof(float)));
+    CUDA_OK(cudaStreamCreateWithFlags(&s[r], cudaStreamNonBlocking));
+    for (size_t i = 0; i < count; ++i) host[i] = static_cast<float>(r + 1);
+    CUDA_OK(cudaMemcpy(buf[r], host.data(), count * sizeof(float), cudaMemcpyHostToDevice));
+  }
+  NCCL_OK(ncclGroupStart());
+  for (int r = 0; r < cl.n; ++r)
+    NCCL_OK(ncclCommWindowRegister(cl.comms[r], buf[r], 2 * count * sizeof(float), &win[r], NCCL_WIN_COLL_SYMMETRIC));
+  NCCL_OK(ncclGroupEnd());
+  for (int r = 0; r < cl.n; ++r) EXPECT_NE(win[r], nullptr) << "rank " << r << ": no window after ncclGroupEnd";
+  ncclDevCommRequirements reqs;
+  std::memset(&reqs, 0, sizeof reqs);
+  reqs.lsaBarrierCount = 2;
+  NCCL_OK(ncclGroupStart());
+  for (int r = 0; r < cl.n; ++r) NCCL_OK(ncclDevCommCreate(cl.comms[r], &reqs, &dev[r]));
+  NCCL_OK(ncclGroupEnd());
+  for (int r = 0; r < cl.n; ++r) {
+    EXPECT_EQ(dev[r].rank, r);
+    EXPECT_EQ(dev[r].nRanks, cl.n);
+  }
+  NCCL_OK(ncclGroupStart());
+  for (int r = 0; r < cl.n; ++r)
+    NCCL_OK(ncclAllReduce(buf[r], buf[r] + count, count, ncclFloat, ncclSum, cl.comms[r], s[r]));
+  NCCL_OK(ncclGroupEnd());
+  for (int r = 0; r < cl.n; ++r) {
+    CUDA_OK(cudaSetDevice(cl.dev(r)));
+    CUDA_OK(cudaStreamSynchronize(s[r]));
+    CUDA_OK(cudaMemcpy(host.data(), buf[r] + count, count * sizeof(float), cudaMemcpyDeviceToHost));
+    EXPECT_EQ(host[0], cl.n * (cl.n + 1) / 2.0f) << "rank " << r;
+    EXPECT_EQ(host[count - 1], cl.n * (cl.n + 1) / 2.0f) << "rank " << r;
+  }
+  for (int r = 0; r < cl.n; ++r) NCCL_OK(ncclDevCommDestroy(cl.comms[r], &dev[r]));
+  for (int r = 0; r < cl.n; ++r) NCCL_OK(ncclCommWindowDeregister(cl.comms[r], win[r]));
+  for (int r = 0; r < cl.n; ++r) {
+    CUDA_OK(cudaSetDevice(cl.dev(r)));
+    CUDA_OK(cudaStreamDestroy(s[r]));
+    NCCL_OK(ncclMemFree(buf[r]));
+  }
 }
 
 TEST(GpuSingleProcess, CheckPointersRejectsPeerAndHostMemory) {
