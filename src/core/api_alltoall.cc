@@ -3,10 +3,14 @@
 // data paths as the user's own grouped Send/Recv, and inside a user's group it simply adds
 // its operations to that group. A rank's block for itself goes through the same path (a
 // self connection) unless the call is in place, where that block is already where it
-// belongs.
+// belongs. AlltoAll in place on several ranks sends from a copy of the input (staged in
+// stream order, released when the group is through), since every block it receives
+// overwrites one it has yet to send.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "core/comm.h"
@@ -17,6 +21,12 @@
 #include "core/memory.h"
 #include "core/types.h"
 #include "mccl.h"
+
+#ifdef MCCL_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include "core/cuda_guard.h"
+#endif
 
 using namespace mccl;
 
@@ -94,6 +104,45 @@ ncclResult_t submit(ncclComm* comm, const std::vector<Xfer>& xs, ncclDataType_t 
   return r != ncclSuccess ? r : e;
 }
 
+// A copy of bytes at src for the sends of an in-place AlltoAll, released by the group when
+// its operations are through (groupAddAfter): host memory copied now on a host
+// communicator; on a GPU, memory from the stream-ordered allocator, filled and freed on
+// `stream` (so a CUDA graph captures the copy too).
+ncclResult_t stageInput(ncclComm* comm, const void* src, size_t bytes, cudaStream_t stream, const char* call,
+                        const char** staged) {
+  if (comm->isHost()) {
+    auto copy = std::make_shared<std::vector<char>>(bytes);
+    std::memcpy(copy->data(), src, bytes);
+    *staged = copy->data();
+    groupAddAfter([copy] {});
+    return ncclSuccess;
+  }
+#ifdef MCCL_HAVE_CUDA
+  CudaDeviceGuard guard(comm->cudaDev);
+  void* p = nullptr;
+  cudaError_t e = cudaMallocAsync(&p, bytes, stream);
+  if (e == cudaSuccess) {
+    e = cudaMemcpyAsync(p, src, bytes, cudaMemcpyDefault, stream);
+    if (e != cudaSuccess) cudaFreeAsync(p, stream);
+  }
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return MCCL_ERR(ncclUnhandledCudaError, comm, "%s: staging %zu bytes of the in-place input: %s", call, bytes,
+                    cudaGetErrorString(e));
+  }
+  const int dev = comm->cudaDev;
+  *staged = static_cast<const char*>(p);
+  groupAddAfter([p, stream, dev] {
+    CudaDeviceGuard g(dev);
+    cudaFreeAsync(p, stream);
+  });
+  return ncclSuccess;
+#else
+  (void)stream;
+  return MCCL_ERR(ncclInternalError, comm, "%s: a GPU communicator in a build without CUDA", call);
+#endif
+}
+
 // Peers in the order (rank, rank+1, ...): every rank starts with a different partner.
 int peerAt(const ncclComm* comm, int i) { return (comm->rank + i) % comm->nranks; }
 
@@ -114,25 +163,31 @@ ncclResult_t alltoAll(const void* sendbuff, void* recvbuff, size_t count, ncclDa
   const size_t block = count * datatypeSize(datatype), total = block * static_cast<size_t>(n);
   MCCL_CHECK(checkBuffer(comm, sendbuff, total, "sendbuff", call));
   MCCL_CHECK(checkBuffer(comm, recvbuff, total, "recvbuff", call));
-  // In place, every block but a rank's own would be overwritten before it is sent; on one
-  // rank there is only that block, already where it belongs (nccl-tests runs AlltoAll in
-  // place on every rank count and, like NVIDIA's NCCL, succeeds there at one rank).
+  // In place (sendbuff == recvbuff) a rank's own block is already where it belongs, and on
+  // several ranks the others are sent from a staged copy; other overlaps are refused.
   const bool inPlace = sendbuff == recvbuff;
-  if (overlaps(sendbuff, total, recvbuff, total) && !(inPlace && n == 1))
+  if (!inPlace && overlaps(sendbuff, total, recvbuff, total))
     return MCCL_ERR(ncclInvalidArgument, comm,
-                    "%s: sendbuff %p and recvbuff %p overlap (%zu bytes each); AlltoAll runs in "
-                    "place only on a communicator of one rank",
+                    "%s: sendbuff %p and recvbuff %p overlap (%zu bytes each) without being equal (in place)",
                     call, sendbuff, recvbuff, total);
-  std::vector<Xfer> xs;
-  if (count > 0) {
+  if (count == 0 || (inPlace && n == 1)) return submit(comm, {}, datatype, stream, call);
+  MCCL_CHECK(groupStart());
+  const char* src = static_cast<const char*>(sendbuff);
+  ncclResult_t r = inPlace ? stageInput(comm, sendbuff, total, stream, call, &src) : ncclSuccess;
+  if (r == ncclSuccess) {
+    std::vector<Xfer> xs;
     for (int i = 0; i < n; ++i) {
       int q = peerAt(comm, i);
       if (inPlace && q == comm->rank) continue;
       xs.push_back({OpKind::Recv, static_cast<char*>(recvbuff) + q * block, count, q});
-      xs.push_back({OpKind::Send, static_cast<const char*>(sendbuff) + q * block, count, q});
+      xs.push_back({OpKind::Send, src + q * block, count, q});
     }
+    r = submit(comm, xs, datatype, stream, call);
+  } else {
+    groupSetError(r);
   }
-  return submit(comm, xs, datatype, stream, call);
+  ncclResult_t e = groupEnd();
+  return r != ncclSuccess ? r : e;
 }
 
 ncclResult_t gather(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,

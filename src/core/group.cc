@@ -34,12 +34,22 @@ struct GroupState {
   std::vector<ncclComm*> inits;
   std::vector<CommSetup> setups;  // in order of first appearance
   std::vector<CommOps> work;      // in order of first appearance
+  std::vector<std::function<void()>> after;
 
   void clear() {
     error = ncclSuccess;
     inits.clear();
     setups.clear();
     work.clear();
+    after.clear();
+  }
+};
+
+// Runs a finished group's `after` functions when it goes out of scope (every return).
+struct RunAfter {
+  std::vector<std::function<void()>>& fns;
+  ~RunAfter() {
+    for (auto& f : fns) f();
   }
 };
 
@@ -213,6 +223,8 @@ void groupAddSetup(ncclComm* comm, std::function<ncclResult_t()> call) {
   tlsGroup.setups.back().calls.push_back(std::move(call));
 }
 
+void groupAddAfter(std::function<void()> fn) { tlsGroup.after.push_back(std::move(fn)); }
+
 void groupAddOp(ncclComm* comm, const OpDesc& op) {
   for (CommOps& w : tlsGroup.work)
     if (w.comm == comm) {
@@ -249,6 +261,7 @@ ncclResult_t groupEnd(bool simulate, ncclSimInfo_t* simInfo) {
     // As NCCL: the group ends here, its operations are dropped.
     GroupState mine = std::move(g);
     g = GroupState();
+    RunAfter after{mine.after};
     if (!mine.inits.empty()) runInits(mine.inits);
     return MCCL_ERR(ncclInvalidArgument, nullptr,
                     "%s: simInfo %s; initialise it with NCCL_SIM_INFO_INITIALIZER (the group was dropped)",
@@ -272,6 +285,7 @@ ncclResult_t groupEnd(bool simulate, ncclSimInfo_t* simInfo) {
 
   GroupState mine = std::move(g);
   g = GroupState();
+  RunAfter after{mine.after};
   if (mine.error != ncclSuccess) {
     // The operations of a failed group are dropped; deferred inits still happen so the
     // other ranks do not wait for this one forever.

@@ -25,6 +25,10 @@ void groupAddOp(ncclComm* comm, const OpDesc& op);
 // operations, each communicator's calls in order on a thread of their own, so that one
 // thread may make the call for several communicators (ranks) that rendezvous.
 void groupAddSetup(ncclComm* comm, std::function<ncclResult_t()> call);
+// Runs when the outermost ncclGroupEnd is through with the group's operations: launched
+// (GPU: later work on their streams is ordered after them) or done (host), or dropped with
+// a failed group. Releases what a call staged for them (in-place AlltoAll's input copy).
+void groupAddAfter(std::function<void()> fn);
 // An error inside a group fails the whole group at ncclGroupEnd.
 void groupSetError(ncclResult_t r);
 // A communicator destroyed or aborted while queued is dropped from the group.

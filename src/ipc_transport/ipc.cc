@@ -66,6 +66,7 @@ IpcTransport::~IpcTransport() {
   conns_.clear();
   if (ctrl_) cudaFree(ctrl_);
   if (dConns_) cudaFree(dConns_);
+  if (setupStream_) cudaStreamDestroy(setupStream_);
   comm_->mem.sub(MemKind::Fifo, fifoBytes_);
   comm_->mem.sub(MemKind::Control, ctrlBytes_ + connBytes_);
 }
@@ -89,6 +90,7 @@ ncclResult_t IpcTransport::prepare(PeerInfo* mine, bool peersMayBeRemote) {
 
 ncclResult_t IpcTransport::setup(int maxChannels) {
   maxChannels_ = maxChannels;
+  CUDA_TRY(cudaStreamCreateWithFlags(&setupStream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
   capacity_ = kNumConnClasses * maxChannels * comm_->nranks * 2;
   CUDA_TRY(cudaMalloc(&dConns_, sizeof(DevConn) * static_cast<size_t>(capacity_)), "cudaMalloc(connections)");
   connBytes_ = sizeof(DevConn) * static_cast<size_t>(capacity_);
@@ -167,7 +169,9 @@ ncclResult_t IpcTransport::need(const ConnKey& key) {
     size_t bytes = ConnRegion::kDataOff + static_cast<size_t>(c->mine.slots) * c->mine.slotBytes;
     CUDA_TRY(cudaMalloc(&c->local, bytes), "cudaMalloc(FIFO)");
     c->ownedBytes = bytes;
-    CUDA_TRY(cudaMemset(c->local, 0, ll ? bytes : ConnRegion::kDataOff), "cudaMemset(FIFO)");
+    // Cleared before the record goes out: the peer writes here once it has it.
+    CUDA_TRY(cudaMemsetAsync(c->local, 0, ll ? bytes : ConnRegion::kDataOff, setupStream_), "cudaMemsetAsync(FIFO)");
+    CUDA_TRY(cudaStreamSynchronize(setupStream_), "cudaStreamSynchronize(FIFO clear)");
     exportBase = c->local;
     c->mine.offset = 0;
   }
@@ -266,7 +270,8 @@ ncclResult_t IpcTransport::finish(const ConnKey& key, Conn& c, const Info& info)
     d.slotBytes = c.mine.slotBytes;
   }
   d.step = ctrl + kCtrlStep;
-  CUDA_TRY(cudaMemcpy(dConns_ + slot, &d, sizeof d, cudaMemcpyHostToDevice), "cudaMemcpy(connection)");
+  CUDA_TRY(cudaMemcpyAsync(dConns_ + slot, &d, sizeof d, cudaMemcpyHostToDevice, setupStream_), "cudaMemcpyAsync(connection)");
+  CUDA_TRY(cudaStreamSynchronize(setupStream_), "cudaStreamSynchronize(connection)");
   c.ready = true;
   if (!c.mine.net)
     INFO(kLogP2p, "rank %d %s rank %d channel %d class %d over CUDA %s", comm_->rank, key.send ? "->" : "<-",

@@ -72,6 +72,10 @@ class IpcTransport {
   uint32_t slots_ = 8;
   size_t slotBytes_ = 0;
   DevConn* dConns_ = nullptr;
+  // Connection setup's copies and clears: a non-blocking stream of its own, waited for, so
+  // they wait for no kernel of the user's (a synchronous cudaMemcpy on the legacy stream
+  // waits for every blocking stream's kernels, which may be waiting for this rank).
+  cudaStream_t setupStream_ = nullptr;
   int capacity_ = 0;
   // Control words of every connection slot (DevComm::ctrl): the step counter and, for a
   // sender, the head its receiver writes. Exported, so receivers map it.

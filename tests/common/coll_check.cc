@@ -220,10 +220,11 @@ PreparedCase::PreparedCase(ncclComm_t comm, int rank, int n, const CollCase& c, 
       break;
     default: d.inCount = d.outCount = c.count; break;
   }
-  // Gather and Scatter are in place only at the root; AlltoAll(v) never.
+  // Gather and Scatter are in place only at the root; AlltoAll with sendbuff == recvbuff;
+  // AlltoAllv never.
   bool inPlace = c.inPlace;
   if ((c.kind == CollKind::Gather || c.kind == CollKind::Scatter) && !isRoot) inPlace = false;
-  if (c.kind == CollKind::AlltoAll || c.kind == CollKind::AlltoAllv) inPlace = false;
+  if (c.kind == CollKind::AlltoAllv) inPlace = false;
   // Room for both buffers plus guard bytes on each side.
   const size_t guard = 64;
   size_t total = inPlace ? std::max(d.inCount, d.outCount) : d.inCount + d.outCount;
@@ -512,7 +513,8 @@ std::vector<CollCase> alltoallFamilyCases(int n, size_t large) {
         cases.push_back(CollCase{CollKind::Gather, nextType(), ncclSum, false, false, count, root, inPlace, seed++});
         cases.push_back(CollCase{CollKind::Scatter, nextType(), ncclSum, false, false, count, root, inPlace, seed++});
       }
-    cases.push_back(CollCase{CollKind::AlltoAll, nextType(), ncclSum, false, false, count, 0, false, seed++});
+    for (bool inPlace : {false, true})
+      cases.push_back(CollCase{CollKind::AlltoAll, nextType(), ncclSum, false, false, count, 0, inPlace, seed++});
     cases.push_back(CollCase{CollKind::AlltoAllv, nextType(), ncclSum, false, false, count, 0, false, seed++});
   }
   for (ncclDataType_t t : kAllTypes)
@@ -525,6 +527,7 @@ std::string runMixedGroup(ncclComm_t comm, int rank, int n, Memory* mem) {
   std::vector<CollCase> cases = {
       {CollKind::AllReduce, ncclFloat32, ncclSum, false, false, 100, 0, false, 11},
       {CollKind::AlltoAll, ncclInt32, ncclSum, false, false, 33, 0, false, 12},
+      {CollKind::AlltoAll, ncclFloat32, ncclSum, false, false, 21, 0, true, 19},
       {CollKind::Gather, ncclFloat64, ncclSum, false, false, 5, n - 1, true, 13},
       {CollKind::Broadcast, ncclUint8, ncclSum, false, false, 17, n / 2, false, 14},
       {CollKind::Scatter, ncclBfloat16, ncclSum, false, false, 9, 0, false, 15},
