@@ -3,7 +3,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${MCCL_BUILD_DIR:-build}
-# nccl-tests built by scripts/nccl-tests.sh (.carry/nccl-tests) stay and go into the pack.
+# nccl-tests built by scripts/nccl-tests.sh (.carry/nccl-tests, or inside the last pack)
+# stay and go into the pack.
+if [ ! -d .carry/nccl-tests ] && [ -f .carry/pack.tar.xz ] && tar -tJf .carry/pack.tar.xz ./nccl-tests >/dev/null 2>&1; then
+  tar -xJf .carry/pack.tar.xz -C .carry ./nccl-tests
+fi
 keep=""; if [ -d .carry/nccl-tests ]; then keep=$(mktemp -d); mv .carry/nccl-tests "$keep/"; fi
 rm -rf .carry && mkdir -p .carry
 if [ -n "$keep" ]; then mv "$keep/nccl-tests" .carry/ && rmdir "$keep"; fi

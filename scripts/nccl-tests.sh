@@ -56,7 +56,10 @@ run)
     local lib=$1 g=$2 t=$3; shift 3
     local log; log="$dir/$lib.g$g.$t.$(echo "$*" | tr -c 'a-zA-Z0-9' _).log"
     local libpath=${LD_LIBRARY_PATH:-}; [ "$lib" = mccl ] && libpath="$PWD/$dir/lib-mccl:$libpath"
-    local p=$np pre=() ; [ "$g" -gt 1 ] && { p=1; pre=(-x LD_PRELOAD="$fold" -x MCCL_SHARED_GPU=1 -x MCCL_FOLD_DEVICES="$g"); }
+    # Ranks sharing a GPU: each rank's blocks must be resident at once (a block that spins
+    # for a peer whose blocks have no SM left waits forever), so channels are capped.
+    local p=$np pre=() ; [ "$g" -gt 1 ] && { p=1; pre=(-x LD_PRELOAD="$fold" -x MCCL_SHARED_GPU=1 -x MCCL_FOLD_DEVICES="$g"
+      -x NCCL_MAX_NCHANNELS="${NCCL_TESTS_FOLD_CHANNELS:-16}"); }
     LD_LIBRARY_PATH="$libpath" timeout "${NCCL_TESTS_TIMEOUT:-300}" mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$p" \
       -x NCCL_NVLS_ENABLE -x LD_LIBRARY_PATH "${pre[@]}" "$dir/${t}_perf" -g "$g" "$@" > "$log" 2>&1
     local rc=$?

@@ -83,7 +83,10 @@ using namespace mccl;
 NCCL_API ncclResult_t ncclMemAlloc(void** ptr, size_t size) {
   MCCL_API_BEGIN
   if (ptr == nullptr) return MCCL_ERR(ncclInvalidArgument, nullptr, "ncclMemAlloc: ptr is NULL");
-  if (size == 0) return MCCL_ERR(ncclInvalidArgument, nullptr, "ncclMemAlloc: size is 0");
+  if (size == 0) {  // as NVIDIA's (cudaMalloc of 0 bytes): success, no memory, a NULL pointer
+    *ptr = nullptr;
+    return ncclSuccess;
+  }
 #ifdef MCCL_HAVE_CUDA
   if (cudaUsableDeviceCount() > 0) return deviceMemAlloc(ptr, size);
 #endif

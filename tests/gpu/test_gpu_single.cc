@@ -464,6 +464,48 @@ TEST(GpuSingleProcess, OneThreadWindowsAndDevCommsOfEveryRank) {
   }
 }
 
+// One thread issues a Gather for every rank in one group, out of place, to every root and at
+// the sizes of each protocol (nccl-tests' gather with several GPUs a process).
+TEST(GpuSingleProcess, OneThreadGatherEveryRootAndProtocol) {
+  SKIP_WITHOUT_GPUS(1);
+  Clique cl(8);
+  const int n = cl.n;
+  for (size_t count : {size_t{16}, size_t{8192}, size_t{1} << 18}) {
+    std::vector<int*> in(n), out(n);
+    std::vector<cudaStream_t> s(n);
+    for (int r = 0; r < n; ++r) {
+      CUDA_OK(cudaSetDevice(cl.dev(r)));
+      CUDA_OK(cudaMalloc(&in[r], count * sizeof(int)));
+      CUDA_OK(cudaMalloc(&out[r], count * n * sizeof(int)));
+      CUDA_OK(cudaStreamCreateWithFlags(&s[r], cudaStreamNonBlocking));
+      std::vector<int> h(count);
+      for (size_t i = 0; i < count; ++i) h[i] = r * 1000003 + static_cast<int>(i);
+      CUDA_OK(cudaMemcpy(in[r], h.data(), count * sizeof(int), cudaMemcpyHostToDevice));
+    }
+    for (int root = 0; root < n; ++root) {
+      NCCL_OK(ncclGroupStart());
+      for (int r = 0; r < n; ++r) NCCL_OK(ncclGather(in[r], out[r], count, ncclInt32, root, cl.comms[r], s[r]));
+      NCCL_OK(ncclGroupEnd());
+      for (int r = 0; r < n; ++r) {
+        CUDA_OK(cudaSetDevice(cl.dev(r)));
+        CUDA_OK(cudaStreamSynchronize(s[r]));
+      }
+      std::vector<int> h(count * n);
+      CUDA_OK(cudaSetDevice(cl.dev(root)));
+      CUDA_OK(cudaMemcpy(h.data(), out[root], h.size() * sizeof(int), cudaMemcpyDeviceToHost));
+      for (int q = 0; q < n; ++q)
+        for (size_t i = 0; i < count; i += 97)
+          ASSERT_EQ(h[q * count + i], q * 1000003 + static_cast<int>(i)) << "count " << count << " root " << root << " block " << q;
+    }
+    for (int r = 0; r < n; ++r) {
+      CUDA_OK(cudaSetDevice(cl.dev(r)));
+      CUDA_OK(cudaStreamDestroy(s[r]));
+      CUDA_OK(cudaFree(in[r]));
+      CUDA_OK(cudaFree(out[r]));
+    }
+  }
+}
+
 TEST(GpuSingleProcess, CheckPointersRejectsPeerAndHostMemory) {
   SKIP_WITHOUT_GPUS(2);
   setenv("NCCL_CHECK_POINTERS", "1", 1);
