@@ -10,6 +10,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -55,6 +56,20 @@ int launchThreads() {
 }
 
 class GpuDataPath;
+
+// Loads every kernel of the library on device dev, once per process. Under CUDA's lazy
+// loading (the default) a kernel is loaded at its first launch, and the load waits for the
+// kernels running on the device: when ranks share a GPU (MCCL_SHARED_GPU), one rank's first
+// launch of a kernel while a peer's kernel on that GPU spins for it never returns (seen
+// with one thread driving two ranks: a Gather under LL). cudaFuncGetAttributes loads a
+// kernel, as NCCL loads its kernels at init.
+void preloadKernels(int dev) {
+  static std::mutex mu;
+  static std::set<int> loaded;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!loaded.insert(dev).second) return;
+  (void)kernelStackBytesMax();
+}
 
 class GpuWork : public Work {
  public:
@@ -128,6 +143,7 @@ class GpuDataPath : public DataPath {
 
   ncclResult_t setup() override {
     CudaDeviceGuard guard(comm_->cudaDev);
+    if (knobBool(Knob::SharedGpu)) preloadKernels(comm_->cudaDev);
     MCCL_CHECK(ipc_.setup(kGpuMaxChannels));
     for (int p = 0; p < comm_->nranks; ++p) comm_->gpuNet |= !ipc_.canReach(p);
     CUDA_TRY(cudaHostAlloc(&hostFlags_, kHostFlagBytes, cudaHostAllocMapped), "cudaHostAlloc(flags)");
