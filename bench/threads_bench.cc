@@ -5,8 +5,11 @@
 // in the same GPU instead of across NVLink. Not a comparison with NCCL (which refuses two
 // ranks on one GPU); a regression measure of mccl's fixed costs between two versions.
 //
-//   mccl-threads-bench [-r ranks] [-b 8] [-e 1M] [-f 8] [-n iters] [-G graph-calls]
+//   mccl-threads-bench [-r ranks] [-b 8] [-e 1M] [-f 8] [-n iters] [-G graph-calls] [-w]
 //                      [-o allreduce,allgather,broadcast,reducescatter,sendrecv]
+//
+// -w: the buffers lie in one window per rank registered with NCCL_WIN_COLL_SYMMETRIC
+// (ncclMemAlloc), at the same offsets on every rank: collectives take the direct path.
 //
 // Per operation and size, the slowest rank's time per call (µs, median of 5 trials):
 //   host   the CPU time of one call (the enqueue loop of `iters` calls, divided)
@@ -68,6 +71,7 @@ struct Opts {
   int factor = 8;
   int iters = 200;
   int graphCalls = 20;
+  bool windows = false;
   std::vector<std::string> ops = {"allreduce", "allgather", "broadcast", "reducescatter", "sendrecv"};
 };
 
@@ -89,17 +93,23 @@ ncclResult_t call(const std::string& op, ncclComm_t comm, int rank, int n, float
 
 int main(int argc, char** argv) {
   Opts o;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "-r") o.ranks = std::atoi(argv[i + 1]);
-    else if (a == "-b") o.minBytes = parseSize(argv[i + 1]);
-    else if (a == "-e") o.maxBytes = parseSize(argv[i + 1]);
-    else if (a == "-f") o.factor = std::max(2, std::atoi(argv[i + 1]));
-    else if (a == "-n") o.iters = std::max(1, std::atoi(argv[i + 1]));
-    else if (a == "-G") o.graphCalls = std::max(0, std::atoi(argv[i + 1]));
+    if (a == "-w") {
+      o.windows = true;
+      continue;
+    }
+    CHECK(i + 1 < argc, "option %s needs a value", a.c_str());
+    const char* v = argv[++i];
+    if (a == "-r") o.ranks = std::atoi(v);
+    else if (a == "-b") o.minBytes = parseSize(v);
+    else if (a == "-e") o.maxBytes = parseSize(v);
+    else if (a == "-f") o.factor = std::max(2, std::atoi(v));
+    else if (a == "-n") o.iters = std::max(1, std::atoi(v));
+    else if (a == "-G") o.graphCalls = std::max(0, std::atoi(v));
     else if (a == "-o") {
       o.ops.clear();
-      std::string list = argv[i + 1];
+      const std::string list = v;
       for (size_t p = 0; p <= list.size();) {
         size_t q = list.find(',', p);
         if (q == std::string::npos) q = list.size();
@@ -118,9 +128,9 @@ int main(int argc, char** argv) {
   for (int r = 0; r < n; ++r) devs[r] = r % ngpu;
   std::vector<ncclComm_t> comms(n);
   CHECK(ncclCommInitAll(comms.data(), n, devs.data()) == ncclSuccess, "ncclCommInitAll: %s", ncclGetLastError(nullptr));
-  std::printf("# mccl-threads-bench: %d ranks on %d GPU(s), float, %d calls eager, %d calls a graph; us per call, "
+  std::printf("# mccl-threads-bench: %d ranks on %d GPU(s), float, %d calls eager, %d calls a graph%s; us per call, "
               "slowest rank, median of 5\n",
-              n, ngpu, o.iters, o.graphCalls);
+              n, ngpu, o.iters, o.graphCalls, o.windows ? ", buffers in symmetric windows" : "");
   std::printf("%-14s %10s %8s %8s %8s\n", "op", "bytes", "host", "eager", "graph");
   Barrier bar(n);
   const int kTrials = 5;
@@ -137,8 +147,20 @@ int main(int argc, char** argv) {
           const size_t outCount = op == "allgather" ? count * n : count;
           float *in = nullptr, *out = nullptr;
           cudaStream_t s;
-          CHECK(cudaMalloc(&in, inCount * sizeof(float)) == cudaSuccess, "cudaMalloc");
-          CHECK(cudaMalloc(&out, outCount * sizeof(float)) == cudaSuccess, "cudaMalloc");
+          ncclWindow_t win = nullptr;
+          if (o.windows) {
+            const size_t inBytes = (inCount * sizeof(float) + 255) / 256 * 256;
+            const size_t bytesAll = inBytes + outCount * sizeof(float);
+            void* buf = nullptr;
+            CHECK(ncclMemAlloc(&buf, bytesAll) == ncclSuccess, "ncclMemAlloc: %s", ncclGetLastError(nullptr));
+            CHECK(ncclCommWindowRegister(comms[r], buf, bytesAll, &win, NCCL_WIN_COLL_SYMMETRIC) == ncclSuccess,
+                  "ncclCommWindowRegister: %s", ncclGetLastError(comms[r]));
+            in = static_cast<float*>(buf);
+            out = reinterpret_cast<float*>(static_cast<char*>(buf) + inBytes);
+          } else {
+            CHECK(cudaMalloc(&in, inCount * sizeof(float)) == cudaSuccess, "cudaMalloc");
+            CHECK(cudaMalloc(&out, outCount * sizeof(float)) == cudaSuccess, "cudaMalloc");
+          }
           cudaMemset(in, 0, inCount * sizeof(float));
           CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess, "stream");
           for (int k = 0; k < 20; ++k)
@@ -175,8 +197,14 @@ int main(int argc, char** argv) {
             cudaGraphExecDestroy(ge);
             cudaGraphDestroy(g);
           }
-          cudaFree(in);
-          cudaFree(out);
+          if (win) {
+            CHECK(ncclCommWindowDeregister(comms[r], win) == ncclSuccess, "ncclCommWindowDeregister: %s",
+                  ncclGetLastError(comms[r]));
+            ncclMemFree(in);
+          } else {
+            cudaFree(in);
+            cudaFree(out);
+          }
           cudaStreamDestroy(s);
         });
       for (std::thread& t : threads) t.join();

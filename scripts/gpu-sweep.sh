@@ -7,11 +7,13 @@
 #
 #   scripts/gpu-sweep.sh [tests] [perf] [graph] [llsweep] [simplesweep] [micro] [memory]
 #                        [profile] [fifosweep] [init] [protosweep] [devapi] [shared] [launch]
-#                        [nccltests]
+#                        [nccltests] [windows]
 #                        (default: tests perf graph llsweep simplesweep micro)
 #   shared  ranks as threads sharing the GPUs (MCCL_SHARED_GPU): the single-process tests at
 #           2, 3 and 4 ranks, and mccl-threads-bench (host path and kernel fixed costs)
 #   launch  what a kernel's parameter block costs a launch (micro_launch_args)
+#   windows collectives on symmetric windows: their tests, and the direct path against the
+#           FIFO path on the same buffers (mccl-threads-bench -w)
 #   nccltests  NVIDIA's nccl-tests on mccl and on NCCL (scripts/nccl-tests.sh); on one GPU,
 #           mccl's two ranks share it (bench/fold_devices.c) and both libraries run one rank
 set -uo pipefail
@@ -105,6 +107,30 @@ if has nccltests && [ -d "$BIN/nccl-tests" ]; then
   NCCL_TESTS_FOLD=$fold scripts/nccl-tests.sh run "$BIN/nccl-tests" > "$OUT/nccl_tests.txt" 2>&1
   cp "$BIN"/nccl-tests/*.log "$OUT/" 2>/dev/null
   cat "$OUT/nccl_tests.txt"
+fi
+
+if has windows; then
+  # Collectives on symmetric windows: the single-process window test at 2 and 3 ranks
+  # sharing the GPUs (MCCL_SHARED_GPU, channels capped so every rank's blocks are resident)
+  # and, with one rank per GPU, at the GPUs' count; then mccl-threads-bench on window
+  # buffers, the direct path (MCCL_WIN_DIRECT=1) against the FIFO path on the same buffers.
+  for nr in 2 3; do
+    MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=$nr NCCL_MAX_NCHANNELS=16 timeout 300 "$BIN/mccl_gpu_tests" \
+      --gtest_filter='*Window*' > "$OUT/windows_tests_$nr.log" 2>&1
+    echo "windows tests, $nr ranks shared: rc=$? $(grep -aE '^\[  (PASSED|FAILED) ' "$OUT/windows_tests_$nr.log" | tr '\n' ' ')"
+    grep -a -m5 -E 'rank [0-9]+:|Failure|expected' "$OUT/windows_tests_$nr.log" | cut -c1-300
+  done
+  if [ "$NGPU" -ge 2 ]; then
+    timeout 300 "$BIN/mccl_gpu_tests" --gtest_filter='*Window*' > "$OUT/windows_tests_gpus.log" 2>&1
+    echo "windows tests, $NGPU GPUs: rc=$? $(grep -aE '^\[  (PASSED|FAILED) ' "$OUT/windows_tests_gpus.log" | tr '\n' ' ')"
+  fi
+  if [ -x "$BIN/mccl-threads-bench" ]; then
+    for direct in 1 0; do
+      MCCL_WIN_DIRECT=$direct timeout 120 "$BIN/mccl-threads-bench" -r 2 -w -b 8 -e 64M -f 8 -n 100 \
+        -o allreduce,allgather,broadcast,reducescatter > "$OUT/windows_bench_direct$direct.txt" 2>&1
+      echo "== MCCL_WIN_DIRECT=$direct"; cat "$OUT/windows_bench_direct$direct.txt"
+    done
+  fi
 fi
 
 if has launch && [ -x "$BIN/micro_launch_args" ]; then
@@ -274,7 +300,7 @@ if has simplesweep; then
 fi
 
 tar -C "$OUT" -czf "$FINAL/logs.tgz" . 2>/dev/null
-for f in ratio.md ratio_graph.md protosweep.md llsweep.md simplesweep.txt micro_latency.txt profile.txt fifosweep.txt memory.txt init.txt threads_bench.txt launch_args.txt nccl_tests.txt; do [ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"; done
+for f in ratio.md ratio_graph.md protosweep.md llsweep.md simplesweep.txt micro_latency.txt profile.txt fifosweep.txt memory.txt init.txt threads_bench.txt launch_args.txt nccl_tests.txt windows_bench_direct1.txt windows_bench_direct0.txt; do [ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"; done
 [ -f "$OUT/ratio.md" ] && { echo "== eager"; cat "$OUT/ratio.md"; }
 [ -f "$OUT/ratio_graph.md" ] && { echo "== graph"; cat "$OUT/ratio_graph.md"; }
 [ -f "$OUT/llsweep.md" ] && cat "$OUT/llsweep.md"

@@ -78,6 +78,10 @@ run)
     run1 $lib $g all_reduce -b 8 -e 64M -f 8 -c 1 -R 1           # ncclCommRegister
     run1 $lib $g all_reduce -b 8 -e 64M -f 8 -c 1 -R 2           # symmetric windows
     run1 $lib $g all_reduce -b 8 -e 64M -f 8 -c 1 -R 2 -D 1      # the device API's LSA kernel
+    run1 $lib $g all_reduce -b 8 -e 64M -f 8 -c 1 -R 2 -G 10     # symmetric windows in graphs
+    for t in all_gather broadcast reduce reduce_scatter; do      # the other direct paths
+      run1 $lib $g $t -b 8 -e 64M -f 8 -c 1 -R 2
+    done
   done
   if [ -n "$fold" ]; then  # one rank, both libraries (one-rank copies against NCCL's)
     for t in all_reduce all_gather alltoall sendrecv; do

@@ -147,9 +147,9 @@ void destroyComm(ncclComm* comm, bool abortFirst) {
     comm->watchdog.reset();
     mccl::phaseMark("watchdog-free");
   }
-  comm->sym.reset();  // unmaps peers' windows (their owners may free them after)
-  comm->dataPath.reset();
+  comm->dataPath.reset();  // waits for its last kernel, which may use windows
   mccl::phaseMark("datapath-free");
+  comm->sym.reset();  // unmaps peers' windows (their owners may free them after)
   comm->bootstrap.reset();
   mccl::phaseMark("bootstrap-free");
   delete comm;

@@ -60,6 +60,12 @@ enum class KnobType { Int, Size, Bool, String };
     "GPU: the LL protocol below this many bytes sent per rank (0: the tuner decides)")         \
   X(Ll128MaxBytes, "MCCL_LL128_MAX_BYTES", Size, "0",                                           \
     "GPU: the LL128 protocol below this many bytes sent per rank (0: the tuner decides)")      \
+  X(WinDirect, "MCCL_WIN_DIRECT", Bool, "1",                                                    \
+    "GPU: collectives on symmetric windows read and write peers' windows in place (0: through the FIFOs)") \
+  X(WinDirectMinBytes, "MCCL_WIN_DIRECT_MIN_BYTES", Size, "0",                                  \
+    "GPU: the smallest collective (bytes per rank) that takes the direct path on symmetric windows") \
+  X(WinOneShotMaxBytes, "MCCL_WIN_ONESHOT_MAX_BYTES", Size, "262144",                           \
+    "GPU: the largest out-of-place AllReduce on windows that every rank reduces whole beyond 2 ranks (above: two-shot)") \
   X(TreeThreshold, "MCCL_TREE_THRESHOLD", Size, "0",                                            \
     "AllReduce below this many bytes uses the tree (0: the model decides)")                    \
   X(MpiThreshold, "MCCL_MPI_THRESHOLD", Size, "1048576",                                        \

@@ -77,6 +77,7 @@ ncclResult_t RedOpTable::resolve(ncclRedOp_t op, ncclDataType_t type, int nranks
       if (isFloatType(type)) {
         info.kind = RedKind::PreMulSum;
         info.scalarBits = scalarBitsFromDouble(type, 1.0 / nranks);
+        info.uniformScalar = true;
       } else {
         info.kind = RedKind::SumPostDiv;
         info.postDivisor = nranks;

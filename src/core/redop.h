@@ -19,6 +19,7 @@ struct RedOpInfo {
   uint64_t scalarBits = 0;
   const void* scalarPtr = nullptr;  // non-null: read at run time (ncclScalarDevice)
   int postDivisor = 1;              // SumPostDiv (integer ncclAvg)
+  bool uniformScalar = false;       // PreMulSum: the same scalar on every rank (float ncclAvg)
 };
 
 class RedOpTable {

@@ -18,6 +18,7 @@
 #if MCCL_HAVE_CUDA
 #include "core/cuda_guard.h"
 #include "ipc_transport/sym_map.h"
+#include "kernels/direct.h"
 #endif
 
 static_assert(sizeof(ncclWindow_vidmem) == 72, "ncclWindow_vidmem keeps the size of NVIDIA's (ncclDevComm's layout)");
@@ -75,6 +76,8 @@ struct SymState::Window {
   ncclWindow_vidmem host{};            // what the device struct holds
   ncclWindow_vidmem* dev = nullptr;    // device struct, then lsaSize pointers
   size_t devBytes = 0;
+  bool symmetric = false;              // every rank passed NCCL_WIN_COLL_SYMMETRIC
+  bool direct = false;                 // collectives on it take the direct path
   LsaTeam team;
   std::vector<SymExport> recs;         // by LSA member
   std::vector<char*> ptrs;             // by LSA member, as mapped here
@@ -93,6 +96,10 @@ SymState::~SymState() {
   for (auto& kv : windows_) {
     unmap(*kv.second);
     freeWindow(*kv.second);
+  }
+  if (directBarrierBuf_) {
+    cudaFree(directBarrierBuf_);
+    comm_->mem.sub(MemKind::Control, kDirectFlagBytes);
   }
   for (auto& o : owned) {
     cudaFree(o.first);
@@ -117,7 +124,8 @@ void SymState::freeWindow(Window& w) {
   }
 }
 
-ncclResult_t SymState::registerWindow(void* buff, size_t size, int flags, const char* call, ncclWindow_t* out) {
+ncclResult_t SymState::registerWindow(void* buff, size_t size, int flags, const char* call, ncclWindow_t* out,
+                                      bool internal) {
   CudaDeviceGuard guard(comm_->cudaDev, true);
   const int n = comm_->nranks;
   std::vector<SymExport> all(static_cast<size_t>(n));
@@ -127,10 +135,17 @@ ncclResult_t SymState::registerWindow(void* buff, size_t size, int flags, const 
   std::string localError = local == ncclSuccess ? "" : threadLastError();
   mine.status = static_cast<int32_t>(local);
   mine.size = size;
+  mine.flags = flags;
   all[static_cast<size_t>(comm_->rank)] = mine;
   // Every rank learns every rank's record, failed ones included: all fail together.
   MCCL_CHECK(comm_->bootstrap->allGather(all.data(), sizeof(SymExport)));
   if (local != ncclSuccess) return MCCL_ERR(local, comm_, "%s", localError.c_str());
+  // Judged on what every rank sent, so that every rank decides alike.
+  bool anySymmetric = false, allSymmetric = true;
+  for (const SymExport& rec : all) {
+    anySymmetric = anySymmetric || (rec.flags & NCCL_WIN_COLL_SYMMETRIC);
+    allSymmetric = allSymmetric && (rec.flags & NCCL_WIN_COLL_SYMMETRIC);
+  }
   for (int r = 0; r < n; r++) {
     const SymExport& rec = all[static_cast<size_t>(r)];
     if (rec.magic != SymExport::kMagic)
@@ -138,13 +153,15 @@ ncclResult_t SymState::registerWindow(void* buff, size_t size, int flags, const 
     if (rec.status != 0)
       return MCCL_ERR(ncclInvalidUsage, comm_, "%s: rank %d could not register its buffer (%s there); no rank registered it",
                       call, r, resultString(static_cast<ncclResult_t>(rec.status)));
-    if ((flags & NCCL_WIN_COLL_SYMMETRIC) && rec.size != size)
+    if (anySymmetric && rec.size != all[0].size)
       return MCCL_ERR(ncclInvalidUsage, comm_,
-                      "%s: a symmetric window needs the same size on every rank: rank %d passed %llu bytes, rank %d %zu",
-                      call, r, static_cast<unsigned long long>(rec.size), comm_->rank, size);
+                      "%s: a symmetric window (NCCL_WIN_COLL_SYMMETRIC) needs the same size on every rank: rank %d "
+                      "passed %llu bytes, rank 0 %llu",
+                      call, r, static_cast<unsigned long long>(rec.size), static_cast<unsigned long long>(all[0].size));
   }
 
   auto w = std::make_unique<Window>();
+  w->symmetric = allSymmetric && !internal;
   w->team = lsaTeamOf(comm_);
   const int m = w->team.size;
   w->recs.assign(all.begin() + w->team.first, all.begin() + w->team.first + m);
@@ -201,14 +218,75 @@ ncclResult_t SymState::registerWindow(void* buff, size_t size, int flags, const 
                     call, failed, resultString(static_cast<ncclResult_t>(status[static_cast<size_t>(failed)])));
   }
   ncclWindow_t handle = w->dev;
+  const Window* added = w.get();  // stays put: windows_ holds it by pointer
   windows_[handle] = std::move(w);
   *out = handle;
-  INFO(kLogInit, "rank %d: window %p of %zu bytes mapped into %d LSA members", comm_->rank, static_cast<void*>(handle),
-       size, m);
+  INFO(kLogInit, "rank %d: window %p of %zu bytes mapped into %d LSA members%s", comm_->rank,
+       static_cast<void*>(handle), size, m, added->symmetric ? " (symmetric)" : "");
+  if (added->symmetric && added->team.size == n && n > 1 && n <= kDirectMaxRanks) {
+    // Every rank got here alike (the same records): the barrier arrays are made together.
+    // Without them collectives take the FIFO path; the window itself is registered.
+    if (ensureDirectBarrier(call) == ncclSuccess) {
+      std::lock_guard<std::mutex> lock(directMu_);
+      windows_[handle]->direct = true;
+      directWindows_++;
+      symmetric_[reinterpret_cast<uintptr_t>(buff)] = added;
+    } else {
+      WARN("rank %d: %s: no barrier arrays for the direct path (%s); collectives on this window use the FIFOs",
+           comm_->rank, call, threadLastError());
+    }
+  }
   return ncclSuccess;
 }
 
-bool SymState::allRanksInProcess() const {
+// Collective (called by registerWindow on every rank alike): the barrier arrays of the
+// direct path, zeroed, in a window of their own.
+ncclResult_t SymState::ensureDirectBarrier(const char* call) {
+  if (directBarrier_) return ncclSuccess;
+  void* buf = nullptr;
+  cudaError_t e = cudaMalloc(&buf, kDirectFlagBytes);
+  if (e == cudaSuccess) e = cudaMemset(buf, 0, kDirectFlagBytes);
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();  // zeroed before a peer can write into it
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    if (buf) cudaFree(buf);
+    buf = nullptr;  // registers as an unusable buffer: every rank fails alike
+  }
+  ncclWindow_t win = nullptr;
+  ncclResult_t r = registerWindow(buf, kDirectFlagBytes, NCCL_WIN_COLL_SYMMETRIC, call, &win, true);
+  if (r != ncclSuccess) {
+    if (buf) cudaFree(buf);
+    return r;
+  }
+  comm_->mem.add(MemKind::Control, kDirectFlagBytes);
+  std::lock_guard<std::mutex> lock(directMu_);
+  directBarrier_ = win;
+  directBarrierBuf_ = buf;
+  return ncclSuccess;
+}
+
+bool SymState::directFlags(uint64_t** each) const {
+  std::lock_guard<std::mutex> lock(directMu_);
+  if (!directBarrier_ || symmetric_.empty()) return false;
+  const Window& w = *windows_.at(directBarrier_);
+  for (size_t i = 0; i < w.ptrs.size(); ++i) each[i] = reinterpret_cast<uint64_t*>(w.ptrs[i]);
+  return true;
+}
+
+bool SymState::directBuffer(const void* p, size_t bytes, uint8_t** each) const {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  std::lock_guard<std::mutex> lock(directMu_);
+  auto it = symmetric_.upper_bound(a);
+  if (it == symmetric_.begin()) return false;
+  --it;
+  const Window& w = *it->second;
+  const uintptr_t base = it->first;
+  if (a - base > w.host.size || bytes > w.host.size - (a - base)) return false;
+  for (size_t i = 0; i < w.ptrs.size(); ++i) each[i] = reinterpret_cast<uint8_t*>(w.ptrs[i]) + (a - base);
+  return true;
+}
+
+bool SymState::everyRankInThisProcess() const {
   for (int r = 0; r < comm_->nranks; ++r)
     if (comm_->peers[r].processHash != comm_->peers[comm_->rank].processHash) return false;
   return true;
@@ -220,6 +298,15 @@ ncclResult_t SymState::deregisterWindow(ncclWindow_t win, const char* call) {
     return MCCL_ERR(ncclInvalidArgument, comm_, "%s: win = %p is not a window of this communicator", call,
                     static_cast<void*>(win));
   CudaDeviceGuard guard(comm_->cudaDev, true);
+  const bool direct = it->second->direct;
+  {
+    std::lock_guard<std::mutex> lock(directMu_);
+    for (auto s = symmetric_.begin(); s != symmetric_.end(); ++s)
+      if (s->second == it->second.get()) {
+        symmetric_.erase(s);
+        break;
+      }
+  }
   unmap(*it->second);
   freeWindow(*it->second);
   windows_.erase(it);
@@ -227,8 +314,29 @@ ncclResult_t SymState::deregisterWindow(ncclWindow_t win, const char* call) {
   // (freeing memory another process still has open through CUDA IPC is undefined). Ranks
   // that are all threads of this process map nothing through IPC, and need not wait: a
   // thread may deregister the windows of several ranks one after the other, as nccl-tests does.
-  if (allRanksInProcess()) return ncclSuccess;
-  return comm_->bootstrap->barrier();
+  ncclResult_t r = everyRankInThisProcess() ? ncclSuccess : comm_->bootstrap->barrier();
+  // The last window of the direct path takes its barrier arrays with it (every rank alike:
+  // deregistration is collective), so a communicator without windows holds nothing for them.
+  if (r == ncclSuccess && direct && --directWindows_ == 0) r = releaseDirectBarrier(call);
+  return r;
+}
+
+ncclResult_t SymState::releaseDirectBarrier(const char* call) {
+  ncclWindow_t win;
+  void* buf;
+  {
+    std::lock_guard<std::mutex> lock(directMu_);
+    win = directBarrier_;
+    buf = directBarrierBuf_;
+    directBarrier_ = nullptr;
+    directBarrierBuf_ = nullptr;
+  }
+  if (!win) return ncclSuccess;
+  ncclResult_t r = deregisterWindow(win, call);
+  CudaDeviceGuard guard(comm_->cudaDev, true);
+  cudaFree(buf);
+  comm_->mem.sub(MemKind::Control, kDirectFlagBytes);
+  return r;
 }
 
 ncclResult_t SymState::createDevComm(const ncclDevCommRequirements* reqs, ncclDevComm* out, const char* call) {
@@ -267,7 +375,7 @@ ncclResult_t SymState::createDevComm(const ncclDevCommRequirements* reqs, ncclDe
   }
   // A failed allocation still takes part in the exchange (as an unusable buffer).
   ncclWindow_t win = nullptr;
-  ncclResult_t r = registerWindow(buf, bytes, NCCL_WIN_COLL_SYMMETRIC, call, &win);
+  ncclResult_t r = registerWindow(buf, bytes, NCCL_WIN_COLL_SYMMETRIC, call, &win, true);
   if (r != ncclSuccess) {
     if (buf) {
       cudaFree(buf);
@@ -326,7 +434,9 @@ SymState::SymState(ncclComm* comm) : comm_(comm) {}
 SymState::~SymState() = default;
 ncclResult_t SymState::unmap(Window&) { return ncclSuccess; }
 void SymState::freeWindow(Window&) {}
-ncclResult_t SymState::registerWindow(void*, size_t, int, const char* call, ncclWindow_t*) {
+bool SymState::directFlags(uint64_t**) const { return false; }
+bool SymState::directBuffer(const void*, size_t, uint8_t**) const { return false; }
+ncclResult_t SymState::registerWindow(void*, size_t, int, const char* call, ncclWindow_t*, bool) {
   return MCCL_ERR(ncclInvalidUsage, comm_, "%s: this mccl was built without CUDA", call);
 }
 ncclResult_t SymState::deregisterWindow(ncclWindow_t, const char* call) {

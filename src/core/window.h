@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 
 #include "nccl.h"
 
@@ -37,7 +39,8 @@ class SymState {
 
   // Collective. buff: device memory of comm's GPU (owned: allocated by mccl, freed with
   // the window). Every rank learns every LSA member's pointer; all ranks succeed or all fail.
-  ncclResult_t registerWindow(void* buff, size_t size, int flags, const char* call, ncclWindow_t* out);
+  ncclResult_t registerWindow(void* buff, size_t size, int flags, const char* call, ncclWindow_t* out,
+                              bool internal = false);
   // Collective: returns once no rank maps any rank's buffer of w any more; local (no wait)
   // when every rank is a thread of this process.
   ncclResult_t deregisterWindow(ncclWindow_t w, const char* call);
@@ -49,16 +52,35 @@ class SymState {
   size_t windowCount() const { return windows_.size(); }
   size_t devCommCount() const { return devComms_.size(); }
 
+  // The direct path of collectives (kernels/direct.h), on communicators whose ranks are all
+  // one node's (the LSA team is the communicator, at most kDirectMaxRanks ranks) once a
+  // symmetric window is registered: every rank then has the barrier arrays.
+  // directFlags: each rank's barrier array as reached here (false: no direct path).
+  bool directFlags(uint64_t** each) const;
+  // Each rank's address of [p, p + bytes), when that lies inside one window every rank
+  // registered with NCCL_WIN_COLL_SYMMETRIC (its peers' buffers are at the same offset of
+  // their windows, as that flag promises); else false.
+  bool directBuffer(const void* p, size_t bytes, uint8_t** each) const;
+
  private:
   struct Window;
   ncclResult_t unmap(Window& w);
   void freeWindow(Window& w);
-  bool allRanksInProcess() const;
+  bool everyRankInThisProcess() const;
+  ncclResult_t ensureDirectBarrier(const char* call);
+  ncclResult_t releaseDirectBarrier(const char* call);
 
   ncclComm* comm_;
   std::unique_ptr<SymMapper> mapper_;
   std::map<ncclWindow_t, std::unique_ptr<Window>> windows_;  // by the device struct
   std::map<ncclWindow_t, size_t> devComms_;  // resource window -> bytes of its buffer
+  // Direct path: the symmetric windows by local address, and the barrier arrays' window
+  // (its buffer owned: allocated at the first symmetric window, freed with this state).
+  mutable std::mutex directMu_;
+  std::map<uintptr_t, const Window*> symmetric_;
+  ncclWindow_t directBarrier_ = nullptr;
+  void* directBarrierBuf_ = nullptr;
+  int directWindows_ = 0;  // windows whose collectives take the direct path
 };
 
 }  // namespace mccl

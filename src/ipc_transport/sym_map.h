@@ -28,7 +28,7 @@ struct SymExport {
   uint32_t magic = kMagic;
   int32_t status = 0;       // 0: usable; else this rank's ncclResult_t (the others fail too)
   int32_t dev = -1;         // CUDA device of the buffer
-  int32_t pad = 0;
+  int32_t flags = 0;       // winFlags this rank passed (NCCL_WIN_COLL_SYMMETRIC)
   uint64_t processHash = 0;
   uint64_t ptr = 0;         // the buffer, in its owner's address space
   uint64_t size = 0;        // bytes of the window

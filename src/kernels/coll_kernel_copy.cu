@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "kernels/coll_kernel.cuh"
+#include "kernels/direct_launch.h"
 
 namespace mccl {
 
@@ -31,8 +32,8 @@ size_t stackOf(CollKernelFn<MW> fn) {
 }  // namespace
 
 size_t kernelStackBytesMax() {
-  size_t most = std::max(llKernelStackBytesMax(), std::max(stackOf(collKernelCopy<kSmallLaunch>()),
-                                                           stackOf(collKernelCopy<kLargeLaunch>())));
+  size_t most = std::max(std::max(llKernelStackBytesMax(), directKernelStackBytesMax()),
+                         std::max(stackOf(collKernelCopy<kSmallLaunch>()), stackOf(collKernelCopy<kLargeLaunch>())));
   for (int t = 0; t < ncclNumTypes; ++t) {
     LaunchSpec s;
     s.reduces = true;

@@ -98,4 +98,33 @@ __device__ __forceinline__ double OpProd::f<double>(double a, double b) { return
 template <typename A>
 __device__ __forceinline__ A divideBy(A a, int d) { return static_cast<A>(a / static_cast<A>(d)); }
 
+// The 16-byte vector a times s, element by element, rounded to the type (PreMulSum).
+template <typename S>
+__device__ __forceinline__ uint4 vecScale(uint4 a, typename DevT<S>::A s) {
+  using T = DevT<S>;
+  constexpr int E = 16 / sizeof(S);
+  S x[E];
+  memcpy(x, &a, 16);
+#pragma unroll
+  for (int j = 0; j < E; ++j) x[j] = T::store(OpProd::f(T::load(x[j]), s));
+  uint4 r;
+  memcpy(&r, x, 16);
+  return r;
+}
+
+// The 16-byte vector a op b, element by element, in the type's arithmetic type.
+template <typename S, typename Op>
+__device__ __forceinline__ uint4 vecOp(uint4 a, uint4 b) {
+  using T = DevT<S>;
+  constexpr int E = 16 / sizeof(S);
+  S x[E], y[E];
+  memcpy(x, &a, 16);
+  memcpy(y, &b, 16);
+#pragma unroll
+  for (int j = 0; j < E; ++j) x[j] = T::store(Op::f(T::load(x[j]), T::load(y[j])));
+  uint4 r;
+  memcpy(&r, x, 16);
+  return r;
+}
+
 }  // namespace mccl

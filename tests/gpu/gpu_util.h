@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <string>
 #include <vector>
 
 #include "coll_check.h"
@@ -100,6 +101,46 @@ class GpuMemory : public Memory {
   int dev_;
   bool shared_;
   cudaStream_t stream_ = nullptr;
+};
+
+// Buffers from one window per rank, registered with NCCL_WIN_COLL_SYMMETRIC and handed out
+// in the same order and sizes on every rank (each case frees what it took, last first), so
+// each buffer lies at the same offset of every rank's window, as that flag promises.
+class WindowMemory : public GpuMemory {
+ public:
+  WindowMemory(ncclComm_t comm, int dev, size_t bytes) : GpuMemory(dev), comm_(comm), bytes_(bytes) {
+    if (ncclMemAlloc(&base_, bytes) != ncclSuccess) {
+      error = std::string("ncclMemAlloc: ") + ncclGetLastError(nullptr);
+      base_ = nullptr;
+    }
+    // Collective: every rank takes part, a failed allocation as an unusable buffer.
+    if (ncclCommWindowRegister(comm, base_ ? base_ : reinterpret_cast<void*>(1), bytes, &win_,
+                               NCCL_WIN_COLL_SYMMETRIC) != ncclSuccess && error.empty())
+      error = std::string("ncclCommWindowRegister: ") + ncclGetLastError(comm);
+  }
+  ~WindowMemory() override {
+    if (win_ && ncclCommWindowDeregister(comm_, win_) != ncclSuccess)
+      ADD_FAILURE() << "ncclCommWindowDeregister: " << ncclGetLastError(comm_);
+    if (base_) ncclMemFree(base_);
+  }
+  void* alloc(size_t bytes) override {
+    const size_t at = top_;
+    if (!base_ || at + bytes > bytes_) return nullptr;
+    top_ = (at + bytes + 255) / 256 * 256;
+    return static_cast<char*>(base_) + at;
+  }
+  void release(void* p) override {
+    const size_t at = static_cast<size_t>(static_cast<char*>(p) - static_cast<char*>(base_));
+    if (at < top_) top_ = at;
+  }
+  std::string error;
+
+ private:
+  ncclComm_t comm_;
+  size_t bytes_;
+  void* base_ = nullptr;
+  ncclWindow_t win_ = nullptr;
+  size_t top_ = 0;
 };
 
 }  // namespace mccl_test

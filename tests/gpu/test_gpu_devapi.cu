@@ -225,6 +225,12 @@ TEST_F(DevApi, RegisterDeregisterKeepsTheLedgerFlat) {
   void *a = nullptr, *b = nullptr;
   CUDA_OK(cudaMalloc(&a, 2 * bytes));
   CUDA_OK(cudaMalloc(&b, bytes));
+  // The first symmetric window also brings the direct path's barrier arrays (mapped into
+  // every peer), and the last one takes them away: a window held through the loop keeps
+  // them out of the counts below, and its deregistration must bring the ledger back.
+  const mcclMemoryInfo_t empty = memory();
+  ncclWindow_t anchor = nullptr;
+  NCCL_OK(ncclCommWindowRegister(comm_, b, bytes, &anchor, NCCL_WIN_COLL_SYMMETRIC));
   const mcclMemoryInfo_t before = memory();
   for (int i = 0; i < 100; i++) {
     ncclWindow_t w1 = nullptr, w2 = nullptr;
@@ -250,6 +256,10 @@ TEST_F(DevApi, RegisterDeregisterKeepsTheLedgerFlat) {
   EXPECT_EQ(after.peerMappedBytes, before.peerMappedBytes);
   EXPECT_EQ(after.controlBytes, before.controlBytes);
   EXPECT_EQ(after.scratchBytes, before.scratchBytes);
+  NCCL_OK(ncclCommWindowDeregister(comm_, anchor));
+  const mcclMemoryInfo_t none = memory();
+  EXPECT_EQ(none.peerMappedBytes, empty.peerMappedBytes);
+  EXPECT_EQ(none.controlBytes, empty.controlBytes);
   // Windows a user leaves registered are unmapped by ncclCommDestroy (TearDown).
   ncclWindow_t left = nullptr;
   NCCL_OK(ncclCommWindowRegister(comm_, b, bytes, &left, NCCL_WIN_COLL_SYMMETRIC));

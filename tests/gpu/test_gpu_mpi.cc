@@ -156,6 +156,49 @@ TEST(GpuMpi, CollectivesFromMpiComm) {
   NCCL_OK(ncclCommDestroy(comm));
 }
 
+// Collectives on symmetric windows across processes: the peers' windows are CUDA IPC
+// mappings, read and written in place by the direct path (every type, operator, in-place
+// form, root and odd size), with no FIFO connection made.
+TEST(GpuMpi, SymmetricWindowCollectives) {
+  if (!gpusForAll()) GTEST_SKIP() << "needs a GPU per rank";
+  int r = worldRank(), n = worldSize();
+  if (n < 2) GTEST_SKIP() << "needs 2 ranks";
+  ncclComm_t comm;
+  NCCL_OK(mcclCommInitFromMpi(&comm, MPI_COMM_WORLD, MCCL_DEVICE_AUTO, nullptr));
+  int dev;
+  NCCL_OK(ncclCommCuDevice(comm, &dev));
+  std::string errs;
+  {
+    WindowMemory mem(comm, dev, size_t{64} << 20);
+    ASSERT_TRUE(mem.error.empty()) << mem.error;
+    std::vector<CollCase> cases;
+    uint64_t seed = 101;
+    for (size_t count : {size_t{1}, size_t{7}, size_t{1023}, size_t{65536 + 3}, size_t{(1 << 20) + 5}})
+      for (ncclDataType_t t : kAllTypes)
+        for (bool inPlace : {false, true}) {
+          for (ncclRedOp_t op : kBuiltinOps) {
+            if (count > 4096 && op != ncclSum && op != ncclAvg) continue;
+            cases.push_back(CollCase{CollKind::AllReduce, t, op, false, false, count, 0, inPlace, seed++});
+            cases.push_back(CollCase{CollKind::Reduce, t, op, false, false, count, n - 1, inPlace, seed++});
+            cases.push_back(CollCase{CollKind::ReduceScatter, t, op, false, false, count / n + 1, 0, inPlace, seed++});
+          }
+          for (int root = 0; root < n; ++root)
+            cases.push_back(CollCase{CollKind::Broadcast, t, ncclSum, false, false, count, root, inPlace, seed++});
+          cases.push_back(CollCase{CollKind::AllGather, t, ncclSum, false, false, count / n + 1, 0, inPlace, seed++});
+        }
+    for (const CollCase& c : cases) {
+      std::string e = runCollCase(comm, r, n, c, &mem);
+      if (!e.empty() && errs.size() < 4000) errs += e;
+    }
+    mcclMemoryInfo_t info;
+    NCCL_OK(mcclCommMemoryInfo(comm, &info));
+    EXPECT_EQ(info.fifoBytes, 0u) << "collectives on symmetric windows made FIFO connections";
+    MPI_Barrier(MPI_COMM_WORLD);  // every rank's kernels are done before any window goes
+  }
+  EXPECT_TRUE(errs.empty()) << errs;
+  NCCL_OK(ncclCommDestroy(comm));
+}
+
 TEST(GpuMpi, UniqueIdPathAndGraph) {
   if (!gpusForAll()) GTEST_SKIP() << "needs a GPU per rank";
   int r = worldRank(), n = worldSize();

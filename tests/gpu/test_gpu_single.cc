@@ -464,6 +464,73 @@ TEST(GpuSingleProcess, OneThreadWindowsAndDevCommsOfEveryRank) {
   }
 }
 
+// Every collective that has a direct path on symmetric windows (AllReduce one-shot and
+// two-shot, ReduceScatter, Reduce, AllGather, Broadcast), on buffers in such windows: every
+// type, operator, in-place form, root and odd size against the host reference. They read
+// and write peers' windows in place, so no FIFO connection is made; PreMulSum, whose
+// scalar each rank chooses, then goes through the FIFOs and is still right.
+TEST(GpuSingleProcess, SymmetricWindowsEveryTypeOpAndForm) {
+  SKIP_WITHOUT_GPUS(1);
+  Clique cl(8);
+  if (cl.n < 2) GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=2 on one GPU)";
+  std::vector<CollCase> cases, fifo;
+  uint64_t seed = 1;
+  for (size_t count : {size_t{0}, size_t{1}, size_t{7}, size_t{1023}, size_t{65536 + 3}, size_t{(1 << 20) + 5}})
+    for (ncclDataType_t t : kAllTypes)
+      for (bool inPlace : {false, true}) {
+        const bool big = count > 4096;
+        for (ncclRedOp_t op : kBuiltinOps) {
+          if (big && op != ncclSum && op != ncclAvg) continue;
+          cases.push_back(CollCase{CollKind::AllReduce, t, op, false, false, count, 0, inPlace, seed++});
+          cases.push_back(CollCase{CollKind::ReduceScatter, t, op, false, false, count / 2, 0, inPlace, seed++});
+          cases.push_back(CollCase{CollKind::Reduce, t, op, false, false, count, cl.n - 1, inPlace, seed++});
+        }
+        for (int root = 0; root < cl.n; ++root)
+          cases.push_back(CollCase{CollKind::Broadcast, t, ncclSum, false, false, count, root, inPlace, seed++});
+        cases.push_back(CollCase{CollKind::Reduce, t, ncclSum, false, false, count, 0, inPlace, seed++});
+        cases.push_back(CollCase{CollKind::AllGather, t, ncclSum, false, false, count / 2 + 1, 0, inPlace, seed++});
+        if (count == 1023) fifo.push_back(CollCase{CollKind::AllReduce, t, ncclSum, true, false, count, 0, inPlace, seed++});
+      }
+  std::vector<std::string> errs(static_cast<size_t>(cl.n));
+  std::vector<size_t> fifoBytes(static_cast<size_t>(cl.n), 0);
+  std::vector<std::string> ledger(static_cast<size_t>(cl.n));
+  runThreads(cl.n, [&](int r) {
+    cudaSetDevice(cl.dev(r));
+    // The first symmetric window brings the barrier arrays of the direct path, the last
+    // one's deregistration takes them away.
+    mcclMemoryInfo_t none, during, after;
+    mcclCommMemoryInfo(cl.comms[r], &none);
+    {
+      WindowMemory probe(cl.comms[r], cl.dev(r), size_t{1} << 20);
+      mcclCommMemoryInfo(cl.comms[r], &during);
+    }
+    mcclCommMemoryInfo(cl.comms[r], &after);
+    if (during.controlBytes <= none.controlBytes || after.controlBytes != none.controlBytes)
+      ledger[r] = "controlBytes " + std::to_string(none.controlBytes) + " before a window, " +
+                  std::to_string(during.controlBytes) + " with it, " + std::to_string(after.controlBytes) + " after";
+    WindowMemory mem(cl.comms[r], cl.dev(r), size_t{64} << 20);
+    if (!mem.error.empty()) {
+      errs[r] = mem.error;
+      return;
+    }
+    for (const CollCase& c : cases) {
+      std::string e = runCollCase(cl.comms[r], r, cl.n, c, &mem);
+      if (!e.empty() && errs[r].size() < 4000) errs[r] += e;
+    }
+    mcclMemoryInfo_t info;
+    if (mcclCommMemoryInfo(cl.comms[r], &info) == ncclSuccess) fifoBytes[r] = info.fifoBytes;
+    for (const CollCase& c : fifo) {
+      std::string e = runCollCase(cl.comms[r], r, cl.n, c, &mem);
+      if (!e.empty() && errs[r].size() < 4000) errs[r] += e;
+    }
+  });
+  for (int r = 0; r < cl.n; ++r) {
+    EXPECT_TRUE(errs[r].empty()) << "rank " << r << ":\n" << errs[r];
+    EXPECT_EQ(fifoBytes[r], 0u) << "rank " << r << ": collectives on symmetric windows made FIFO connections";
+    EXPECT_TRUE(ledger[r].empty()) << "rank " << r << ": " << ledger[r];
+  }
+}
+
 // One thread issues a Gather for every rank in one group, out of place, to every root and at
 // the sizes of each protocol (nccl-tests' gather with several GPUs a process).
 TEST(GpuSingleProcess, OneThreadGatherEveryRootAndProtocol) {
