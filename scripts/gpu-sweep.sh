@@ -27,6 +27,11 @@ if [ -f "$BIN/pack.tar.xz" ] && [ ! -f "$BIN/libmccl.so.0" ]; then tar -xJf "$BI
 export LD_LIBRARY_PATH="$PWD/$BIN:${LD_LIBRARY_PATH:-}"
 export NCCL_NVLS_ENABLE=0   # never NVLink multicast on shared machines
 export MCCL_TIMEOUT=${MCCL_TIMEOUT:-20}
+# Ranks sharing a GPU (shared, windows, nccltests on one GPU) spin in kernels on several
+# streams of one device: with CUDA's default 8 hardware queues two streams can share one,
+# and a kernel queued behind a peer's spinning kernel never starts (3 ranks in a CUDA graph
+# hung so; 32 queues, 2026-11-24). Read when the CUDA context is made.
+export CUDA_DEVICE_MAX_CONNECTIONS=${CUDA_DEVICE_MAX_CONNECTIONS:-32}
 NGPU=$(nvidia-smi -L 2>/dev/null | wc -l)
 MPIRUN="mpirun --allow-run-as-root --oversubscribe --bind-to none -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x MCCL_TIMEOUT"
 STEPS=${*:-tests perf graph llsweep simplesweep micro}

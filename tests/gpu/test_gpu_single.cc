@@ -531,6 +531,91 @@ TEST(GpuSingleProcess, SymmetricWindowsEveryTypeOpAndForm) {
   }
 }
 
+// The direct path's barrier counts continue across graph replays and eager calls, on two
+// communicators alternating on one stream (each with its own windows and barrier arrays):
+// a graph of a small and a large AllReduce on each, replayed 1,000 times, with eager calls
+// between replays; every tenth replay's results are checked.
+TEST(GpuSingleProcess, SymmetricWindowsGraphReplayAndTwoCommunicators) {
+  SKIP_WITHOUT_GPUS(1);
+  Clique a(8), b(8);
+  const int n = a.n;
+  if (n < 2) GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=2 on one GPU)";
+  std::vector<std::string> errs(static_cast<size_t>(n));
+  runThreads(n, [&](int r) {
+    cudaSetDevice(a.dev(r));
+    const size_t small = 7, large = 300001;
+    const ncclComm_t comms[2] = {a.comms[r], b.comms[r]};
+    float* buf[2] = {nullptr, nullptr};  // in small, in large, out small, out large
+    ncclWindow_t win[2] = {nullptr, nullptr};
+    const size_t total = 2 * (small + large);
+    for (int c = 0; c < 2; ++c) {
+      if (ncclMemAlloc(reinterpret_cast<void**>(&buf[c]), total * sizeof(float)) != ncclSuccess ||
+          ncclCommWindowRegister(comms[c], buf[c], total * sizeof(float), &win[c], NCCL_WIN_COLL_SYMMETRIC) !=
+              ncclSuccess) {
+        errs[r] = std::string("window: ") + ncclGetLastError(comms[c]);
+        return;
+      }
+    }
+    cudaStream_t s;
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    auto calls = [&]() {
+      ncclResult_t rc = ncclSuccess;
+      for (int c = 0; c < 2 && rc == ncclSuccess; ++c) {
+        float* in = buf[c];
+        float* out = buf[c] + small + large;
+        rc = ncclAllReduce(in, out, small, ncclFloat, ncclSum, comms[c], s);
+        if (rc == ncclSuccess) rc = ncclAllReduce(in + small, out + small, large, ncclFloat, ncclSum, comms[c], s);
+      }
+      return rc;
+    };
+    cudaGraph_t g;
+    cudaGraphExec_t ge;
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
+    ncclResult_t rc = calls();
+    cudaError_t ce = cudaStreamEndCapture(s, &g);
+    if (rc != ncclSuccess || ce != cudaSuccess || cudaGraphInstantiate(&ge, g, 0) != cudaSuccess) {
+      errs[r] = std::string("capture failed: ") + ncclGetLastError(a.comms[r]) + " / " + cudaGetErrorString(ce);
+      return;
+    }
+    std::vector<float> h(total);
+    for (int rep = 0; rep < 1000 && errs[r].empty(); ++rep) {
+      if (rep % 10 == 0) {
+        for (int c = 0; c < 2; ++c) {
+          for (size_t i = 0; i < small + large; ++i) h[i] = static_cast<float>(rep + r + c + static_cast<int>(i % 5));
+          cudaMemcpyAsync(buf[c], h.data(), (small + large) * sizeof(float), cudaMemcpyHostToDevice, s);
+        }
+      }
+      if (rep % 3 == 1 && calls() != ncclSuccess) errs[r] = std::string("eager: ") + ncclGetLastError(a.comms[r]);
+      cudaGraphLaunch(ge, s);
+      if (rep % 10 != 9) continue;
+      for (int c = 0; c < 2 && errs[r].empty(); ++c) {
+        cudaMemcpyAsync(h.data(), buf[c] + small + large, (small + large) * sizeof(float), cudaMemcpyDeviceToHost, s);
+        if (cudaStreamSynchronize(s) != cudaSuccess) {
+          errs[r] = "replay failed";
+          break;
+        }
+        for (size_t i = 0; i < small + large; i += (i < small ? 1 : 97)) {
+          const float want = static_cast<float>(n * (rep - 9 + c) + n * (n - 1) / 2 + n * static_cast<int>(i % 5));
+          if (h[i] != want) {
+            errs[r] = "communicator " + std::to_string(c) + ", replay " + std::to_string(rep) + ", element " +
+                      std::to_string(i) + ": " + std::to_string(h[i]) + " != " + std::to_string(want);
+            break;
+          }
+        }
+      }
+    }
+    cudaStreamSynchronize(s);
+    cudaGraphExecDestroy(ge);
+    cudaGraphDestroy(g);
+    for (int c = 0; c < 2; ++c) {
+      if (ncclCommWindowDeregister(comms[c], win[c]) != ncclSuccess) errs[r] += " deregister failed";
+      ncclMemFree(buf[c]);
+    }
+    cudaStreamDestroy(s);
+  });
+  for (int r = 0; r < n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
+}
+
 // One thread issues a Gather for every rank in one group, out of place, to every root and at
 // the sizes of each protocol (nccl-tests' gather with several GPUs a process).
 TEST(GpuSingleProcess, OneThreadGatherEveryRootAndProtocol) {
