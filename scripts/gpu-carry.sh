@@ -3,14 +3,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${MCCL_BUILD_DIR:-build}
-# nccl-tests built by scripts/nccl-tests.sh (.carry/nccl-tests, or inside the last pack)
-# stay and go into the pack.
-if [ ! -d .carry/nccl-tests ] && [ -f .carry/pack.tar.xz ] && tar -tJf .carry/pack.tar.xz ./nccl-tests >/dev/null 2>&1; then
-  tar -xJf .carry/pack.tar.xz -C .carry ./nccl-tests
-fi
-keep=""; if [ -d .carry/nccl-tests ]; then keep=$(mktemp -d); mv .carry/nccl-tests "$keep/"; fi
+# nccl-tests and the OSU benchmarks built by scripts/nccl-tests.sh and scripts/osu.sh
+# (.carry/nccl-tests, .carry/osu, or inside the last pack) stay and go into the pack, their
+# lib-mccl refreshed with this build's libmccl.
+keep=$(mktemp -d)
+for d in nccl-tests osu; do
+  if [ ! -d .carry/$d ] && [ -f .carry/pack.tar.xz ] && tar -tJf .carry/pack.tar.xz ./$d >/dev/null 2>&1; then
+    tar -xJf .carry/pack.tar.xz -C .carry ./$d
+  fi
+  if [ -d .carry/$d ]; then mv .carry/$d "$keep/"; fi
+done
 rm -rf .carry && mkdir -p .carry
-if [ -n "$keep" ]; then mv "$keep/nccl-tests" .carry/ && rmdir "$keep"; fi
+for d in nccl-tests osu; do
+  [ -d "$keep/$d" ] || continue
+  mv "$keep/$d" .carry/
+  cp -L "$B"/src/libmccl.so.0 .carry/$d/lib-mccl/ && strip --strip-debug .carry/$d/lib-mccl/libmccl.so.0
+done
+rmdir "$keep"
 cp -L "$B"/src/libmccl.so.0 "$B"/src/libmccl_mpi.so.0 .carry/
 ln -sf libmccl_mpi.so.0 .carry/libmccl_mpi.so
 cp "$B"/tests/mccl_gpu_tests "$B"/tests/mccl_gpu_mpi_tests "$B"/tests/mccl_preload_gpu_tests "$B"/bench/mccl-perf .carry/
@@ -21,7 +30,7 @@ for x in nccl-perf mccl-init-bench nccl-init-bench libmccl_fold_devices.so; do [
 for f in "$B"/mpi_examples/guide_*; do [ -x "$f" ] && cp "$f" .carry/; done
 # MCCL_BEFORE=dir: a previous libmccl.so.0 goes to .carry/before (measured beside this one).
 if [ -n "${MCCL_BEFORE:-}" ]; then mkdir -p .carry/before && cp -L "$MCCL_BEFORE"/libmccl.so.0 .carry/before/; fi
-# (.carry/nccl-tests was stripped by scripts/nccl-tests.sh.)
+# (.carry/nccl-tests and .carry/osu were stripped by their scripts.)
 for f in .carry/* .carry/before/*; do [ -L "$f" ] || strip --strip-debug "$f" 2>/dev/null || true; done
 # The device tool carries 64 MiB at most: pack everything (kernels compress about 4x);
 # scripts/gpu-sweep.sh unpacks it on the GPU machine.

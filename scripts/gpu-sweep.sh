@@ -7,11 +7,12 @@
 #
 #   scripts/gpu-sweep.sh [tests] [perf] [graph] [llsweep] [simplesweep] [micro] [memory]
 #                        [profile] [fifosweep] [init] [protosweep] [devapi] [shared] [launch]
-#                        [nccltests] [windows]
+#                        [nccltests] [windows] [osu]
 #                        (default: tests perf graph llsweep simplesweep micro)
 #   shared  ranks as threads sharing the GPUs (MCCL_SHARED_GPU): the single-process tests at
 #           2, 3 and 4 ranks, and mccl-threads-bench (host path and kernel fixed costs)
 #   launch  what a kernel's parameter block costs a launch (micro_launch_args)
+#   osu     the OSU Micro-Benchmarks' NCCL benchmarks on mccl and NCCL (2 GPUs or more)
 #   windows collectives on symmetric windows: their tests, and the direct path against the
 #           FIFO path on the same buffers (mccl-threads-bench -w)
 #   nccltests  NVIDIA's nccl-tests on mccl and on NCCL (scripts/nccl-tests.sh); on one GPU,
@@ -136,6 +137,13 @@ if has windows; then
       echo "== MCCL_WIN_DIRECT=$direct"; cat "$OUT/windows_bench_direct$direct.txt"
     done
   fi
+fi
+
+if has osu && [ -d "$BIN/osu" ]; then
+  # The OSU Micro-Benchmarks' NCCL benchmarks (scripts/osu.sh build), the same binaries on
+  # mccl and on NVIDIA's NCCL; they need a GPU per rank, 2 ranks or more.
+  OUT="$OUT" scripts/osu.sh run "$BIN/osu" > "$OUT/osu.txt" 2>&1
+  cat "$OUT/osu.txt"
 fi
 
 if has launch && [ -x "$BIN/micro_launch_args" ]; then
@@ -305,7 +313,7 @@ if has simplesweep; then
 fi
 
 tar -C "$OUT" -czf "$FINAL/logs.tgz" . 2>/dev/null
-for f in ratio.md ratio_graph.md protosweep.md llsweep.md simplesweep.txt micro_latency.txt profile.txt fifosweep.txt memory.txt init.txt threads_bench.txt launch_args.txt nccl_tests.txt windows_bench_direct1.txt windows_bench_direct0.txt; do [ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"; done
+for f in ratio.md ratio_graph.md protosweep.md llsweep.md simplesweep.txt micro_latency.txt profile.txt fifosweep.txt memory.txt init.txt threads_bench.txt launch_args.txt nccl_tests.txt windows_bench_direct1.txt windows_bench_direct0.txt osu.txt; do [ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"; done
 [ -f "$OUT/ratio.md" ] && { echo "== eager"; cat "$OUT/ratio.md"; }
 [ -f "$OUT/ratio_graph.md" ] && { echo "== graph"; cat "$OUT/ratio_graph.md"; }
 [ -f "$OUT/llsweep.md" ] && cat "$OUT/llsweep.md"
