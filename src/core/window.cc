@@ -7,6 +7,7 @@
 
 #include <nccl_device.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -262,14 +263,15 @@ ncclResult_t SymState::ensureDirectBarrier(const char* call) {
   std::lock_guard<std::mutex> lock(directMu_);
   directBarrier_ = win;
   directBarrierBuf_ = buf;
+  directFlagPtrs_.clear();
+  for (char* p : windows_.at(win)->ptrs) directFlagPtrs_.push_back(reinterpret_cast<uint64_t*>(p));
   return ncclSuccess;
 }
 
 bool SymState::directFlags(uint64_t** each) const {
   std::lock_guard<std::mutex> lock(directMu_);
   if (!directBarrier_ || symmetric_.empty()) return false;
-  const Window& w = *windows_.at(directBarrier_);
-  for (size_t i = 0; i < w.ptrs.size(); ++i) each[i] = reinterpret_cast<uint64_t*>(w.ptrs[i]);
+  std::copy(directFlagPtrs_.begin(), directFlagPtrs_.end(), each);
   return true;
 }
 
@@ -330,6 +332,7 @@ ncclResult_t SymState::releaseDirectBarrier(const char* call) {
     buf = directBarrierBuf_;
     directBarrier_ = nullptr;
     directBarrierBuf_ = nullptr;
+    directFlagPtrs_.clear();
   }
   if (!win) return ncclSuccess;
   ncclResult_t r = deregisterWindow(win, call);

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "nccl.h"
 
@@ -81,6 +82,7 @@ class SymState {
   ncclWindow_t directBarrier_ = nullptr;
   void* directBarrierBuf_ = nullptr;
   int directWindows_ = 0;  // windows whose collectives take the direct path
+  std::vector<uint64_t*> directFlagPtrs_;  // each rank's barrier array as reached here
 };
 
 }  // namespace mccl
