@@ -138,6 +138,7 @@ TEST(GpuSingleProcess, AlltoAllFamilyInGraphCapture) {
   Clique cl(8);
   const int n = cl.n;
   std::vector<std::string> errs(static_cast<size_t>(n));
+  ThreadBarrier ready(n);
   runThreads(n, [&](int r) {
     cudaSetDevice(cl.dev(r));
     const size_t count = 4099;  // per peer
@@ -165,15 +166,21 @@ TEST(GpuSingleProcess, AlltoAllFamilyInGraphCapture) {
                           cl.comms[r], s);
     rc[5] = ncclGroupEnd();
     cudaError_t ce = cudaStreamEndCapture(s, &g);
-    for (ncclResult_t x : rc)
-      if (x != ncclSuccess || ce != cudaSuccess) {
-        errs[r] = std::string("capture failed: ") + ncclGetLastError(cl.comms[r]) + " / " + cudaGetErrorString(ce);
-        return;
-      }
-    cudaGraphInstantiate(&ge, g, 0);
+    bool captured = ce == cudaSuccess;
+    for (ncclResult_t x : rc) captured = captured && x == ncclSuccess;
+    if (captured) cudaGraphInstantiate(&ge, g, 0);
+    ready.wait();  // every rank's buffers and graph are made before any rank's first replay
+    if (!captured) {
+      errs[r] = std::string("capture failed: ") + ncclGetLastError(cl.comms[r]) + " / " + cudaGetErrorString(ce);
+      return;
+    }
     // Element i of rank q's input at replay k: q * 1000000 + k * 100000 + i.
     auto value = [](int q, int k, size_t i) { return q * 1000000 + k * 100000 + static_cast<int>(i % 99991); };
-    for (int k = 0; k < 5 && errs[r].empty(); ++k) {
+    for (int k = 0; k < 5; ++k) {
+      // Ranks sharing a GPU replay in step: a rank's next replay queued while a peer still
+      // downloads this one's results can wait on it through a hardware queue both use.
+      ready.wait();
+      if (!errs[r].empty()) continue;
       for (size_t i = 0; i < total; ++i) h[i] = value(r, k, i);
       cudaMemcpyAsync(in, h.data(), total * sizeof(int), cudaMemcpyHostToDevice, s);
       cudaGraphLaunch(ge, s);
@@ -322,6 +329,7 @@ TEST(GpuSingleProcess, TwoCommunicatorsOneStreamEveryProtocol) {
   const std::vector<size_t> sizes = {8, 3000, 100000, 1500000, 12u << 20};  // bytes
   const int calls = 300, kSample = 64;
   std::vector<std::string> errs(static_cast<size_t>(n));
+  ThreadBarrier ready(n);
   runThreads(n, [&](int r) {
     cudaSetDevice(a.dev(r));
     cudaStream_t s;
@@ -541,6 +549,7 @@ TEST(GpuSingleProcess, SymmetricWindowsGraphReplayAndTwoCommunicators) {
   const int n = a.n;
   if (n < 2) GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=2 on one GPU)";
   std::vector<std::string> errs(static_cast<size_t>(n));
+  ThreadBarrier ready(n);
   runThreads(n, [&](int r) {
     cudaSetDevice(a.dev(r));
     const size_t small = 7, large = 300001;
@@ -573,12 +582,16 @@ TEST(GpuSingleProcess, SymmetricWindowsGraphReplayAndTwoCommunicators) {
     cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
     ncclResult_t rc = calls();
     cudaError_t ce = cudaStreamEndCapture(s, &g);
-    if (rc != ncclSuccess || ce != cudaSuccess || cudaGraphInstantiate(&ge, g, 0) != cudaSuccess) {
+    const bool made = rc == ncclSuccess && ce == cudaSuccess && cudaGraphInstantiate(&ge, g, 0) == cudaSuccess;
+    ready.wait();  // every rank's graph is made before any rank's first replay
+    if (!made) {
       errs[r] = std::string("capture failed: ") + ncclGetLastError(a.comms[r]) + " / " + cudaGetErrorString(ce);
       return;
     }
     std::vector<float> h(total);
-    for (int rep = 0; rep < 1000 && errs[r].empty(); ++rep) {
+    for (int rep = 0; rep < 1000; ++rep) {
+      if (rep % 10 == 0) ready.wait();  // in step after each check, as above
+      if (!errs[r].empty()) continue;
       if (rep % 10 == 0) {
         for (int c = 0; c < 2; ++c) {
           for (size_t i = 0; i < small + large; ++i) h[i] = static_cast<float>(rep + r + c + static_cast<int>(i % 5));
