@@ -168,12 +168,12 @@ TEST(GpuSingleProcess, AlltoAllFamilyInGraphCapture) {
     cudaError_t ce = cudaStreamEndCapture(s, &g);
     bool captured = ce == cudaSuccess;
     for (ncclResult_t x : rc) captured = captured && x == ncclSuccess;
-    if (captured) cudaGraphInstantiate(&ge, g, 0);
-    ready.wait();  // every rank's buffers and graph are made before any rank's first replay
-    if (!captured) {
+    if (captured) captured = cudaGraphInstantiate(&ge, g, 0) == cudaSuccess;
+    // Every rank's buffers and graph are made before any rank's first replay; a rank that
+    // failed keeps meeting the others below, so none waits for it.
+    if (!captured)
       errs[r] = std::string("capture failed: ") + ncclGetLastError(cl.comms[r]) + " / " + cudaGetErrorString(ce);
-      return;
-    }
+    ready.wait();
     // Element i of rank q's input at replay k: q * 1000000 + k * 100000 + i.
     auto value = [](int q, int k, size_t i) { return q * 1000000 + k * 100000 + static_cast<int>(i % 99991); };
     for (int k = 0; k < 5; ++k) {
@@ -204,8 +204,8 @@ TEST(GpuSingleProcess, AlltoAllFamilyInGraphCapture) {
         return value(from, k, displs[r] + i % count);
       }, "AlltoAllv");
     }
-    cudaGraphExecDestroy(ge);
-    cudaGraphDestroy(g);
+    if (captured) cudaGraphExecDestroy(ge);
+    if (ce == cudaSuccess) cudaGraphDestroy(g);
     for (int* p : {in, a2a, gat, sca, a2av}) cudaFree(p);
     cudaStreamDestroy(s);
   });
@@ -262,6 +262,7 @@ TEST(GpuSingleProcess, GraphCaptureReplayedThousandTimes) {
   SKIP_WITHOUT_GPUS(1);
   Clique cl(8);
   std::vector<std::string> errs(static_cast<size_t>(cl.n));
+  ThreadBarrier ready(cl.n);
   runThreads(cl.n, [&](int r) {
     cudaSetDevice(cl.dev(r));
     const size_t count = 300000;
@@ -279,12 +280,14 @@ TEST(GpuSingleProcess, GraphCaptureReplayedThousandTimes) {
     ncclResult_t rc2 = ncclAllReduce(in, out, count, ncclFloat, ncclSum, cl.comms[r], s);
     ncclResult_t rc3 = ncclGroupEnd();
     cudaError_t ce = cudaStreamEndCapture(s, &g);
-    if (rc1 || rc2 || rc3 || ce != cudaSuccess) {
-      errs[r] = std::string("capture failed: ") + ncclGetLastError(cl.comms[r]) + " / " + cudaGetErrorString(ce);
-      return;
-    }
-    cudaGraphInstantiate(&ge, g, 0);
+    const bool made = !(rc1 || rc2 || rc3 || ce != cudaSuccess) && cudaGraphInstantiate(&ge, g, 0) == cudaSuccess;
+    // Ranks sharing a GPU replay in step (ThreadBarrier); a rank that failed keeps meeting
+    // the others, so none waits for it.
+    if (!made) errs[r] = std::string("capture failed: ") + ncclGetLastError(cl.comms[r]) + " / " + cudaGetErrorString(ce);
+    ready.wait();
     for (int rep = 0; rep < 1000; ++rep) {
+      if (rep % 10 == 0) ready.wait();
+      if (!errs[r].empty()) continue;
       if (rep % 10 == 0) {
         for (size_t i = 0; i < count; ++i) h[i] = static_cast<float>(rep + r + (i % 5));
         cudaMemcpyAsync(in, h.data(), count * sizeof(float), cudaMemcpyHostToDevice, s);
@@ -294,7 +297,7 @@ TEST(GpuSingleProcess, GraphCaptureReplayedThousandTimes) {
         cudaMemcpyAsync(h.data(), out, count * sizeof(float), cudaMemcpyDeviceToHost, s);
         if (cudaStreamSynchronize(s) != cudaSuccess) {
           errs[r] = "replay failed";
-          break;
+          continue;
         }
         int n = cl.n;
         for (size_t i = 0; i < count; i += 101) {
@@ -307,8 +310,8 @@ TEST(GpuSingleProcess, GraphCaptureReplayedThousandTimes) {
         }
       }
     }
-    cudaGraphExecDestroy(ge);
-    cudaGraphDestroy(g);
+    if (made) cudaGraphExecDestroy(ge);
+    if (ce == cudaSuccess) cudaGraphDestroy(g);
     cudaFree(in);
     cudaFree(out);
     cudaStreamDestroy(s);
@@ -583,11 +586,10 @@ TEST(GpuSingleProcess, SymmetricWindowsGraphReplayAndTwoCommunicators) {
     ncclResult_t rc = calls();
     cudaError_t ce = cudaStreamEndCapture(s, &g);
     const bool made = rc == ncclSuccess && ce == cudaSuccess && cudaGraphInstantiate(&ge, g, 0) == cudaSuccess;
-    ready.wait();  // every rank's graph is made before any rank's first replay
-    if (!made) {
-      errs[r] = std::string("capture failed: ") + ncclGetLastError(a.comms[r]) + " / " + cudaGetErrorString(ce);
-      return;
-    }
+    // Every rank's graph is made before any rank's first replay; a rank that failed keeps
+    // meeting the others below, so none waits for it.
+    if (!made) errs[r] = std::string("capture failed: ") + ncclGetLastError(a.comms[r]) + " / " + cudaGetErrorString(ce);
+    ready.wait();
     std::vector<float> h(total);
     for (int rep = 0; rep < 1000; ++rep) {
       if (rep % 10 == 0) ready.wait();  // in step after each check, as above
@@ -618,8 +620,8 @@ TEST(GpuSingleProcess, SymmetricWindowsGraphReplayAndTwoCommunicators) {
       }
     }
     cudaStreamSynchronize(s);
-    cudaGraphExecDestroy(ge);
-    cudaGraphDestroy(g);
+    if (made) cudaGraphExecDestroy(ge);
+    if (ce == cudaSuccess) cudaGraphDestroy(g);
     for (int c = 0; c < 2; ++c) {
       if (ncclCommWindowDeregister(comms[c], win[c]) != ncclSuccess) errs[r] += " deregister failed";
       ncclMemFree(buf[c]);
