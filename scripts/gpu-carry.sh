@@ -17,12 +17,15 @@ rm -rf .carry && mkdir -p .carry
 for d in nccl-tests osu; do
   [ -d "$keep/$d" ] || continue
   mv "$keep/$d" .carry/
-  cp -L "$B"/src/libmccl.so.0 .carry/$d/lib-mccl/ && strip --strip-debug .carry/$d/lib-mccl/libmccl.so.0
+  # The pack's own libmccl, not a second copy (the 64 MiB limit).
+  ln -sf ../../libmccl.so.0 .carry/$d/lib-mccl/libmccl.so.0
 done
 rmdir "$keep"
 cp -L "$B"/src/libmccl.so.0 "$B"/src/libmccl_mpi.so.0 .carry/
 ln -sf libmccl_mpi.so.0 .carry/libmccl_mpi.so
-cp "$B"/tests/mccl_gpu_tests "$B"/tests/mccl_gpu_mpi_tests "$B"/tests/mccl_preload_gpu_tests "$B"/bench/mccl-perf .carry/
+cp "$B"/tests/mccl_gpu_tests "$B"/tests/mccl_preload_gpu_tests "$B"/bench/mccl-perf .carry/
+# MCCL_CARRY_ONE_GPU=1: leave out what needs two GPUs or more (the MPI GPU tests).
+[ -n "${MCCL_CARRY_ONE_GPU:-}" ] || cp "$B"/tests/mccl_gpu_mpi_tests .carry/
 [ -f "$B"/tests/mccl_gpu_devapi_tests ] && cp "$B"/tests/mccl_gpu_devapi_tests .carry/
 for ex in allreduce_world two_level_reduce cg_solver mpi_allreduce_bench; do cp "$B"/mpi_examples/$ex .carry/; done
 for m in micro_latency micro_p2p_bw micro_stack_reserve micro_launch_args mccl-threads-bench; do [ -f "$B"/bench/$m ] && cp "$B"/bench/$m .carry/; done

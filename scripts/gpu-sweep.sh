@@ -7,11 +7,13 @@
 #
 #   scripts/gpu-sweep.sh [tests] [perf] [graph] [llsweep] [simplesweep] [micro] [memory]
 #                        [profile] [fifosweep] [init] [protosweep] [devapi] [shared] [launch]
-#                        [nccltests] [windows] [osu]
+#                        [nccltests] [windows] [osu] [protos]
 #                        (default: tests perf graph llsweep simplesweep micro)
 #   shared  ranks as threads sharing the GPUs (MCCL_SHARED_GPU): the single-process tests at
 #           2, 3 and 4 ranks, and mccl-threads-bench (host path and kernel fixed costs)
 #   launch  what a kernel's parameter block costs a launch (micro_launch_args)
+#   protos  ranks as threads sharing the GPUs: each protocol forced, 16 KiB - 8 MiB, the
+#           previous libmccl ($BIN/before) and this one in one call (mccl-threads-bench)
 #   osu     the OSU Micro-Benchmarks' NCCL benchmarks on mccl and NCCL (2 GPUs or more)
 #   windows collectives on symmetric windows: their tests, and the direct path against the
 #           FIFO path on the same buffers (mccl-threads-bench -w)
@@ -65,6 +67,27 @@ if has tests; then
     echo "gpu_mpi[$proto]: rc=$? $(grep -aE '(PASSED|FAILED) ' "$OUT/gpu_mpi_$proto.log" | head -2 | tr '\n' ' ')"
     grep -a -m5 -E 'Failure|expected' "$OUT/gpu_mpi_$proto.log" | cut -c1-300
   done
+fi
+
+if has protos && [ -x "$BIN/mccl-threads-bench" ]; then
+  # The ranks' blocks must all be resident: 16 channels a rank at most.
+  for lib in before now; do
+    libdir="$BIN"; [ "$lib" = before ] && libdir="$BIN/before"
+    [ -f "$libdir/libmccl.so.0" ] || continue
+    for proto in LL LL128 Simple; do
+      LD_LIBRARY_PATH="$PWD/$libdir:$LD_LIBRARY_PATH" NCCL_PROTO=$proto NCCL_MAX_NCHANNELS=16 timeout 120 \
+        "$BIN/mccl-threads-bench" -r ${BENCH_RANKS:-2} -b 16K -e 8M -f 2 -n 200 \
+        -o allreduce,reducescatter,allgather,sendrecv > "$OUT/protos_${lib}_$proto.txt" 2>&1
+      echo "== $lib $proto rc=$?"; cat "$OUT/protos_${lib}_$proto.txt"
+    done
+    # Where an LL128 AllReduce's block-steps spend their time (MCCL_PROFILE, thread 0).
+    for size in 256K 4M; do
+      LD_LIBRARY_PATH="$PWD/$libdir:$LD_LIBRARY_PATH" NCCL_PROTO=LL128 NCCL_MAX_NCHANNELS=16 MCCL_PROFILE=1 \
+        timeout 60 "$BIN/mccl-threads-bench" -r ${BENCH_RANKS:-2} -b $size -e $size -n 50 -G 0 -o allreduce 2>&1 | tail -12
+      echo "== $lib LL128 profile $size rc=$?"
+    done
+  done > "$OUT/protos.txt"
+  cat "$OUT/protos.txt"
 fi
 
 if has shared; then
@@ -313,7 +336,7 @@ if has simplesweep; then
 fi
 
 tar -C "$OUT" -czf "$FINAL/logs.tgz" . 2>/dev/null
-for f in ratio.md ratio_graph.md protosweep.md llsweep.md simplesweep.txt micro_latency.txt profile.txt fifosweep.txt memory.txt init.txt threads_bench.txt launch_args.txt nccl_tests.txt windows_bench_direct1.txt windows_bench_direct0.txt osu.txt; do [ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"; done
+for f in ratio.md ratio_graph.md protosweep.md llsweep.md simplesweep.txt micro_latency.txt profile.txt fifosweep.txt memory.txt init.txt threads_bench.txt launch_args.txt nccl_tests.txt windows_bench_direct1.txt windows_bench_direct0.txt osu.txt protos.txt; do [ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"; done
 [ -f "$OUT/ratio.md" ] && { echo "== eager"; cat "$OUT/ratio.md"; }
 [ -f "$OUT/ratio_graph.md" ] && { echo "== graph"; cat "$OUT/ratio_graph.md"; }
 [ -f "$OUT/llsweep.md" ] && cat "$OUT/llsweep.md"

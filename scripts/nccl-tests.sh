@@ -11,7 +11,7 @@
 #                                                NCCL_TESTS_FOLD=lib on one GPU, see run)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-TESTS="all_reduce all_gather broadcast reduce reduce_scatter alltoall scatter gather sendrecv hypercube"
+TESTS=${NCCL_TESTS_LIST:-"all_reduce all_gather broadcast reduce reduce_scatter alltoall scatter gather sendrecv hypercube"}
 
 case "${1:-}" in
 build)
@@ -44,7 +44,9 @@ run)
   # threads of one process (-g 2) sharing the GPU under MCCL_SHARED_GPU=1, the program's
   # device numbers folded onto the GPUs there are (lib = libmccl_fold_devices.so); mccl
   # only (NVIDIA's NCCL refuses two ranks on one GPU), then both at one rank.
-  # NCCL_TESTS_MAX: the largest size (256M); NCCL_TESTS_TIMEOUT: seconds a run (300).
+  # NCCL_TESTS_MAX: the largest size (256M); NCCL_TESTS_TIMEOUT: seconds a run (300);
+  # NCCL_TESTS_LIST: the tests (default: every one); NCCL_TESTS_EXTRA=0: no graph, register
+  # and window runs after them.
   dir=${2:-.carry/nccl-tests}
   ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
   [ "$ngpu" -ge 1 ] || { echo "no GPU"; exit 1; }
@@ -73,6 +75,7 @@ run)
   for t in $TESTS; do
     for lib in $libs; do run1 $lib $g $t -b 8 -e "${NCCL_TESTS_MAX:-256M}" -f 8 -c 1 -w 5 -n 20; done
   done
+  [ "${NCCL_TESTS_EXTRA:-1}" = 1 ] || exit 0   # NCCL_TESTS_EXTRA=0: the tests of the list only
   for lib in $libs; do
     run1 $lib $g all_reduce -b 8 -e 64M -f 8 -c 1 -G 10          # CUDA graphs
     run1 $lib $g all_reduce -b 8 -e 64M -f 8 -c 1 -R 1           # ncclCommRegister
