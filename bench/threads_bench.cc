@@ -163,6 +163,11 @@ int main(int argc, char** argv) {
           }
           cudaMemset(in, 0, inCount * sizeof(float));
           CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess, "stream");
+          // Every rank's buffers exist before any rank's first call, and no rank frees its
+          // own while a peer's last kernel may still run: cudaMalloc and cudaFree can wait
+          // for the whole device, where a peer's kernel spins for this rank's next launch
+          // (a hang until MCCL_TIMEOUT, seen at size changes on one shared H100).
+          bar.wait();
           for (int k = 0; k < 20; ++k)
             CHECK(call(op, comms[r], r, n, in, out, count, s) == ncclSuccess, "%s: %s", op.c_str(),
                   ncclGetLastError(comms[r]));
@@ -197,6 +202,7 @@ int main(int argc, char** argv) {
             cudaGraphExecDestroy(ge);
             cudaGraphDestroy(g);
           }
+          bar.wait();
           if (win) {
             CHECK(ncclCommWindowDeregister(comms[r], win) == ncclSuccess, "ncclCommWindowDeregister: %s",
                   ncclGetLastError(comms[r]));
