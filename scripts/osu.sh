@@ -8,9 +8,12 @@
 # (its c/util and c/xccl); the binaries go to .carry/osu (ignored by git).
 #
 #   scripts/osu.sh build CHECKOUT     (here: needs MPI, CUDA and build/nccl-home)
-#   scripts/osu.sh run [DIR]          (GPU machine, one GPU per rank: OMB needs 2 ranks
-#                                      or more, and neither library lets two processes
-#                                      share a GPU; prints each run's last lines)
+#   scripts/osu.sh run [DIR]          (GPU machine: OMB needs 2 ranks or more; prints
+#                                      each run's last lines)
+# With fewer GPUs than ranks (OSU_NP=2 on one GPU), mccl only, its ranks sharing the GPU
+# across processes (MCCL_SHARED_GPU=2: their kernels time-slice, so every wait costs a
+# time slice): a correctness run of the unchanged programs, not a timing; NVIDIA's NCCL
+# refuses two processes on one GPU. OSU_ITERS, OSU_WARMUP (200, 20), OSU_MAX (16 MiB).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 case "${1:-}" in
@@ -39,22 +42,26 @@ run)
   dir=${2:-.carry/osu}
   ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
   np=${OSU_NP:-$ngpu}
-  [ "$np" -ge 2 ] || { echo "osu: needs 2 GPUs or more (found $ngpu)"; exit 1; }
+  [ "$np" -ge 2 ] || { echo "osu: needs 2 ranks or more (OSU_NP; found $ngpu GPUs)"; exit 1; }
   export NCCL_NVLS_ENABLE=0
+  libs="mccl nccl"
+  if [ "$np" -gt "$ngpu" ]; then libs=mccl; export MCCL_SHARED_GPU=2; fi
   log=${OUT:-/tmp}
   run1() {  # lib bench args...
     local lib=$1 b=$2; shift 2
     local lp=${LD_LIBRARY_PATH:-}; [ "$lib" = mccl ] && lp="$PWD/$dir/lib-mccl:$lp"
     local f="$log/osu_${lib}_$b.txt"
     LD_LIBRARY_PATH="$lp" timeout "${OSU_TIMEOUT:-120}" mpirun --allow-run-as-root --oversubscribe --bind-to none \
-      -np "$np" -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE "$dir/osu_xccl_$b" -d cuda "$@" > "$f" 2>&1
+      -np "$np" -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x MCCL_SHARED_GPU="${MCCL_SHARED_GPU:-0}" \
+      "$dir/osu_xccl_$b" -d cuda "$@" > "$f" 2>&1
     echo "== $lib $b $* rc=$?"; grep -aE '^ *[0-9]' "$f" | tail -"${OSU_LINES:-4}"
   }
+  it=(-i "${OSU_ITERS:-200}" -x "${OSU_WARMUP:-20}")
   for b in allreduce allgather bcast reduce reduce_scatter alltoall; do
-    for lib in mccl nccl; do run1 $lib $b -m 8:${OSU_MAX:-16777216} -i 200 -x 20; done
+    for lib in $libs; do run1 $lib $b -m 8:${OSU_MAX:-16777216} "${it[@]}"; done
   done
   for b in latency bw; do
-    for lib in mccl nccl; do run1 $lib $b -m 8:${OSU_MAX:-16777216}; done
+    for lib in $libs; do run1 $lib $b -m 8:${OSU_MAX:-16777216} "${it[@]}"; done
   done
   ;;
 *)

@@ -125,7 +125,7 @@ NCCL_API ncclResult_t ncclCommInitAll(ncclComm_t* comms, int ndev, const int* de
         return MCCL_ERR(ncclInvalidArgument, nullptr,
                         "%s: devlist[%d] = %d is not a visible CUDA device (0..%d)", call, i, d,
                         visible - 1);
-      if (!knobBool(Knob::SharedGpu) && std::find(devs.begin(), devs.begin() + i, d) != devs.begin() + i)
+      if (knobInt(Knob::SharedGpu) <= 0 && std::find(devs.begin(), devs.begin() + i, d) != devs.begin() + i)
         return MCCL_ERR(ncclInvalidArgument, nullptr, "%s: device %d appears twice in devlist",
                         call, d);
       devs[i] = d;

@@ -125,14 +125,16 @@ ncclResult_t InitTask::finish() {
   for (int r = 0; r < p_.nranks; ++r)
     if (comm_->peers[r].hostHash == me.hostHash) comm_->hosts.set(r, host.c_str());
   // Two ranks of one node must not drive the same GPU: their spinning kernels would be
-  // time-sliced between processes. MCCL_SHARED_GPU lets ranks of one process share one
+  // time-sliced between processes. MCCL_SHARED_GPU=1 lets ranks of one process share one
   // (one CUDA context: their kernels run side by side), for tests and benchmarks on
-  // machines with fewer GPUs than ranks.
+  // machines with fewer GPUs than ranks; 2 lets processes share one too (each wait for a
+  // peer costs the GPU's time slice, so only for running multi-process programs such as
+  // the OSU benchmarks for correctness on one GPU).
   if (p_.cudaDev >= 0) {
-    const bool shareInProcess = knobBool(Knob::SharedGpu);
+    const int64_t share = knobInt(Knob::SharedGpu);
     for (int r = 0; r < p_.nranks; ++r) {
       const PeerInfo& o = comm_->peers[r];
-      if (shareInProcess && o.processHash == me.processHash) continue;
+      if (share >= 2 || (share == 1 && o.processHash == me.processHash)) continue;
       if (r != p_.rank && o.cudaDev >= 0 && o.hostHash == me.hostHash && o.devHash == me.devHash)
         return MCCL_ERR(ncclInvalidUsage, comm_,
                         "%s: ranks %d and %d use the same GPU (%s); give each rank its own device",

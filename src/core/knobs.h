@@ -77,8 +77,9 @@ enum class KnobType { Int, Size, Bool, String };
   X(MpiVerbose, "MCCL_MPI_VERBOSE", Bool, "0", "libmccl_mpi: log the path of every call")        \
   X(MpiCudaAware, "MCCL_MPI_CUDA_AWARE", Bool, "1",                                              \
     "libmccl_mpi: MPIX_Query_cuda_support reports 1 (its collectives take device buffers)")      \
-  X(SharedGpu, "MCCL_SHARED_GPU", Bool, "0",                                                    \
-    "ranks of one process may share a GPU (tests and benchmarks on one-GPU machines)")
+  X(SharedGpu, "MCCL_SHARED_GPU", Int, "0",                                                     \
+    "1: ranks of one process may share a GPU (tests and benchmarks on one-GPU machines); "       \
+    "2: ranks of different processes too (their kernels time-slice: correctness runs only)")
 
 enum class Knob : int {
 #define MCCL_KNOB_ENUM(id, name, type, def, help) id,

@@ -1,7 +1,7 @@
 // Collectives on symmetric windows (NCCL_WIN_COLL_SYMMETRIC): every rank of one node reads
 // its peers' input, or writes its peers' output, in place over NVLink (CUDA IPC mappings of
 // the windows); no FIFO, no copy through a connection. Plain data shared by host code
-// (gpu_datapath.cc plans the works) and device code (direct_kernel.cu runs them).
+// (direct_plan.cc plans the works) and device code (direct_kernel.cu runs them).
 //
 // A work is bracketed by two barriers of its block with the same block of every peer:
 // on entry (each peer's kernel has started, so its input is written and its output no
