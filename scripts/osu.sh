@@ -60,8 +60,8 @@ run)
   for b in allreduce allgather bcast reduce reduce_scatter alltoall; do
     for lib in $libs; do run1 $lib $b -m 8:${OSU_MAX:-16777216} "${it[@]}"; done
   done
-  for b in latency bw; do
-    for lib in $libs; do run1 $lib $b -m 8:${OSU_MAX:-16777216} "${it[@]}"; done
+  for b in latency bw; do  # point-to-point: the buffers' places are arguments (D D: device)
+    for lib in $libs; do run1 $lib $b -m 8:${OSU_MAX:-16777216} "${it[@]}" D D; done
   done
   ;;
 *)
