@@ -60,8 +60,11 @@ run)
     local libpath=${LD_LIBRARY_PATH:-}; [ "$lib" = mccl ] && libpath="$PWD/$dir/lib-mccl:$libpath"
     # Ranks sharing a GPU: each rank's blocks must be resident at once (a block that spins
     # for a peer whose blocks have no SM left waits forever), so channels are capped.
-    local p=$np pre=() ; [ "$g" -gt 1 ] && { p=1; pre=(-x LD_PRELOAD="$fold" -x MCCL_SHARED_GPU=1 -x MCCL_FOLD_DEVICES="$g"
+    local p=$np pre=()
+    [ -n "${LD_PRELOAD_FOLD:-}" ] && pre=(-x MCCL_SHARED_GPU -x MCCL_FOLD_DEVICES -x LD_PRELOAD="$LD_PRELOAD_FOLD")
+    [ "$g" -gt 1 ] && { p=1; pre=(-x LD_PRELOAD="$fold" -x MCCL_SHARED_GPU=1 -x MCCL_FOLD_DEVICES="$g"
       -x NCCL_MAX_NCHANNELS="${NCCL_TESTS_FOLD_CHANNELS:-16}"); }
+    [ -n "${NCCL_PROTO:-}" ] && pre+=(-x NCCL_PROTO)
     LD_LIBRARY_PATH="$libpath" timeout "${NCCL_TESTS_TIMEOUT:-300}" mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$p" \
       -x NCCL_NVLS_ENABLE -x LD_LIBRARY_PATH "${pre[@]}" "$dir/${t}_perf" -g "$g" "$@" > "$log" 2>&1
     local rc=$?
@@ -71,7 +74,14 @@ run)
     printf '%-5s g%-2s %-15s %-26s rc=%s  check: %-9s %-22s %s\n' "$lib" "$g" "$t" "$*" "$rc" "${oob:-?}" "${libv:-?}" "$last"
   }
   libs="mccl nccl"; g=1
-  if [ -n "$fold" ]; then libs=mccl; g=2; np=1; fi
+  if [ -n "$fold" ] && [ "$np" -gt "$ngpu" ]; then
+    # NCCL_TESTS_FOLD with NCCL_TESTS_NP=2 on one GPU: processes instead of threads, mccl
+    # alone, sharing the GPU across processes (MCCL_SHARED_GPU=2: time-sliced kernels, so
+    # the check, not a timing); the fold library makes nccl-tests see np GPUs.
+    libs=mccl; export MCCL_SHARED_GPU=2 LD_PRELOAD_FOLD=$fold MCCL_FOLD_DEVICES=$np; fold=""
+  elif [ -n "$fold" ]; then
+    libs=mccl; g=2; np=1
+  fi
   for t in $TESTS; do
     for lib in $libs; do run1 $lib $g $t -b 8 -e "${NCCL_TESTS_MAX:-256M}" -f 8 -c 1 -w 5 -n 20; done
   done
