@@ -214,11 +214,15 @@ TEST(GpuSingleProcess, AlltoAllFamilyInGraphCapture) {
 
 TEST(GpuSingleProcess, OneThreadGroupsAcrossDevicesAndAggregation) {
   // The guide's single-process example: one thread, every device, one group; then a group
-  // aggregating a Broadcast and two AllReduces per device (nested groups).
+  // aggregating a Broadcast and an AllReduce per device (nested groups). As in NCCL's
+  // aggregation example the two have their own buffers: operations of one group are not
+  // ordered against each other (a launch runs its works in order per channel only, and
+  // two collectives split their data over the channels differently), so one must not read
+  // what another of the same group writes.
   SKIP_WITHOUT_GPUS(1);
   Clique cl(8);
   const size_t count = 1 << 18;
-  std::vector<float*> a(cl.n), b(cl.n), c(cl.n);
+  std::vector<float*> a(cl.n), b(cl.n), c(cl.n), d(cl.n);
   std::vector<cudaStream_t> s(cl.n);
   std::vector<float> host(count);
   for (int r = 0; r < cl.n; ++r) {
@@ -226,6 +230,7 @@ TEST(GpuSingleProcess, OneThreadGroupsAcrossDevicesAndAggregation) {
     CUDA_OK(cudaMalloc(&a[r], count * sizeof(float)));
     CUDA_OK(cudaMalloc(&b[r], count * sizeof(float)));
     CUDA_OK(cudaMalloc(&c[r], count * sizeof(float)));
+    CUDA_OK(cudaMalloc(&d[r], count * sizeof(float)));
     CUDA_OK(cudaStreamCreate(&s[r]));
     for (size_t i = 0; i < count; ++i) host[i] = static_cast<float>(r + 1);
     CUDA_OK(cudaMemcpy(a[r], host.data(), count * sizeof(float), cudaMemcpyHostToDevice));
@@ -239,7 +244,7 @@ TEST(GpuSingleProcess, OneThreadGroupsAcrossDevicesAndAggregation) {
     NCCL_OK(ncclGroupStart());
     for (int r = 0; r < cl.n; ++r) {
       if (layer == 0) NCCL_OK(ncclBroadcast(a[r], c[r], count, ncclFloat, 0, cl.comms[r], s[r]));
-      else NCCL_OK(ncclAllReduce(c[r], c[r], count, ncclFloat, ncclMax, cl.comms[r], s[r]));
+      else NCCL_OK(ncclAllReduce(a[r], d[r], count, ncclFloat, ncclMax, cl.comms[r], s[r]));
     }
     NCCL_OK(ncclGroupEnd());
   }
@@ -251,9 +256,12 @@ TEST(GpuSingleProcess, OneThreadGroupsAcrossDevicesAndAggregation) {
     for (size_t i = 0; i < count; i += 997) ASSERT_EQ(host[i], cl.n * (cl.n + 1) / 2.0f) << r;
     CUDA_OK(cudaMemcpy(host.data(), c[r], count * sizeof(float), cudaMemcpyDeviceToHost));
     for (size_t i = 0; i < count; i += 997) ASSERT_EQ(host[i], 1.0f) << r;
+    CUDA_OK(cudaMemcpy(host.data(), d[r], count * sizeof(float), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < count; i += 997) ASSERT_EQ(host[i], static_cast<float>(cl.n)) << r;
     cudaFree(a[r]);
     cudaFree(b[r]);
     cudaFree(c[r]);
+    cudaFree(d[r]);
     cudaStreamDestroy(s[r]);
   }
 }
