@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "../tests/common/thread_barrier.h"
 #include "bench_util.h"
 #include "nccl.h"
 
@@ -41,23 +42,7 @@ namespace {
     }                                    \
   } while (0)
 
-class Barrier {
- public:
-  explicit Barrier(int n) : n_(n) {}
-  void wait() {
-    const int gen = gen_.load();
-    if (count_.fetch_add(1) + 1 == n_) {
-      count_.store(0);
-      gen_.fetch_add(1);
-    } else {
-      while (gen_.load() == gen) std::this_thread::yield();
-    }
-  }
-
- private:
-  const int n_;
-  std::atomic<int> count_{0}, gen_{0};
-};
+using Barrier = mccl_test::ThreadBarrier;
 
 double nowUs() {
   return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -175,10 +160,15 @@ int main(int argc, char** argv) {
           for (int t = 0; t < kTrials; ++t) {
             bar.wait();
             const double t0 = nowUs();
-            for (int k = 0; k < o.iters; ++k) call(op, comms[r], r, n, in, out, count, s);
+            ncclResult_t rc = ncclSuccess;
+            for (int k = 0; k < o.iters; ++k) rc = call(op, comms[r], r, n, in, out, count, s);
             const double t1 = nowUs();
             cudaStreamSynchronize(s);
             const double t2 = nowUs();
+            ncclResult_t async = ncclSuccess;
+            ncclCommGetAsyncError(comms[r], &async);
+            CHECK(rc == ncclSuccess && async == ncclSuccess, "%s %zu bytes, rank %d: %s", op.c_str(), bytes, r,
+                  ncclGetLastError(comms[r]));
             host[static_cast<size_t>(t) * n + r] = (t1 - t0) / o.iters;
             eager[static_cast<size_t>(t) * n + r] = (t2 - t0) / o.iters;
           }
@@ -189,6 +179,9 @@ int main(int argc, char** argv) {
             for (int k = 0; k < o.graphCalls; ++k) call(op, comms[r], r, n, in, out, count, s);
             CHECK(cudaStreamEndCapture(s, &g) == cudaSuccess, "end capture");
             CHECK(cudaGraphInstantiate(&ge, g, 0) == cudaSuccess, "instantiate");
+            // Instantiating a graph with memcpy nodes (the copy-engine path) can wait for
+            // the device, where a peer's first replay may already spin for this rank.
+            bar.wait();
             cudaGraphLaunch(ge, s);
             cudaStreamSynchronize(s);
             const int reps = std::max(1, o.iters / o.graphCalls);
@@ -197,6 +190,10 @@ int main(int argc, char** argv) {
               const double t0 = nowUs();
               for (int k = 0; k < reps; ++k) cudaGraphLaunch(ge, s);
               cudaStreamSynchronize(s);
+              ncclResult_t async = ncclSuccess;
+              ncclCommGetAsyncError(comms[r], &async);
+              CHECK(async == ncclSuccess, "%s %zu bytes, rank %d, graph: %s", op.c_str(), bytes, r,
+                    ncclGetLastError(comms[r]));
               graph[static_cast<size_t>(t) * n + r] = (nowUs() - t0) / (reps * o.graphCalls);
             }
             cudaGraphExecDestroy(ge);

@@ -16,7 +16,8 @@
 #           previous libmccl ($BIN/before) and this one in one call (mccl-threads-bench)
 #   osu     the OSU Micro-Benchmarks' NCCL benchmarks on mccl and NCCL (2 GPUs or more)
 #   windows collectives on symmetric windows: their tests, and the direct path against the
-#           FIFO path on the same buffers (mccl-threads-bench -w)
+#           FIFO path on the same buffers (mccl-threads-bench -w); the copy engines
+#           (NCCL_CTA_POLICY=2) between processes, and against the SM path on 2+ GPUs
 #   nccltests  NVIDIA's nccl-tests on mccl and on NCCL (scripts/nccl-tests.sh); on one GPU,
 #           mccl's two ranks share it (bench/fold_devices.c) and both libraries run one rank
 set -uo pipefail
@@ -158,6 +159,21 @@ if has windows; then
       MCCL_WIN_DIRECT=$direct timeout 120 "$BIN/mccl-threads-bench" -r 2 -w -b 8 -e 64M -f 8 -n 100 \
         -o allreduce,allgather,broadcast,reducescatter > "$OUT/windows_bench_direct$direct.txt" 2>&1
       echo "== MCCL_WIN_DIRECT=$direct"; cat "$OUT/windows_bench_direct$direct.txt"
+    done
+  fi
+  # The copy engines (AllGather, Broadcast; NCCL_CTA_POLICY=2): between processes (two
+  # sharing one GPU when there is one), and against the SM path with a rank per GPU.
+  if [ -x "$BIN/mccl_gpu_mpi_tests" ]; then
+    shared=(); [ "$NGPU" -lt 2 ] && shared=(-x MCCL_SHARED_GPU=2)
+    timeout 200 $MPIRUN -np 2 "${shared[@]}" -x NCCL_CTA_POLICY=2 "$BIN/mccl_gpu_mpi_tests" \
+      --gtest_filter='*SymmetricWindow*' > "$OUT/windows_ce_mpi.log" 2>&1
+    echo "windows tests, copy engines, 2 processes: rc=$? $(grep -aE '^\[  (PASSED|FAILED) ' "$OUT/windows_ce_mpi.log" | tr '\n' ' ')"
+  fi
+  if [ "$NGPU" -ge 2 ] && [ -x "$BIN/mccl-threads-bench" ]; then
+    for policy in 0 2; do
+      NCCL_CTA_POLICY=$policy timeout 120 "$BIN/mccl-threads-bench" -r "$NGPU" -w -b 1M -e 1G -f 4 -n 20 -G 4 \
+        -o allgather,broadcast > "$OUT/windows_bench_policy$policy.txt" 2>&1
+      echo "== NCCL_CTA_POLICY=$policy"; cat "$OUT/windows_bench_policy$policy.txt"
     done
   fi
 fi

@@ -142,6 +142,12 @@ ncclResult_t parseConfig(const ncclConfig_t* user, const char* call, CommConfig*
   // As in NCCL, the variable overrides the configuration of every communicator.
   int64_t envBlocking = knobInt(Knob::CommBlocking);
   if (envBlocking == 0 || envBlocking == 1) c.blocking = envBlocking == 1;
+  const int64_t envPolicy = knobInt(Knob::CtaPolicy);
+  if (envPolicy == NCCL_CTA_POLICY_DEFAULT || envPolicy == NCCL_CTA_POLICY_EFFICIENCY ||
+      envPolicy == NCCL_CTA_POLICY_ZERO)
+    c.ctaPolicy = static_cast<int>(envPolicy);
+  else if (envPolicy != -1)
+    WARN("%s: NCCL_CTA_POLICY=%lld is not 0, 1 or 2; ignored", call, static_cast<long long>(envPolicy));
   *out = c;
   return ncclSuccess;
 }

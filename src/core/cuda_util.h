@@ -10,6 +10,16 @@ namespace mccl {
 
 bool cudaBuilt();                 // compiled with CUDA support
 int cudaUsableDeviceCount();      // 0 when the runtime, driver or devices are missing
+// For sources built with CUDA: returns from the calling function with
+// ncclUnhandledCudaError (and a sentence naming what failed, for ncclGetLastError) when a
+// CUDA runtime call fails. MCCL_ERR is core/error.h's.
+#define MCCL_CUDA_TRY(comm, call, what)                                                      \
+  do {                                                                                       \
+    cudaError_t e_ = (call);                                                                 \
+    if (e_ != cudaSuccess)                                                                   \
+      return MCCL_ERR(ncclUnhandledCudaError, comm, "%s: %s", what, cudaGetErrorString(e_)); \
+  } while (0)
+
 ncclResult_t cudaGetCurrentDevice(int* dev);  // ncclUnhandledCudaError on failure
 ncclResult_t cudaSelectDevice(int dev);       // cudaSetDevice
 // UUID (16 bytes), PCI bus id and NUMA node of dev.

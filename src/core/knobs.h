@@ -29,6 +29,8 @@ enum class KnobType { Int, Size, Bool, String };
   X(ShmDisable, "NCCL_SHM_DISABLE", Bool, "0", "never map peers' host memory directly")        \
   X(CommBlocking, "NCCL_COMM_BLOCKING", Int, "-1",                                               \
     "1: blocking communicators, 0: nonblocking, -1: as the config says")                       \
+  X(CtaPolicy, "NCCL_CTA_POLICY", Int, "-1",                                                   \
+    "0 default, 1 efficiency, 2 zero (copy engines where they can do the work); -1: as the config says") \
   X(CheckPointers, "NCCL_CHECK_POINTERS", Bool, "0", "check that buffers are usable from the device") \
   X(SocketIfname, "NCCL_SOCKET_IFNAME", String, "",                                             \
     "interfaces for the TCP bootstrap (prefix list, ^ excludes, = exact)")                     \
@@ -66,6 +68,8 @@ enum class KnobType { Int, Size, Bool, String };
     "GPU: the smallest collective (bytes per rank) that takes the direct path on symmetric windows") \
   X(WinOneShotMaxBytes, "MCCL_WIN_ONESHOT_MAX_BYTES", Size, "262144",                           \
     "GPU: the largest out-of-place AllReduce on windows that every rank reduces whole beyond 2 ranks (above: two-shot)") \
+  X(WinCeMinBytes, "MCCL_WIN_CE_MIN_BYTES", Size, "0",                                         \
+    "GPU: AllGather and Broadcast on symmetric windows of at least this many bytes per rank are moved by the copy engines (0: only under NCCL_CTA_POLICY_ZERO)") \
   X(TreeThreshold, "MCCL_TREE_THRESHOLD", Size, "0",                                            \
     "AllReduce below this many bytes uses the tree (0: the model decides)")                    \
   X(MpiThreshold, "MCCL_MPI_THRESHOLD", Size, "1048576",                                        \

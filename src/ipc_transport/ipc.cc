@@ -4,6 +4,7 @@
 
 #include "core/comm.h"
 #include "core/cuda_guard.h"
+#include "core/cuda_util.h"
 #include "core/error.h"
 #include "core/knobs.h"
 
@@ -39,12 +40,7 @@ struct IpcTransport::Conn {
 
 namespace {
 
-#define CUDA_TRY(call, what)                                                                  \
-  do {                                                                                        \
-    cudaError_t e_ = (call);                                                                  \
-    if (e_ != cudaSuccess)                                                                    \
-      return MCCL_ERR(ncclUnhandledCudaError, comm_, "%s: %s", what, cudaGetErrorString(e_)); \
-  } while (0)
+#define CUDA_TRY(call, what) MCCL_CUDA_TRY(comm_, call, what)
 }  // namespace
 
 IpcTransport::IpcTransport(ncclComm* comm) : comm_(comm), exchange_(comm, sizeof(Info)) {

@@ -33,7 +33,10 @@ constexpr int kDirectMaxChannels = 32;  // blocks of a direct launch (barrier sl
 // Bytes of a rank's barrier array: a flag per channel and LSA member.
 constexpr uint64_t kDirectFlagBytes = sizeof(uint64_t) * kDirectMaxChannels * kDirectMaxRanks;
 
-enum DirectAlgo : uint8_t { kDirectOneShot = 0, kDirectTwoShot = 1 };
+// kDirectCopyEngine: AllGather and Broadcast whose bytes the copy engines move
+// (cudaMemcpyAsync into the peers' windows, no SM), between two one-block barrier kernels;
+// such works never reach the direct kernel (direct_plan.cc launchCopyEngines).
+enum DirectAlgo : uint8_t { kDirectOneShot = 0, kDirectTwoShot = 1, kDirectCopyEngine = 2 };
 
 struct DirectWork {
   uint8_t* in[kDirectMaxRanks];   // each member's input as reached here (own: the local one)

@@ -8,9 +8,11 @@
 #include <utility>
 
 #include "core/comm.h"
+#include "core/cuda_util.h"
 #include "core/error.h"
 #include "core/knobs.h"
 #include "core/op.h"
+#include "core/peer_info.h"
 #include "core/types.h"
 #include "core/window.h"
 #include "kernels/direct_launch.h"
@@ -89,7 +91,107 @@ bool planDirect(ncclComm* comm, const OpDesc& op, DirectWork* w) {
   if (maxc > 0) nch = std::min<int>(nch, static_cast<int>(maxc));
   nch = std::max(comm->config.minCTAs, std::min(nch, comm->config.maxCTAs));
   w->nchannels = static_cast<int16_t>(std::max(1, std::min(nch, kDirectMaxChannels)));
+  if ((op.kind == OpKind::AllGather || op.kind == OpKind::Broadcast) && copyEnginesMove(comm, perRank))
+    w->algo = kDirectCopyEngine;
   return true;
+}
+
+// AllGather and Broadcast only copy: the copy engines can move their bytes into the peers'
+// windows with no SM at all. NCCL_CTA_POLICY_ZERO asks for that wherever it can be had;
+// MCCL_WIN_CE_MIN_BYTES asks for it from a size on under any policy.
+//
+// Not where another rank of this process uses this GPU (MCCL_SHARED_GPU=1): the ranks share
+// one CUDA context, and a copy between two addresses of one device does not start before
+// every command issued earlier on the context's other streams ends (the implicit
+// synchronization of the CUDA programming guide). Those include a peer's barrier kernel
+// that waits for this rank's barrier after the copy: a deadlock (seen on one H100 with two
+// ranks as threads, at a Broadcast whose non-root ran a call ahead).
+bool copyEnginesMove(const ncclComm* comm, size_t perRank) {
+  const int64_t min = knobInt(Knob::WinCeMinBytes);
+  if (comm->config.ctaPolicy != NCCL_CTA_POLICY_ZERO && (min <= 0 || perRank < static_cast<size_t>(min))) return false;
+  const PeerInfo& me = comm->peers[comm->rank];
+  for (int r = 0; r < comm->nranks; ++r)
+    if (r != comm->rank && comm->peers[r].devHash == me.devHash && comm->peers[r].processHash == me.processHash)
+      return false;
+  return true;
+}
+
+// The copy-engine works of a group: a barrier with every peer (each peer's stream has
+// reached this point, so its output is no longer used by what came before), the
+// copies into the peers' windows, and a barrier again (every copy into this rank's output
+// is done before what follows on its stream). A barrier is the direct kernel on one block
+// with a work of no bytes (its entry and exit barriers, on channel 0's counts), so aborts,
+// MCCL_TIMEOUT and graph replays behave as on the direct path; the data moves on no SM.
+ncclResult_t launchCopyEngines(ncclComm* comm, const DevComm& devComm, const std::vector<DirectWork>& works,
+                               CopyEngineLanes* lanes, cudaStream_t stream) {
+  if (works.empty()) return ncclSuccess;
+  struct Copy {
+    uint8_t* dst;
+    const uint8_t* src;
+    uint64_t bytes;
+    int peer;
+  };
+  std::vector<Copy> copies;
+  const int n = comm->nranks, me = comm->rank;
+  for (const DirectWork& w : works) {
+    const bool gather = w.coll == static_cast<uint8_t>(Coll::AllGather);
+    if (!gather && me != w.root) continue;  // Broadcast: only the root writes
+    const uint64_t bytes = w.count * w.esize;
+    const uint64_t at = gather ? static_cast<uint64_t>(me) * bytes : 0;
+    // Peers from the next rank on, so the ranks start on different peers; own output last
+    // (nothing to do in place).
+    for (int k = 1; k <= n; ++k) {
+      const int p = (me + k) % n;
+      if (w.out[p] + at != w.in[me]) copies.push_back(Copy{w.out[p] + at, w.in[me], bytes, p});
+    }
+  }
+  DirectWork sync;
+  std::memset(&sync, 0, sizeof sync);
+  sync.coll = static_cast<uint8_t>(Coll::AllGather);
+  sync.esize = 1;
+  sync.nchannels = 1;
+  const std::vector<DirectWork> barrier(1, sync);
+  constexpr int kBarrierThreads = 32;  // a thread per peer
+  MCCL_CHECK(launchDirect(comm, devComm, barrier, kBarrierThreads, stream));
+  // Copy i on lane i % nl: lane 0 is stream, lane j > 0 the side stream j - 1, forked from
+  // stream after the barrier and joined back before the closing one.
+  const int nl = static_cast<int>(std::min<size_t>(copies.size(), kDirectMaxRanks));
+  while (static_cast<int>(lanes->side.size()) < nl - 1) {
+    cudaStream_t s = nullptr;
+    cudaEvent_t e = nullptr;
+    MCCL_CUDA_TRY(comm, cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags(copy engines)");
+    lanes->side.push_back(s);
+    MCCL_CUDA_TRY(comm, cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags(copy engines)");
+    lanes->joined.push_back(e);
+  }
+  if (nl > 1) {
+    if (!lanes->fork) MCCL_CUDA_TRY(comm, cudaEventCreateWithFlags(&lanes->fork, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+    MCCL_CUDA_TRY(comm, cudaEventRecord(lanes->fork, stream), "cudaEventRecord(fork)");
+    for (int j = 1; j < nl; ++j) MCCL_CUDA_TRY(comm, cudaStreamWaitEvent(lanes->side[j - 1], lanes->fork, 0), "cudaStreamWaitEvent");
+  }
+  for (size_t i = 0; i < copies.size(); ++i) {
+    const Copy& c = copies[i];
+    const int lane = static_cast<int>(i % static_cast<size_t>(nl));
+    const cudaError_t e =
+        cudaMemcpyAsync(c.dst, c.src, c.bytes, cudaMemcpyDeviceToDevice, lane ? lanes->side[lane - 1] : stream);
+    if (e != cudaSuccess)
+      return MCCL_ERR(ncclUnhandledCudaError, comm, "copy engines: cudaMemcpyAsync of %llu bytes to rank %d: %s",
+                      static_cast<unsigned long long>(c.bytes), c.peer, cudaGetErrorString(e));
+  }
+  for (int j = 1; j < nl; ++j) {
+    MCCL_CUDA_TRY(comm, cudaEventRecord(lanes->joined[j - 1], lanes->side[j - 1]), "cudaEventRecord(join)");
+    MCCL_CUDA_TRY(comm, cudaStreamWaitEvent(stream, lanes->joined[j - 1], 0), "cudaStreamWaitEvent(join)");
+  }
+  return launchDirect(comm, devComm, barrier, kBarrierThreads, stream);
+}
+
+void CopyEngineLanes::release() {
+  for (cudaStream_t s : side) cudaStreamDestroy(s);
+  for (cudaEvent_t e : joined) cudaEventDestroy(e);
+  if (fork) cudaEventDestroy(fork);
+  side.clear();
+  joined.clear();
+  fork = nullptr;
 }
 
 // The direct works, in call order, launched per arithmetic type as the others are (every

@@ -34,6 +34,26 @@ inline DevRed devRed(RedKind k) {
 // ranks registered with NCCL_WIN_COLL_SYMMETRIC. Every rank decides alike without talking.
 bool planDirect(ncclComm* comm, const OpDesc& op, DirectWork* w);
 
+// True when an AllGather or Broadcast of perRank bytes on windows is moved by the copy
+// engines (NCCL_CTA_POLICY_ZERO, or MCCL_WIN_CE_MIN_BYTES and above; never where ranks of
+// one process share this GPU): planDirect then sets algo = kDirectCopyEngine.
+bool copyEnginesMove(const ncclComm* comm, size_t perRank);
+
+// Side streams the copies of a copy-engine launch fork onto, so that copies to different
+// peers (and this rank's own) run at once on different engines and links; with their
+// fork and join events. A communicator's, made at first use; release() on its device.
+struct CopyEngineLanes {
+  std::vector<cudaStream_t> side;
+  std::vector<cudaEvent_t> joined;  // one per side stream
+  cudaEvent_t fork = nullptr;
+  void release();
+};
+
+// Launches the copy-engine works of a group on stream: a barrier with every peer, the
+// copies into the peers' windows (spread over stream and lanes' side streams), a barrier.
+ncclResult_t launchCopyEngines(ncclComm* comm, const DevComm& devComm, const std::vector<DirectWork>& works,
+                               CopyEngineLanes* lanes, cudaStream_t stream);
+
 // Launches the direct works of a group on stream, in call order, once per arithmetic type.
 ncclResult_t launchDirect(ncclComm* comm, const DevComm& devComm, const std::vector<DirectWork>& works, int threads,
                           cudaStream_t stream);

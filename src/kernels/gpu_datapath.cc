@@ -18,6 +18,7 @@
 #include "algorithms/schedule_dump.h"
 #include "core/comm.h"
 #include "core/cuda_guard.h"
+#include "core/cuda_util.h"
 #include "core/enqueue.h"
 #include "core/error.h"
 #include "core/knobs.h"
@@ -31,12 +32,7 @@
 namespace mccl {
 namespace {
 
-#define CUDA_TRY(call, what)                                                                  \
-  do {                                                                                        \
-    cudaError_t e_ = (call);                                                                  \
-    if (e_ != cudaSuccess)                                                                    \
-      return MCCL_ERR(ncclUnhandledCudaError, comm_, "%s: %s", what, cudaGetErrorString(e_)); \
-  } while (0)
+#define CUDA_TRY(call, what) MCCL_CUDA_TRY(comm_, call, what)
 
 constexpr int kGpuMaxChannels = 128;
 
@@ -97,6 +93,7 @@ class GpuWork : public Work {
   std::vector<DevWork> works_;
   std::vector<DevQueue> queues_;
   std::vector<DirectWork> direct_;  // collectives on symmetric windows (kernels/direct.h)
+  std::vector<DirectWork> engine_;  // those of them the copy engines move (kDirectCopyEngine)
   std::chrono::steady_clock::time_point start_;
 };
 
@@ -123,6 +120,7 @@ class GpuDataPath : public DataPath {
       waitLast(static_cast<double>(knobInt(Knob::Timeout)));
       cudaEventDestroy(lastEvent_);
     }
+    lanes_.release();
     if (dRing_) cudaFree(dRing_);
     for (void* s : scratch_) cudaFree(s);
     if (hostFlags_) cudaFreeHost(hostFlags_);
@@ -279,6 +277,7 @@ class GpuDataPath : public DataPath {
   }
 
   IpcTransport& ipc() { return ipc_; }
+  CopyEngineLanes* copyLanes() { return &lanes_; }
   const DevComm& devCommHost() const { return hComm_; }
   const int32_t* devRing() const { return dRing_; }
 
@@ -352,6 +351,7 @@ class GpuDataPath : public DataPath {
   std::vector<void*> scratch_;  // the last is the largest
   size_t scratchBytes_ = 0, scratchTotal_ = 0;
   int32_t* hostFlags_ = nullptr;
+  CopyEngineLanes lanes_;  // side streams of the copy-engine path (direct_plan.h)
   unsigned long long* devProf_ = nullptr;
   static constexpr uint64_t kProfileWarmup = 10;
   uint64_t profSeen_ = 0;
@@ -400,12 +400,16 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
   for (const OpDesc& op : copyOnly ? kNoOps : ops_) {
     DirectWork dw;
     if (planDirect(comm_, op, &dw)) {
+      const bool engines = dw.algo == kDirectCopyEngine;
       if (dump)
         std::printf("[mccl rank %d] seq %llu %s: direct on symmetric windows%s, %d channel(s)\n", comm_->rank,
                     static_cast<unsigned long long>(op.seq), opKindName(op.kind),
-                    op.kind != OpKind::AllReduce ? "" : dw.algo == kDirectOneShot ? " (one-shot)" : " (two-shot)",
-                    dw.nchannels);
-      direct_.push_back(dw);
+                    engines                          ? " (copy engines)"
+                    : op.kind != OpKind::AllReduce   ? ""
+                    : dw.algo == kDirectOneShot      ? " (one-shot)"
+                                                     : " (two-shot)",
+                    engines ? 0 : dw.nchannels);
+      (engines ? engine_ : direct_).push_back(dw);
       continue;
     }
     PlanChoice choice = choosePlan(comm_, op, ipc.slotBytes());
@@ -521,7 +525,7 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
 
 ncclResult_t GpuWork::launch() {
   const int blocks = static_cast<int>(queues_.size());
-  if (blocks == 0 && copies_.empty() && direct_.empty()) return ncclSuccess;  // nothing moves
+  if (blocks == 0 && copies_.empty() && direct_.empty() && engine_.empty()) return ncclSuccess;  // nothing moves
   CudaDeviceGuard guard(comm_->cudaDev);
   cudaStream_t stream = ops_.empty() ? nullptr : ops_[0].stream;
   cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
@@ -575,6 +579,7 @@ ncclResult_t GpuWork::launch() {
     if (r != ncclSuccess) return MCCL_ERR(r, comm_, "kernel launch failed: %s", err ? err : "?");
   }
   MCCL_CHECK(launchDirect(comm_, dp_->devCommHost(), direct_, launchThreads(), stream));
+  MCCL_CHECK(launchCopyEngines(comm_, dp_->devCommHost(), engine_, dp_->copyLanes(), stream));
   const uint64_t tKernel = tLaunch ? steadyNs() : 0;
   if (!capturing) {
     const OpDesc& first = ops_.front();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "coll_check.h"
+#include "thread_barrier.h"
 
 namespace mccl_test {
 
@@ -103,28 +104,6 @@ class GpuMemory : public Memory {
   int dev_;
   bool shared_;
   cudaStream_t stream_ = nullptr;
-};
-
-// Ranks as threads wait here until all arrived. Ranks sharing a GPU (MCCL_SHARED_GPU)
-// meet before their first collective when they allocate with cudaMalloc or instantiate a
-// graph first: those may wait for the whole device, where an early rank's kernel already
-// spins for this one.
-class ThreadBarrier {
- public:
-  explicit ThreadBarrier(int n) : n_(n) {}
-  void wait() {
-    const int gen = gen_.load();
-    if (count_.fetch_add(1) + 1 == n_) {
-      count_.store(0);
-      gen_.fetch_add(1);
-    } else {
-      while (gen_.load() == gen) std::this_thread::yield();
-    }
-  }
-
- private:
-  const int n_;
-  std::atomic<int> count_{0}, gen_{0};
 };
 
 // Buffers from one window per rank, registered with NCCL_WIN_COLL_SYMMETRIC and handed out

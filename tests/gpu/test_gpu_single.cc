@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -547,6 +548,139 @@ TEST(GpuSingleProcess, SymmetricWindowsEveryTypeOpAndForm) {
     EXPECT_TRUE(errs[r].empty()) << "rank " << r << ":\n" << errs[r];
     EXPECT_EQ(fifoBytes[r], 0u) << "rank " << r << ": collectives on symmetric windows made FIFO connections";
     EXPECT_TRUE(ledger[r].empty()) << "rank " << r << ": " << ledger[r];
+  }
+}
+
+// AllGather and Broadcast on symmetric windows moved by the copy engines (cudaMemcpyAsync
+// into the peers' windows between two barrier kernels): chosen by NCCL_CTA_POLICY=2 (the
+// zero-CTA policy, read at init) and by MCCL_WIN_CE_MIN_BYTES. Every root, in-place form,
+// several types and odd sizes against the host reference (guards around every output stay
+// untouched); the schedule dump names the path; then a graph of both, replayed 100 times
+// with new inputs between replays, eager calls in between. Ranks sharing a GPU in this
+// process keep the SM path (then this checks that the knobs leave it right); two processes
+// sharing one GPU take the copy engines (GpuMpi.SymmetricWindowCollectives with
+// NCCL_CTA_POLICY=2, scripts/gpu-sweep.sh windows).
+TEST(GpuSingleProcess, SymmetricWindowsCopyEngines) {
+  SKIP_WITHOUT_GPUS(1);
+  for (const char* how : {"policy", "size"}) {
+    SCOPED_TRACE(how);
+    const bool policy = std::string(how) == "policy";
+    setenv(policy ? "NCCL_CTA_POLICY" : "MCCL_WIN_CE_MIN_BYTES", policy ? "2" : "4096", 1);
+    mccl::knobsReload();
+    {
+      Clique cl(8);
+      const int n = cl.n;
+      if (n < 2) {
+        unsetenv(policy ? "NCCL_CTA_POLICY" : "MCCL_WIN_CE_MIN_BYTES");
+        mccl::knobsReload();
+        GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=2 on one GPU)";
+      }
+      std::vector<CollCase> cases;
+      uint64_t seed = 7;
+      // Under the size rule the small ones stay on the direct kernel: both kinds in one run.
+      for (size_t count : {size_t{1}, size_t{7}, size_t{1023}, size_t{65536 + 3}, size_t{(1 << 20) + 5}})
+        for (ncclDataType_t t : {ncclInt8, ncclFloat16, ncclFloat32, ncclFloat64})
+          for (bool inPlace : {false, true}) {
+            cases.push_back(CollCase{CollKind::AllGather, t, ncclSum, false, false, count, 0, inPlace, seed++});
+            for (int root = 0; root < n; ++root)
+              cases.push_back(CollCase{CollKind::Broadcast, t, ncclSum, false, false, count, root, inPlace, seed++});
+          }
+      std::vector<std::string> errs(static_cast<size_t>(n));
+      std::vector<size_t> fifoBytes(static_cast<size_t>(n), 0);
+      ThreadBarrier meet(n);
+      std::atomic<bool> failed{false};
+      std::string dump;
+      runThreads(n, [&](int r) {
+        cudaSetDevice(cl.dev(r));
+        WindowMemory mem(cl.comms[r], cl.dev(r), size_t{64} << 20);
+        if (!mem.error.empty()) {
+          errs[r] = mem.error;
+          failed = true;
+        }
+        meet.wait();
+        if (failed) return;  // every rank alike
+        for (const CollCase& c : cases) {
+          std::string e = runCollCase(cl.comms[r], r, n, c, &mem);
+          if (!e.empty() && errs[r].size() < 4000) errs[r] += e;
+        }
+        mcclMemoryInfo_t info;
+        if (mcclCommMemoryInfo(cl.comms[r], &info) == ncclSuccess) fifoBytes[r] = info.fifoBytes;
+        // Which path a large AllGather takes, from the schedule dump.
+        const size_t count = (size_t{1} << 20) / n;
+        float* buf = static_cast<float*>(mem.alloc(count * (n + 2) * sizeof(float)));
+        meet.wait();
+        if (r == 0) {
+          setenv("MCCL_DUMP_SCHEDULE", "1", 1);
+          mccl::knobsReload();
+          testing::internal::CaptureStdout();
+        }
+        meet.wait();
+        if (ncclAllGather(buf, buf, count, ncclFloat, cl.comms[r], mem.stream()) != ncclSuccess)
+          errs[r] += std::string("AllGather: ") + ncclGetLastError(cl.comms[r]);
+        mem.synchronize();
+        meet.wait();
+        if (r == 0) {
+          dump = testing::internal::GetCapturedStdout();
+          unsetenv("MCCL_DUMP_SCHEDULE");
+          mccl::knobsReload();
+        }
+        meet.wait();
+        // A graph of an AllGather and a Broadcast (root n - 1), replayed with new inputs.
+        float* in = buf;                    // count elements
+        float* out = buf + count;           // count * n elements
+        float* bc = buf + count * (n + 1);  // count elements
+        cudaStream_t s = mem.stream();
+        cudaGraph_t g;
+        cudaGraphExec_t ge;
+        cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
+        ncclResult_t rc = ncclAllGather(in, out, count, ncclFloat, cl.comms[r], s);
+        if (rc == ncclSuccess) rc = ncclBroadcast(bc, bc, count, ncclFloat, n - 1, cl.comms[r], s);
+        cudaError_t ce = cudaStreamEndCapture(s, &g);
+        const bool made = rc == ncclSuccess && ce == cudaSuccess && cudaGraphInstantiate(&ge, g, 0) == cudaSuccess;
+        if (!made) errs[r] += std::string("capture failed: ") + ncclGetLastError(cl.comms[r]);
+        meet.wait();
+        std::vector<float> h(count), hb(count), got(count * n);
+        auto value = [](int rep, int p, size_t i) { return static_cast<float>(rep * 7 + p * 1000 + static_cast<int>(i % 991)); };
+        for (int rep = 0; rep < 100; ++rep) {
+          if (made && errs[r].size() < 4000) {
+            for (size_t i = 0; i < count; ++i) h[i] = value(rep, r, i);
+            cudaMemcpyAsync(in, h.data(), count * sizeof(float), cudaMemcpyHostToDevice, s);
+            cudaMemcpyAsync(bc, h.data(), count * sizeof(float), cudaMemcpyHostToDevice, s);
+            if (rep % 3 == 1 && ncclAllGather(in, out, count, ncclFloat, cl.comms[r], s) != ncclSuccess)
+              errs[r] += std::string("eager: ") + ncclGetLastError(cl.comms[r]);
+            cudaGraphLaunch(ge, s);
+            cudaMemcpyAsync(got.data(), out, count * n * sizeof(float), cudaMemcpyDeviceToHost, s);
+            cudaMemcpyAsync(hb.data(), bc, count * sizeof(float), cudaMemcpyDeviceToHost, s);
+            if (cudaStreamSynchronize(s) != cudaSuccess) errs[r] += "replay " + std::to_string(rep) + " failed\n";
+            for (size_t j = 0; j < count * n && errs[r].size() < 4000; j += 13) {
+              const size_t i = j % count;
+              if (got[j] != value(rep, static_cast<int>(j / count), i))
+                errs[r] += "replay " + std::to_string(rep) + " AllGather element " + std::to_string(j) + ": " +
+                           std::to_string(got[j]) + "\n";
+              if (j < count && hb[i] != value(rep, n - 1, i))
+                errs[r] += "replay " + std::to_string(rep) + " Broadcast element " + std::to_string(i) + ": " +
+                           std::to_string(hb[i]) + "\n";
+            }
+          }
+          meet.wait();  // every rank has read its results before any writes new inputs
+        }
+        if (made) cudaGraphExecDestroy(ge);
+        if (ce == cudaSuccess) cudaGraphDestroy(g);
+        mem.release(buf);
+      });
+      for (int r = 0; r < n; ++r) {
+        EXPECT_TRUE(errs[r].empty()) << "rank " << r << ":\n" << errs[r];
+        EXPECT_EQ(fifoBytes[r], 0u) << "rank " << r << ": collectives on symmetric windows made FIFO connections";
+      }
+      // Ranks of one process sharing a GPU keep the SM path (a same-device copy would wait
+      // for a peer's barrier kernel in the shared context: kernels/direct_plan.cc).
+      const bool sharing = n > gpuCount();
+      EXPECT_EQ(dump.find("AllGather: direct on symmetric windows (copy engines)") != std::string::npos, !sharing)
+          << dump;
+      EXPECT_NE(dump.find("AllGather: direct on symmetric windows"), std::string::npos) << dump;
+    }
+    unsetenv(policy ? "NCCL_CTA_POLICY" : "MCCL_WIN_CE_MIN_BYTES");
+    mccl::knobsReload();
   }
 }
 
