@@ -409,6 +409,13 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
                     : dw.algo == kDirectOneShot      ? " (one-shot)"
                                                      : " (two-shot)",
                     engines ? 0 : dw.nchannels);
+      if (logEnabled(LogLevel::Info, kLogTuning))
+        INFO(kLogTuning, "%s: %zu Bytes -> Algo %s channels %d (%s)", opKindName(op.kind), op.bytes(),
+             engines                             ? "copy-engines"
+             : op.kind != OpKind::AllReduce      ? "direct"
+             : dw.algo == kDirectOneShot         ? "direct-oneshot"
+                                                 : "direct-twoshot",
+             engines ? 0 : dw.nchannels, engines ? "no SM moves data" : "symmetric windows");
       (engines ? engine_ : direct_).push_back(dw);
       continue;
     }
@@ -444,6 +451,13 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
         std::printf("[mccl rank %d] seq %llu %s", comm_->rank, static_cast<unsigned long long>(op.seq),
                     dumpSchedule(hostView).c_str());
     }
+    // What NCCL prints at NCCL_DEBUG_SUBSYS=TUNING, so the two can be read side by side: the
+    // blocks (SMs) a size takes are the user's.
+    if (logEnabled(LogLevel::Info, kLogTuning))
+      INFO(kLogTuning, "%s: %zu Bytes -> Algo %s proto %s channels %d threads %d", opKindName(op.kind), op.bytes(),
+           llFamily ? "allpairs" : algoName(hostView.algo),
+           w.proto == kProtoLl ? "LL" : w.proto == kProtoLl128 ? "LL128" : "SIMPLE", hostView.nchannels,
+           launchThreads());
     const ConnClass cls = w.proto == kProtoLl     ? (op.isP2p() ? ConnClass::LlP2p : ConnClass::Ll)
                           : w.proto == kProtoLl128 ? (op.isP2p() ? ConnClass::Ll128P2p : ConnClass::Ll128)
                                                    : connClassOf(hostView.algo);
