@@ -15,6 +15,7 @@
 #   protos  ranks as threads sharing the GPUs: each protocol forced, 16 KiB - 8 MiB, the
 #           previous libmccl ($BIN/before) and this one in one call (mccl-threads-bench)
 #   osu     the OSU Micro-Benchmarks' NCCL benchmarks on mccl and NCCL (2 GPUs or more)
+#   channels  blocks (SMs) per collective and size, mccl next to NCCL (NCCL_DEBUG_SUBSYS=TUNING)
 #   windows collectives on symmetric windows: their tests, and the direct path against the
 #           FIFO path on the same buffers (mccl-threads-bench -w); the copy engines
 #           (NCCL_CTA_POLICY=2) between processes, and against the SM path on 2+ GPUs
@@ -230,6 +231,16 @@ PERF_X=""
 if has perf; then
   for lib in mccl nccl; do perf perf_$lib $lib -b 8 -e 2G -f 4 -o all -t 3; done
   python3 scripts/ratio_table.py "$OUT/perf_mccl.csv" "$OUT/perf_nccl.csv" > "$OUT/ratio.md"
+fi
+if has channels; then
+  # Blocks (SMs) per collective and size, mccl next to NCCL, from what each prints at
+  # NCCL_DEBUG_SUBSYS=TUNING (one timed call a size).
+  for lib in mccl nccl; do
+    PERF_X="-x NCCL_DEBUG=INFO -x NCCL_DEBUG_SUBSYS=TUNING" perf channels_$lib $lib -b 8 -e 2G -f 4 -o all -n 1 -w 0 -t 1 -c 0
+  done
+  PERF_X=""
+  python3 scripts/channels_table.py "$OUT/channels_mccl.txt" "$OUT/channels_nccl.txt" > "$OUT/channels.md"
+  cat "$OUT/channels.md"
 fi
 if has graph; then
   for lib in mccl nccl; do perf graph_$lib $lib -b 8 -e 4M -f 8 -o allreduce,allgather,broadcast,sendrecv -G 10 -t 3; done

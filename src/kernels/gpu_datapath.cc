@@ -409,7 +409,7 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
                     : dw.algo == kDirectOneShot      ? " (one-shot)"
                                                      : " (two-shot)",
                     engines ? 0 : dw.nchannels);
-      if (logEnabled(LogLevel::Info, kLogTuning))
+      if (comm_->rank == 0 && logEnabled(LogLevel::Info, kLogTuning))
         INFO(kLogTuning, "%s: %zu Bytes -> Algo %s channels %d (%s)", opKindName(op.kind), op.bytes(),
              engines                             ? "copy-engines"
              : op.kind != OpKind::AllReduce      ? "direct"
@@ -451,9 +451,9 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
         std::printf("[mccl rank %d] seq %llu %s", comm_->rank, static_cast<unsigned long long>(op.seq),
                     dumpSchedule(hostView).c_str());
     }
-    // What NCCL prints at NCCL_DEBUG_SUBSYS=TUNING, so the two can be read side by side: the
-    // blocks (SMs) a size takes are the user's.
-    if (logEnabled(LogLevel::Info, kLogTuning))
+    // What NCCL prints at NCCL_DEBUG_SUBSYS=TUNING (rank 0), so the two can be read side by
+    // side (scripts/channels_table.py): the blocks (SMs) a size takes are the user's.
+    if (comm_->rank == 0 && logEnabled(LogLevel::Info, kLogTuning))
       INFO(kLogTuning, "%s: %zu Bytes -> Algo %s proto %s channels %d threads %d", opKindName(op.kind), op.bytes(),
            llFamily ? "allpairs" : algoName(hostView.algo),
            w.proto == kProtoLl ? "LL" : w.proto == kProtoLl128 ? "LL128" : "SIMPLE", hostView.nchannels,
