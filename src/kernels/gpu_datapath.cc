@@ -94,6 +94,7 @@ class GpuWork : public Work {
   std::vector<DevQueue> queues_;
   std::vector<DirectWork> direct_;  // collectives on symmetric windows (kernels/direct.h)
   std::vector<DirectWork> engine_;  // those of them the copy engines move (kDirectCopyEngine)
+  uint64_t planNs_[2] = {0, 0};     // MCCL_PROFILE: init's start and end
   std::chrono::steady_clock::time_point start_;
 };
 
@@ -104,10 +105,12 @@ class GpuDataPath : public DataPath {
     CudaDeviceGuard guard(comm_->cudaDev);
     if (prof_.n > 0)
       std::fprintf(stderr,
-                   "mccl profile: rank %d, %llu launches; host us per launch: API call to launch %.2f, "
-                   "kernel launch %.2f, after launch %.2f\n",
+                   "mccl profile: rank %d, %llu launches; host us per launch: API call to launch %.2f (to the "
+                   "plan %.2f, plan %.2f, plan to launch %.2f), kernel launch %.2f, after launch %.2f\n",
                    comm_->rank, static_cast<unsigned long long>(prof_.n), prof_.plan / 1e3 / prof_.n,
-                   prof_.launch / 1e3 / prof_.n, prof_.after / 1e3 / prof_.n);
+                   prof_.toPlan / 1e3 / prof_.n, prof_.planning / 1e3 / prof_.n,
+                   (prof_.plan - prof_.toPlan - prof_.planning) / 1e3 / prof_.n, prof_.launch / 1e3 / prof_.n,
+                   prof_.after / 1e3 / prof_.n);
     if (devProf_) {
       waitLast(5);
       unsigned long long p[kProfWords] = {};
@@ -248,10 +251,16 @@ class GpuDataPath : public DataPath {
   }
 
   // MCCL_PROFILE: host time of each launch, from the first operation's API call.
-  void profile(uint64_t enqueueNs, uint64_t beforeLaunch, uint64_t afterKernel, uint64_t done) {
+  // planStart/planEnd: GpuWork::init (0 when not stamped).
+  void profile(uint64_t enqueueNs, uint64_t planStart, uint64_t planEnd, uint64_t beforeLaunch, uint64_t afterKernel,
+               uint64_t done) {
     if (!enqueueNs || ++profSeen_ <= kProfileWarmup) return;  // connection setup, module load
     prof_.n += 1;
     prof_.plan += beforeLaunch - enqueueNs;
+    if (planStart && planEnd) {
+      prof_.toPlan += planStart - enqueueNs;
+      prof_.planning += planEnd - planStart;
+    }
     prof_.launch += afterKernel - beforeLaunch;
     prof_.after += done - afterKernel;
   }
@@ -362,6 +371,7 @@ class GpuDataPath : public DataPath {
   LaunchNote last_;
   struct {
     uint64_t n = 0, plan = 0, launch = 0, after = 0;
+    uint64_t toPlan = 0, planning = 0;  // parts of plan: API call to GpuWork::init, and init
   } prof_;
 };
 
@@ -389,6 +399,7 @@ bool GpuWork::planCopies() {
 }
 
 ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
+  if (!ops.empty() && ops.front().enqueueNs) planNs_[0] = steadyNs();  // MCCL_PROFILE
   ops_ = ops;
   IpcTransport& ipc = dp_->ipc();
   const bool dump = knobBool(Knob::DumpSchedule);
@@ -534,6 +545,7 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
                       "are not; capture every stream of the group or none");
   }
   start_ = std::chrono::steady_clock::now();
+  if (planNs_[0]) planNs_[1] = steadyNs();
   return ncclSuccess;
 }
 
@@ -604,7 +616,7 @@ ncclResult_t GpuWork::launch() {
     CUDA_TRY(cudaEventRecord(events.v[i], stream), "cudaEventRecord");
     CUDA_TRY(cudaStreamWaitEvent(others[i], events.v[i], 0), "cudaStreamWaitEvent");
   }
-  if (tLaunch) dp_->profile(ops_.front().enqueueNs, tLaunch, tKernel, steadyNs());
+  if (tLaunch) dp_->profile(ops_.front().enqueueNs, planNs_[0], planNs_[1], tLaunch, tKernel, steadyNs());
   return ncclSuccess;
 }
 
