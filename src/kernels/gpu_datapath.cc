@@ -106,11 +106,11 @@ class GpuDataPath : public DataPath {
     if (prof_.n > 0)
       std::fprintf(stderr,
                    "mccl profile: rank %d, %llu launches; host us per launch: API call to launch %.2f (to the "
-                   "plan %.2f, plan %.2f, plan to launch %.2f), kernel launch %.2f, after launch %.2f\n",
+                   "plan %.2f, plan %.2f, plan to launch %.2f), kernel launch %.2f (in the runtime %.2f), after launch %.2f\n",
                    comm_->rank, static_cast<unsigned long long>(prof_.n), prof_.plan / 1e3 / prof_.n,
                    prof_.toPlan / 1e3 / prof_.n, prof_.planning / 1e3 / prof_.n,
                    (prof_.plan - prof_.toPlan - prof_.planning) / 1e3 / prof_.n, prof_.launch / 1e3 / prof_.n,
-                   prof_.after / 1e3 / prof_.n);
+                   prof_.runtime / 1e3 / prof_.n, prof_.after / 1e3 / prof_.n);
     if (devProf_) {
       waitLast(5);
       unsigned long long p[kProfWords] = {};
@@ -252,8 +252,9 @@ class GpuDataPath : public DataPath {
 
   // MCCL_PROFILE: host time of each launch, from the first operation's API call.
   // planStart/planEnd: GpuWork::init (0 when not stamped).
+  // runtime: of the launch, the time inside the kernel launch calls (cudaLaunchKernel).
   void profile(uint64_t enqueueNs, uint64_t planStart, uint64_t planEnd, uint64_t beforeLaunch, uint64_t afterKernel,
-               uint64_t done) {
+               uint64_t runtime, uint64_t done) {
     if (!enqueueNs || ++profSeen_ <= kProfileWarmup) return;  // connection setup, module load
     prof_.n += 1;
     prof_.plan += beforeLaunch - enqueueNs;
@@ -262,6 +263,7 @@ class GpuDataPath : public DataPath {
       prof_.planning += planEnd - planStart;
     }
     prof_.launch += afterKernel - beforeLaunch;
+    prof_.runtime += runtime;
     prof_.after += done - afterKernel;
   }
 
@@ -372,6 +374,7 @@ class GpuDataPath : public DataPath {
   struct {
     uint64_t n = 0, plan = 0, launch = 0, after = 0;
     uint64_t toPlan = 0, planning = 0;  // parts of plan: API call to GpuWork::init, and init
+    uint64_t runtime = 0;               // part of launch: in the kernel launch calls
   } prof_;
 };
 
@@ -579,6 +582,7 @@ ncclResult_t GpuWork::launch() {
   }
   MCCL_CHECK(dp_->beforeLaunch(stream, capturing));
   const uint64_t tLaunch = ops_.front().enqueueNs ? steadyNs() : 0;
+  uint64_t tRuntime = 0;
   for (const Copy& c : copies_)
     CUDA_TRY(cudaMemcpyAsync(c.dst, c.src, c.bytes, cudaMemcpyDefault, stream), "cudaMemcpyAsync");
   for (const LaunchPart& part : launchParts()) {
@@ -589,18 +593,24 @@ ncclResult_t GpuWork::launch() {
     ncclResult_t r;
     spec.tiny = spec.kind != LaunchKind::Generic && part.works.size() <= static_cast<size_t>(TinyArgs::kWorks) &&
                 queues_.size() <= static_cast<size_t>(TinyArgs::kQueues);
+    auto timed = [&](const void* args) {  // MCCL_PROFILE: the runtime's own part
+      const uint64_t t0 = tLaunch ? steadyNs() : 0;
+      const ncclResult_t rc = launchKernel(spec, args, stream, &err);
+      if (t0) tRuntime += steadyNs() - t0;
+      return rc;
+    };
     if (spec.large) {
       auto args = std::make_unique<KernelArgs<kLargeLaunch>>();
       fillArgs(args.get(), part.works);
-      r = launchKernel(spec, args.get(), stream, &err);
+      r = timed(args.get());
     } else if (spec.tiny) {
       TinyArgs args;
       fillArgs(&args, part.works);
-      r = launchKernel(spec, &args, stream, &err);
+      r = timed(&args);
     } else {
       KernelArgs<kSmallLaunch> args;
       fillArgs(&args, part.works);
-      r = launchKernel(spec, &args, stream, &err);
+      r = timed(&args);
     }
     if (r != ncclSuccess) return MCCL_ERR(r, comm_, "kernel launch failed: %s", err ? err : "?");
   }
@@ -616,7 +626,7 @@ ncclResult_t GpuWork::launch() {
     CUDA_TRY(cudaEventRecord(events.v[i], stream), "cudaEventRecord");
     CUDA_TRY(cudaStreamWaitEvent(others[i], events.v[i], 0), "cudaStreamWaitEvent");
   }
-  if (tLaunch) dp_->profile(ops_.front().enqueueNs, planNs_[0], planNs_[1], tLaunch, tKernel, steadyNs());
+  if (tLaunch) dp_->profile(ops_.front().enqueueNs, planNs_[0], planNs_[1], tLaunch, tKernel, tRuntime, steadyNs());
   return ncclSuccess;
 }
 
