@@ -108,7 +108,8 @@ bool planDirect(ncclComm* comm, const OpDesc& op, DirectWork* w) {
 // ranks as threads, at a Broadcast whose non-root ran a call ahead).
 bool copyEnginesMove(const ncclComm* comm, size_t perRank) {
   const int64_t min = knobInt(Knob::WinCeMinBytes);
-  if (comm->config.ctaPolicy != NCCL_CTA_POLICY_ZERO && (min <= 0 || perRank < static_cast<size_t>(min))) return false;
+  const bool bySize = min > 0 && perRank >= static_cast<size_t>(min);
+  if (comm->config.ctaPolicy != NCCL_CTA_POLICY_ZERO && !bySize) return false;
   const PeerInfo& me = comm->peers[comm->rank];
   for (int r = 0; r < comm->nranks; ++r)
     if (r != comm->rank && comm->peers[r].devHash == me.devHash && comm->peers[r].processHash == me.processHash)
@@ -159,15 +160,17 @@ ncclResult_t launchCopyEngines(ncclComm* comm, const DevComm& devComm, const std
   while (static_cast<int>(lanes->side.size()) < nl - 1) {
     cudaStream_t s = nullptr;
     cudaEvent_t e = nullptr;
-    MCCL_CUDA_TRY(comm, cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags(copy engines)");
+    MCCL_CUDA_TRY(comm, cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags(lane)");
     lanes->side.push_back(s);
-    MCCL_CUDA_TRY(comm, cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags(copy engines)");
+    MCCL_CUDA_TRY(comm, cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags(lane)");
     lanes->joined.push_back(e);
   }
   if (nl > 1) {
-    if (!lanes->fork) MCCL_CUDA_TRY(comm, cudaEventCreateWithFlags(&lanes->fork, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+    if (!lanes->fork)
+      MCCL_CUDA_TRY(comm, cudaEventCreateWithFlags(&lanes->fork, cudaEventDisableTiming), "cudaEventCreateWithFlags");
     MCCL_CUDA_TRY(comm, cudaEventRecord(lanes->fork, stream), "cudaEventRecord(fork)");
-    for (int j = 1; j < nl; ++j) MCCL_CUDA_TRY(comm, cudaStreamWaitEvent(lanes->side[j - 1], lanes->fork, 0), "cudaStreamWaitEvent");
+    for (int j = 1; j < nl; ++j)
+      MCCL_CUDA_TRY(comm, cudaStreamWaitEvent(lanes->side[j - 1], lanes->fork, 0), "cudaStreamWaitEvent(fork)");
   }
   for (size_t i = 0; i < copies.size(); ++i) {
     const Copy& c = copies[i];

@@ -106,7 +106,8 @@ class GpuDataPath : public DataPath {
     if (prof_.n > 0)
       std::fprintf(stderr,
                    "mccl profile: rank %d, %llu launches; host us per launch: API call to launch %.2f (to the "
-                   "plan %.2f, plan %.2f, plan to launch %.2f), kernel launch %.2f (in the runtime %.2f), after launch %.2f\n",
+                   "plan %.2f, plan %.2f, plan to launch %.2f), kernel launch %.2f (in the runtime %.2f), "
+                   "after launch %.2f\n",
                    comm_->rank, static_cast<unsigned long long>(prof_.n), prof_.plan / 1e3 / prof_.n,
                    prof_.toPlan / 1e3 / prof_.n, prof_.planning / 1e3 / prof_.n,
                    (prof_.plan - prof_.toPlan - prof_.planning) / 1e3 / prof_.n, prof_.launch / 1e3 / prof_.n,
