@@ -5,7 +5,13 @@
 //   host     CPU time of one cudaLaunchKernel (the caller's share of an eager call)
 //   eager    time per kernel of 2,000 back-to-back launches on one stream (events)
 //   graph    time per kernel of a CUDA graph of 20 such kernels, replayed 100 times
+// Then, for 512 B of parameters (mccl's tiny launch), the host time of other ways to launch
+// the same kernel, 2,000 back to back:
+//   runtime + event   cudaLaunchKernel and a cudaEventRecord after it (mccl's eager launch)
+//   driver            cuLaunchKernel on the CUfunction of cudaGetFuncBySymbol
+//   driver + event    cuLaunchKernel and cuEventRecord
 // Medians of 5 runs.
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -85,6 +91,52 @@ void measure(cudaStream_t s, unsigned long long* out) {
               median(graph));
 }
 
+using LaunchFn = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                              CUstream, void**, void**);
+using EventRecordFn = CUresult (*)(CUevent, CUstream);
+
+void measureWays(cudaStream_t s, unsigned long long* out) {
+  constexpr int kBytes = 512;
+  Params<kBytes> p{};
+  void* launchPtr = nullptr;
+  void* recordPtr = nullptr;
+  cudaDriverEntryPointQueryResult q;
+  CK(cudaGetDriverEntryPointByVersion("cuLaunchKernel", &launchPtr, 12000, cudaEnableDefault, &q));
+  CK(cudaGetDriverEntryPointByVersion("cuEventRecord", &recordPtr, 12000, cudaEnableDefault, &q));
+  auto launch = reinterpret_cast<LaunchFn>(launchPtr);
+  auto record = reinterpret_cast<EventRecordFn>(recordPtr);
+  cudaFunction_t f;
+  CK(cudaGetFuncBySymbol(&f, reinterpret_cast<const void*>(paramKernel<kBytes>)));
+  cudaEvent_t e;
+  CK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  void* args[] = {&p, &out};
+  const int kEager = 2000;
+  auto time = [&](const char* what, auto body) {
+    std::vector<double> host;
+    for (int k = 0; k < 20; ++k) body();
+    CK(cudaStreamSynchronize(s));
+    for (int run = 0; run < 5; ++run) {
+      auto t0 = std::chrono::steady_clock::now();
+      for (int k = 0; k < kEager; ++k) body();
+      auto t1 = std::chrono::steady_clock::now();
+      CK(cudaStreamSynchronize(s));
+      host.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / kEager);
+    }
+    std::printf("params %5d B   %-18s host %5.2f us\n", kBytes, what, median(host));
+  };
+  time("runtime", [&] { paramKernel<kBytes><<<1, 512, 0, s>>>(p, out); });
+  time("runtime + event", [&] {
+    paramKernel<kBytes><<<1, 512, 0, s>>>(p, out);
+    cudaEventRecord(e, s);
+  });
+  time("driver", [&] { launch(reinterpret_cast<CUfunction>(f), 1, 1, 1, 512, 1, 1, 0, s, args, nullptr); });
+  time("driver + event", [&] {
+    launch(reinterpret_cast<CUfunction>(f), 1, 1, 1, 512, 1, 1, 0, s, args, nullptr);
+    record(reinterpret_cast<CUevent>(e), s);
+  });
+  CK(cudaEventDestroy(e));
+}
+
 int main() {
   cudaStream_t s;
   unsigned long long* out;
@@ -98,5 +150,6 @@ int main() {
   measure<2048>(s, out);
   measure<3072>(s, out);
   measure<4096>(s, out);
+  measureWays(s, out);
   return 0;
 }

@@ -1,5 +1,6 @@
 #include "core/knobs.h"
 
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <climits>
@@ -107,7 +108,14 @@ int64_t knobInt(Knob k) { return store().get(k).parsed; }
 bool knobBool(Knob k) { return store().get(k).parsed != 0; }
 std::string knobStr(Knob k) { return store().get(k).str; }
 bool knobIsSet(Knob k) { return store().get(k).set; }
-void knobsReload() { store().reload(); }
+namespace {
+std::atomic<uint64_t> gKnobsGeneration{0};
+}
+void knobsReload() {
+  store().reload();
+  gKnobsGeneration.fetch_add(1, std::memory_order_release);
+}
+uint64_t knobsGeneration() { return gKnobsGeneration.load(std::memory_order_acquire); }
 
 std::string knobsHelp() {
   std::string out;

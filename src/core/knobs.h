@@ -43,6 +43,10 @@ enum class KnobType { Int, Size, Bool, String };
   X(WarnAfter, "MCCL_WARN_AFTER", Int, "10", "seconds a wait runs before it is logged at WARN") \
   X(DumpSchedule, "MCCL_DUMP_SCHEDULE", Bool, "0", "print every schedule a plan builds")       \
   X(DumpSignal, "MCCL_DUMP_SIGNAL", Bool, "0", "SIGUSR2 dumps the state of every communicator") \
+  X(DriverLaunch, "MCCL_DRIVER_LAUNCH", Bool, "1",                                              \
+    "GPU communicators: launch kernels and record events through the driver API (0: the runtime's calls)") \
+  X(PlanCache, "MCCL_PLAN_CACHE", Bool, "1",                                                    \
+    "GPU communicators: a lone operation that repeats one of the last 8 planned reuses its plan and kernel arguments") \
   X(Profile, "MCCL_PROFILE", Bool, "0",                                                          \
     "GPU communicators: time the host phases of each launch and the phases of each kernel step; averages printed at destroy") \
   X(ProfileInit, "MCCL_PROFILE_INIT", Bool, "0",                                                  \
@@ -109,6 +113,9 @@ std::string knobStr(Knob k);
 bool knobIsSet(Knob k);  // the variable is present in the environment
 
 void knobsReload();
+// Counts knobsReload() calls: what was decided from knobs before a change is stale after it
+// (the GPU data path's plan cache keys its plans on it).
+uint64_t knobsGeneration();
 std::string knobsHelp();  // the table, one knob per line
 
 // Parsers, exposed for unit tests and fuzzing. They accept surrounding blanks, reject

@@ -232,6 +232,7 @@ ncclResult_t SymState::registerWindow(void* buff, size_t size, int flags, const 
       windows_[handle]->direct = true;
       directWindows_++;
       symmetric_[reinterpret_cast<uintptr_t>(buff)] = added;
+      generation_.fetch_add(1, std::memory_order_release);
     } else {
       WARN("rank %d: %s: no barrier arrays for the direct path (%s); collectives on this window use the FIFOs",
            comm_->rank, call, threadLastError());
@@ -306,6 +307,7 @@ ncclResult_t SymState::deregisterWindow(ncclWindow_t win, const char* call) {
     for (auto s = symmetric_.begin(); s != symmetric_.end(); ++s)
       if (s->second == it->second.get()) {
         symmetric_.erase(s);
+        generation_.fetch_add(1, std::memory_order_release);
         break;
       }
   }

@@ -3,6 +3,7 @@
 // are ipc_transport/sym_map.h's.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -62,6 +63,9 @@ class SymState {
   // registered with NCCL_WIN_COLL_SYMMETRIC (its peers' buffers are at the same offset of
   // their windows, as that flag promises); else false.
   bool directBuffer(const void* p, size_t bytes, uint8_t** each) const;
+  // Changes whenever a window joins or leaves the direct path: a plan made from
+  // directBuffer() before a change is stale after it.
+  uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
 
  private:
   struct Window;
@@ -79,6 +83,7 @@ class SymState {
   // (its buffer owned: allocated at the first symmetric window, freed with this state).
   mutable std::mutex directMu_;
   std::map<uintptr_t, const Window*> symmetric_;
+  std::atomic<uint64_t> generation_{0};
   ncclWindow_t directBarrier_ = nullptr;
   void* directBarrierBuf_ = nullptr;
   int directWindows_ = 0;  // windows whose collectives take the direct path

@@ -3,6 +3,7 @@
 
 #include "kernels/coll_kernel.cuh"
 #include "kernels/direct_launch.h"
+#include "kernels/launch_fn.h"
 
 namespace mccl {
 
@@ -42,6 +43,12 @@ size_t kernelStackBytesMax() {
   }
   cudaGetLastError();
   return most;
+}
+
+const void* kernelFunction(const LaunchSpec& spec) {
+  if (spec.kind != LaunchKind::Generic) return llKernelFunction(spec);
+  return spec.large ? reinterpret_cast<const void*>(collKernelFor<kLargeLaunch>(spec))
+                    : reinterpret_cast<const void*>(collKernelFor<kSmallLaunch>(spec));
 }
 
 ncclResult_t launchKernel(const LaunchSpec& spec, const void* args, cudaStream_t stream, const char** error) {

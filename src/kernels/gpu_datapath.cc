@@ -2,6 +2,7 @@
 // need over CUDA IPC, and launches one kernel for the whole group on the user's stream.
 #include "kernels/gpu_datapath.h"
 
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -28,6 +29,7 @@
 #include "ipc_transport/ipc.h"
 #include "kernels/direct_plan.h"
 #include "kernels/launch.h"
+#include "kernels/launch_fn.h"
 
 namespace mccl {
 namespace {
@@ -47,6 +49,49 @@ int launchThreads() {
 
 class GpuDataPath;
 
+// The driver's kernel launch and event record, reached through the runtime (mccl does not
+// link libcuda): each costs the host less than the runtime's call for the same thing
+// (bench/micro/launch_args.cu, one H100 host: a launch with 512 B of parameters 2.60
+// against 2.83 us, and the event record after it 0.14 against 0.36 us). Null members
+// (MCCL_DRIVER_LAUNCH=0, or a driver without them): the runtime's calls.
+struct DriverCalls {
+  using LaunchFn = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                CUstream, void**, void**);
+  using RecordFn = CUresult (*)(CUevent, CUstream);
+  using ErrorFn = CUresult (*)(CUresult, const char**);
+  LaunchFn launch = nullptr;
+  RecordFn record = nullptr;
+  ErrorFn errorString = nullptr;
+
+  const char* describe(CUresult r) const {
+    const char* s = nullptr;
+    if (errorString == nullptr || errorString(r, &s) != CUDA_SUCCESS || s == nullptr) return "unknown driver error";
+    return s;
+  }
+};
+
+const DriverCalls& driverCalls() {
+  static const DriverCalls calls = [] {
+    DriverCalls c;
+    if (!knobBool(Knob::DriverLaunch)) return c;
+    const char* names[3] = {"cuLaunchKernel", "cuEventRecord", "cuGetErrorString"};
+    void* fn[3] = {};
+    for (int i = 0; i < 3; ++i) {
+      cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+      if (cudaGetDriverEntryPointByVersion(names[i], &fn[i], 12000, cudaEnableDefault, &q) != cudaSuccess ||
+          q != cudaDriverEntryPointSuccess || fn[i] == nullptr) {
+        cudaGetLastError();
+        return DriverCalls{};
+      }
+    }
+    c.launch = reinterpret_cast<DriverCalls::LaunchFn>(fn[0]);
+    c.record = reinterpret_cast<DriverCalls::RecordFn>(fn[1]);
+    c.errorString = reinterpret_cast<DriverCalls::ErrorFn>(fn[2]);
+    return c;
+  }();
+  return calls;
+}
+
 // Loads every kernel of the library on device dev, once per process. Under CUDA's lazy
 // loading (the default) a kernel is loaded at its first launch, and the load waits for the
 // kernels running on the device: when ranks share a GPU (MCCL_SHARED_GPU), one rank's first
@@ -61,40 +106,114 @@ void preloadKernels(int dev) {
   (void)kernelStackBytesMax();
 }
 
-class GpuWork : public Work {
- public:
-  GpuWork(ncclComm* comm, GpuDataPath* dp) : comm_(comm), dp_(dp) {}
-  ncclResult_t init(std::vector<OpDesc>& ops);
-  ncclResult_t progress(bool* done) override;
-  std::string describe() const override { return "connecting the GPU peers of " + std::to_string(ops_.size()) + " op(s)"; }
-
- private:
-  ncclResult_t launch();
-  // One launch of a group: its kernel and the works it runs (in call order).
-  struct LaunchPart {
-    LaunchSpec spec;
-    std::vector<DevWork> works;
-  };
-  std::vector<LaunchPart> launchParts() const;
-  static LaunchSpec specFor(const std::vector<DevWork>& works);
-  template <typename Args>
-  void fillArgs(Args* args, const std::vector<DevWork>& works) const;
-  ncclComm* comm_;
-  GpuDataPath* dp_;
-  bool planCopies();
-  std::vector<OpDesc> ops_;
+// What one group's launch needs, made once by GpuWork::init: the operations, and what
+// moves them (copies on one rank; kernel works and the queues (blocks) that run them; the
+// direct and copy-engine works on symmetric windows). A lone operation that repeats one of
+// the last few (GpuDataPath::runAlone) is launched again from its plan.
+struct GpuPlan {
+  std::vector<OpDesc> ops;
   // One rank: the group is copies (cudaMemcpyAsync) instead of a kernel (planCopies).
   struct Copy {
     void* dst;
     const void* src;
     size_t bytes;
   };
-  std::vector<Copy> copies_;
-  std::vector<DevWork> works_;
-  std::vector<DevQueue> queues_;
-  std::vector<DirectWork> direct_;  // collectives on symmetric windows (kernels/direct.h)
-  std::vector<DirectWork> engine_;  // those of them the copy engines move (kDirectCopyEngine)
-  uint64_t planNs_[2] = {0, 0};     // MCCL_PROFILE: init's start and end
+  std::vector<Copy> copies;
+  std::vector<DevWork> works;
+  std::vector<DevQueue> queues;
+  std::vector<DirectWork> direct;  // collectives on symmetric windows (kernels/direct.h)
+  std::vector<DirectWork> engine;  // those of them the copy engines move (kDirectCopyEngine)
+  // One launch of the group: its kernel and the works it runs (in call order).
+  struct LaunchPart {
+    LaunchSpec spec;
+    std::vector<DevWork> works;
+    CUfunction func = nullptr;  // the kernel, launched through the driver (null: the runtime)
+  };
+  std::vector<LaunchPart> parts;  // launchParts(works, queues)
+  bool capturing = false;         // the first stream is being captured into a graph
+};
+
+// The kernel for works that reduce at most one type: the LL kernel of that type when every
+// work is LL and every reduction a sum; else the kernel of every protocol for the type.
+LaunchSpec specFor(const std::vector<DevWork>& works, size_t nqueues) {
+  LaunchSpec spec;
+  spec.large = works.size() > static_cast<size_t>(kSmallLaunch);
+  bool allLl = !spec.large, sumsOnly = true;
+  for (const DevWork& w : works) {
+    allLl = allLl && w.proto == kProtoLl;
+    if (!collReducesHost(w.s.coll)) continue;
+    spec.reduces = true;
+    spec.type = w.type;
+    sumsOnly = sumsOnly && w.red == kRedSum;
+  }
+  if (allLl && sumsOnly) spec.kind = spec.reduces ? LaunchKind::LlSum : LaunchKind::LlCopy;
+  spec.blocks = static_cast<int>(nqueues);
+  spec.threads = launchThreads();
+  spec.tiny = spec.kind != LaunchKind::Generic && works.size() <= static_cast<size_t>(TinyArgs::kWorks) &&
+              nqueues <= static_cast<size_t>(TinyArgs::kQueues);
+  return spec;
+}
+
+// The launches of a group. Kernels are compiled per arithmetic type, so a group whose
+// works reduce several types is launched once per type, in order of first appearance; the
+// works that only move data (point-to-point among them) go with the first launch. Every
+// rank splits its group the same way (collectives come in the same order everywhere), so
+// the launches match across ranks and no connection is used by two at once.
+std::vector<GpuPlan::LaunchPart> launchParts(const std::vector<DevWork>& works, size_t nqueues) {
+  if (works.empty()) return {};
+  std::vector<int> types;
+  for (const DevWork& w : works)
+    if (collReducesHost(w.s.coll) && std::find(types.begin(), types.end(), w.type) == types.end())
+      types.push_back(w.type);
+  std::vector<GpuPlan::LaunchPart> parts(std::max<size_t>(types.size(), 1));
+  for (const DevWork& w : works) {
+    size_t k = 0;
+    if (collReducesHost(w.s.coll)) k = std::find(types.begin(), types.end(), w.type) - types.begin();
+    parts[k].works.push_back(w);
+  }
+  for (GpuPlan::LaunchPart& p : parts) {
+    p.spec = specFor(p.works, nqueues);
+    cudaFunction_t f = nullptr;
+    if (driverCalls().launch && cudaGetFuncBySymbol(&f, kernelFunction(p.spec)) == cudaSuccess) p.func = f;
+    else cudaGetLastError();
+  }
+  return parts;
+}
+
+template <typename Args>
+void fillArgs(Args* args, const DevComm& comm, const std::vector<DevQueue>& queues, const std::vector<DevWork>& works) {
+  std::memset(static_cast<void*>(args), 0, offsetof(Args, works));
+  args->comm = comm;
+  args->nqueues = static_cast<int32_t>(queues.size());
+  args->nworks = static_cast<int32_t>(works.size());
+  std::copy(queues.begin(), queues.end(), args->queues);
+  std::copy(works.begin(), works.end(), args->works);
+}
+
+// Two lone operations that make the same plan: the same collective on the same buffers,
+// count, type, operator (as resolved), root and stream. (seq and enqueueNs differ per call.)
+bool samePlan(const OpDesc& a, const OpDesc& b) {
+  return a.kind == b.kind && a.sendbuff == b.sendbuff && a.recvbuff == b.recvbuff && a.count == b.count &&
+         a.datatype == b.datatype && a.op == b.op && a.root == b.root && a.stream == b.stream &&
+         a.red.kind == b.red.kind && a.red.scalarBits == b.red.scalarBits && a.red.scalarPtr == b.red.scalarPtr &&
+         a.red.postDivisor == b.red.postDivisor && a.red.uniformScalar == b.red.uniformScalar;
+}
+
+class GpuWork : public Work {
+ public:
+  GpuWork(ncclComm* comm, GpuDataPath* dp) : comm_(comm), dp_(dp) {}
+  ncclResult_t init(std::vector<OpDesc>& ops);
+  ncclResult_t progress(bool* done) override;
+  std::string describe() const override {
+    return "connecting the GPU peers of " + std::to_string(p_.ops.size()) + " op(s)";
+  }
+
+ private:
+  bool planCopies();
+  ncclComm* comm_;
+  GpuDataPath* dp_;
+  GpuPlan p_;
+  uint64_t planNs_[2] = {0, 0};  // MCCL_PROFILE: init's start and end
   std::chrono::steady_clock::time_point start_;
 };
 
@@ -105,10 +224,12 @@ class GpuDataPath : public DataPath {
     CudaDeviceGuard guard(comm_->cudaDev);
     if (prof_.n > 0)
       std::fprintf(stderr,
-                   "mccl profile: rank %d, %llu launches; host us per launch: API call to launch %.2f (to the "
+                   "mccl profile: rank %d, %llu launches (%llu of lone operations from the plan cache); host us per "
+                   "launch: API call to launch %.2f (to the "
                    "plan %.2f, plan %.2f, plan to launch %.2f), kernel launch %.2f (in the runtime %.2f), "
                    "after launch %.2f\n",
-                   comm_->rank, static_cast<unsigned long long>(prof_.n), prof_.plan / 1e3 / prof_.n,
+                   comm_->rank, static_cast<unsigned long long>(prof_.n), static_cast<unsigned long long>(cacheHits_),
+                   prof_.plan / 1e3 / prof_.n,
                    prof_.toPlan / 1e3 / prof_.n, prof_.planning / 1e3 / prof_.n,
                    (prof_.plan - prof_.toPlan - prof_.planning) / 1e3 / prof_.n, prof_.launch / 1e3 / prof_.n,
                    prof_.runtime / 1e3 / prof_.n, prof_.after / 1e3 / prof_.n);
@@ -188,6 +309,11 @@ class GpuDataPath : public DataPath {
     CUDA_TRY(cudaEventCreateWithFlags(&lastEvent_, cudaEventDisableTiming), "cudaEventCreate");
     return ncclSuccess;
   }
+
+  bool runAlone(const OpDesc& op, ncclResult_t* result) override;
+  // Launches a planned group on its first stream (eager, or into the graph being captured).
+  ncclResult_t launch(const GpuPlan& p, uint64_t planStart, uint64_t planEnd);
+  void remember(GpuPlan&& p);
 
   ncclResult_t submit(std::vector<OpDesc>& ops, std::unique_ptr<Work>* work) override {
     MCCL_CHECK(asyncStatus());
@@ -321,7 +447,13 @@ class GpuDataPath : public DataPath {
   }
   ncclResult_t afterLaunch(cudaStream_t stream, bool capturing) {
     if (capturing) return ncclSuccess;
-    CUDA_TRY(cudaEventRecord(lastEvent_, stream), "cudaEventRecord");
+    if (driverCalls().record) {
+      const CUresult r = driverCalls().record(reinterpret_cast<CUevent>(lastEvent_), reinterpret_cast<CUstream>(stream));
+      if (r != CUDA_SUCCESS)
+        return MCCL_ERR(ncclUnhandledCudaError, comm_, "cuEventRecord: %s", driverCalls().describe(r));
+    } else {
+      CUDA_TRY(cudaEventRecord(lastEvent_, stream), "cudaEventRecord");
+    }
     lastStream_ = stream;
     std::lock_guard<std::mutex> lock(launchMu_);
     launched_ = true;
@@ -364,6 +496,19 @@ class GpuDataPath : public DataPath {
   size_t scratchBytes_ = 0, scratchTotal_ = 0;
   int32_t* hostFlags_ = nullptr;
   CopyEngineLanes lanes_;  // side streams of the copy-engine path (direct_plan.h)
+  // The plans of the last lone eager operations (runAlone, remember), valid while the
+  // knobs and the symmetric windows they were made under stay.
+  struct CachedPlan {
+    bool valid = false;
+    uint64_t symGen = 0;
+    GpuPlan plan;
+  };
+  static constexpr int kPlanCache = 8;
+  CachedPlan cache_[kPlanCache];
+  int cacheNext_ = 0;
+  const bool cacheOn_ = knobBool(Knob::PlanCache);
+  uint64_t cacheKnobs_ = knobsGeneration();
+  uint64_t cacheHits_ = 0;
   unsigned long long* devProf_ = nullptr;
   static constexpr uint64_t kProfileWarmup = 10;
   uint64_t profSeen_ = 0;
@@ -386,52 +531,49 @@ class GpuDataPath : public DataPath {
 bool GpuWork::planCopies() {
   if (comm_->nranks != 1) return false;
   std::vector<const OpDesc*> sends, recvs;
-  for (const OpDesc& op : ops_) {
+  for (const OpDesc& op : p_.ops) {
     if (op.kind == OpKind::Send) sends.push_back(&op);
     else if (op.kind == OpKind::Recv) recvs.push_back(&op);
     else if (op.hasReduction() && op.red.kind == RedKind::PreMulSum) return false;
     else if (op.count > 0 && op.sendbuff != op.recvbuff)
-      copies_.push_back(Copy{op.recvbuff, op.sendbuff, op.bytes()});
+      p_.copies.push_back(GpuPlan::Copy{op.recvbuff, op.sendbuff, op.bytes()});
   }
   if (sends.size() != recvs.size()) return false;
   for (size_t i = 0; i < sends.size(); ++i) {
     if (sends[i]->bytes() != recvs[i]->bytes()) return false;  // the kernel path reports it
     if (sends[i]->count > 0 && sends[i]->sendbuff != recvs[i]->recvbuff)
-      copies_.push_back(Copy{recvs[i]->recvbuff, sends[i]->sendbuff, sends[i]->bytes()});
+      p_.copies.push_back(GpuPlan::Copy{recvs[i]->recvbuff, sends[i]->sendbuff, sends[i]->bytes()});
   }
   return true;
 }
 
 ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
   if (!ops.empty() && ops.front().enqueueNs) planNs_[0] = steadyNs();  // MCCL_PROFILE
-  ops_ = ops;
+  p_.ops = ops;
   IpcTransport& ipc = dp_->ipc();
   const bool dump = knobBool(Knob::DumpSchedule);
   std::map<std::pair<int, int>, int> p2pQueue;
   int maxCh = 0;
   const bool copyOnly = planCopies();
-  if (!copyOnly) copies_.clear();
+  if (!copyOnly) p_.copies.clear();
   static const std::vector<OpDesc> kNoOps;
-  for (const OpDesc& op : copyOnly ? kNoOps : ops_) {
+  for (const OpDesc& op : copyOnly ? kNoOps : p_.ops) {
     DirectWork dw;
     if (planDirect(comm_, op, &dw)) {
       const bool engines = dw.algo == kDirectCopyEngine;
+      // Which direct path: copy engines, AllReduce one-shot or two-shot, or the one way of
+      // the other collectives; in the dump's words and in the TUNING line's.
+      const int kind = engines ? 0 : op.kind != OpKind::AllReduce ? 1 : dw.algo == kDirectOneShot ? 2 : 3;
+      static const char* const kDumpName[] = {" (copy engines)", "", " (one-shot)", " (two-shot)"};
+      static const char* const kTuningName[] = {"copy-engines", "direct", "direct-oneshot", "direct-twoshot"};
       if (dump)
         std::printf("[mccl rank %d] seq %llu %s: direct on symmetric windows%s, %d channel(s)\n", comm_->rank,
-                    static_cast<unsigned long long>(op.seq), opKindName(op.kind),
-                    engines                          ? " (copy engines)"
-                    : op.kind != OpKind::AllReduce   ? ""
-                    : dw.algo == kDirectOneShot      ? " (one-shot)"
-                                                     : " (two-shot)",
+                    static_cast<unsigned long long>(op.seq), opKindName(op.kind), kDumpName[kind],
                     engines ? 0 : dw.nchannels);
       if (comm_->rank == 0 && logEnabled(LogLevel::Info, kLogTuning))
         INFO(kLogTuning, "%s: %zu Bytes -> Algo %s channels %d (%s)", opKindName(op.kind), op.bytes(),
-             engines                             ? "copy-engines"
-             : op.kind != OpKind::AllReduce      ? "direct"
-             : dw.algo == kDirectOneShot         ? "direct-oneshot"
-                                                 : "direct-twoshot",
-             engines ? 0 : dw.nchannels, engines ? "no SM moves data" : "symmetric windows");
-      (engines ? engine_ : direct_).push_back(dw);
+             kTuningName[kind], engines ? 0 : dw.nchannels, engines ? "no SM moves data" : "symmetric windows");
+      (engines ? p_.engine : p_.direct).push_back(dw);
       continue;
     }
     PlanChoice choice = choosePlan(comm_, op, ipc.slotBytes());
@@ -491,7 +633,7 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
         q.channel = static_cast<int16_t>(c);
         q.peer = static_cast<int16_t>(op.root);
         q.send = send ? 1 : 0;
-        queues_.push_back(q);
+        p_.queues.push_back(q);
       }
     } else if (llFamily) {
       maxCh = std::max(maxCh, hostView.nchannels);
@@ -519,51 +661,51 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
           }
       }
     }
-    works_.push_back(w);
+    p_.works.push_back(w);
   }
   for (int c = 0; c < maxCh; ++c) {
     DevQueue q{};
     q.channel = static_cast<int16_t>(c);
     q.peer = -1;
-    queues_.push_back(q);
+    p_.queues.push_back(q);
   }
-  if (works_.size() > static_cast<size_t>(kLargeLaunch))
+  if (p_.works.size() > static_cast<size_t>(kLargeLaunch))
     return MCCL_ERR(ncclInvalidUsage, comm_,
                     "a group holds %zu operations on one GPU communicator; at most %d are supported",
-                    works_.size(), kLargeLaunch);
-  if (queues_.size() > static_cast<size_t>(kMaxQueues))
+                    p_.works.size(), kLargeLaunch);
+  if (p_.queues.size() > static_cast<size_t>(kMaxQueues))
     return MCCL_ERR(ncclInvalidUsage, comm_, "a group needs %zu GPU queues; at most %d are supported",
-                    queues_.size(), kMaxQueues);
+                    p_.queues.size(), kMaxQueues);
   // Every operation of one launch runs in one stream order; mixing a captured stream with
   // an uncaptured one (or two captures) cannot be ordered.
   cudaStreamCaptureStatus first = cudaStreamCaptureStatusNone;
-  for (size_t i = 0; i < ops_.size(); ++i) {
+  for (size_t i = 0; i < p_.ops.size(); ++i) {
     cudaStreamCaptureStatus st;
-    if (cudaStreamIsCapturing(ops_[i].stream, &st) != cudaSuccess)
+    if (cudaStreamIsCapturing(p_.ops[i].stream, &st) != cudaSuccess)
       return MCCL_ERR(ncclInvalidArgument, comm_, "stream %p of operation %zu is not a valid CUDA stream",
-                      static_cast<void*>(ops_[i].stream), i);
+                      static_cast<void*>(p_.ops[i].stream), i);
     if (i == 0) first = st;
     else if (st != first)
       return MCCL_ERR(ncclInvalidUsage, comm_,
                       "a group mixes streams that are being captured into a CUDA graph with streams that "
                       "are not; capture every stream of the group or none");
   }
+  p_.capturing = first == cudaStreamCaptureStatusActive;
+  p_.parts = launchParts(p_.works, p_.queues.size());
   start_ = std::chrono::steady_clock::now();
   if (planNs_[0]) planNs_[1] = steadyNs();
   return ncclSuccess;
 }
 
-ncclResult_t GpuWork::launch() {
-  const int blocks = static_cast<int>(queues_.size());
-  if (blocks == 0 && copies_.empty() && direct_.empty() && engine_.empty()) return ncclSuccess;  // nothing moves
+ncclResult_t GpuDataPath::launch(const GpuPlan& p, uint64_t planStart, uint64_t planEnd) {
+  const int blocks = static_cast<int>(p.queues.size());
+  if (blocks == 0 && p.copies.empty() && p.direct.empty() && p.engine.empty()) return ncclSuccess;  // nothing moves
   CudaDeviceGuard guard(comm_->cudaDev);
-  cudaStream_t stream = ops_.empty() ? nullptr : ops_[0].stream;
-  cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
-  cudaStreamIsCapturing(stream, &cap);
-  const bool capturing = cap == cudaStreamCaptureStatusActive;
+  cudaStream_t stream = p.ops.empty() ? nullptr : p.ops[0].stream;
+  const bool capturing = p.capturing;
   // Other streams of the group: the launch waits for them, and they wait for the launch.
   std::vector<cudaStream_t> others;
-  for (const OpDesc& op : ops_)
+  for (const OpDesc& op : p.ops)
     if (op.stream != stream && std::find(others.begin(), others.end(), op.stream) == others.end())
       others.push_back(op.stream);
   // One event per other stream, destroyed on every return (a launch that fails returns
@@ -581,102 +723,100 @@ ncclResult_t GpuWork::launch() {
     CUDA_TRY(cudaEventRecord(e, s), "cudaEventRecord");
     CUDA_TRY(cudaStreamWaitEvent(stream, e, 0), "cudaStreamWaitEvent");
   }
-  MCCL_CHECK(dp_->beforeLaunch(stream, capturing));
-  const uint64_t tLaunch = ops_.front().enqueueNs ? steadyNs() : 0;
+  MCCL_CHECK(beforeLaunch(stream, capturing));
+  const uint64_t tLaunch = p.ops.front().enqueueNs ? steadyNs() : 0;
   uint64_t tRuntime = 0;
-  for (const Copy& c : copies_)
+  for (const GpuPlan::Copy& c : p.copies)
     CUDA_TRY(cudaMemcpyAsync(c.dst, c.src, c.bytes, cudaMemcpyDefault, stream), "cudaMemcpyAsync");
-  for (const LaunchPart& part : launchParts()) {
-    LaunchSpec spec = part.spec;
-    spec.blocks = blocks;
-    spec.threads = launchThreads();
+  for (const GpuPlan::LaunchPart& part : p.parts) {
     const char* err = nullptr;
     ncclResult_t r;
-    spec.tiny = spec.kind != LaunchKind::Generic && part.works.size() <= static_cast<size_t>(TinyArgs::kWorks) &&
-                queues_.size() <= static_cast<size_t>(TinyArgs::kQueues);
     auto timed = [&](const void* args) {  // MCCL_PROFILE: the runtime's own part
       const uint64_t t0 = tLaunch ? steadyNs() : 0;
-      const ncclResult_t rc = launchKernel(spec, args, stream, &err);
+      ncclResult_t rc;
+      if (part.func) {
+        void* params[] = {const_cast<void*>(args)};
+        const CUresult cr = driverCalls().launch(part.func, static_cast<unsigned>(part.spec.blocks), 1, 1,
+                                                 static_cast<unsigned>(part.spec.threads), 1, 1, 0,
+                                                 reinterpret_cast<CUstream>(stream), params, nullptr);
+        if (cr != CUDA_SUCCESS) err = driverCalls().describe(cr);
+        rc = cr == CUDA_SUCCESS ? ncclSuccess : ncclUnhandledCudaError;
+      } else {
+        rc = launchKernel(part.spec, args, stream, &err);
+      }
       if (t0) tRuntime += steadyNs() - t0;
       return rc;
     };
-    if (spec.large) {
+    if (part.spec.large) {
       auto args = std::make_unique<KernelArgs<kLargeLaunch>>();
-      fillArgs(args.get(), part.works);
+      fillArgs(args.get(), hComm_, p.queues, part.works);
       r = timed(args.get());
-    } else if (spec.tiny) {
+    } else if (part.spec.tiny) {
       TinyArgs args;
-      fillArgs(&args, part.works);
+      fillArgs(&args, hComm_, p.queues, part.works);
       r = timed(&args);
     } else {
       KernelArgs<kSmallLaunch> args;
-      fillArgs(&args, part.works);
+      fillArgs(&args, hComm_, p.queues, part.works);
       r = timed(&args);
     }
     if (r != ncclSuccess) return MCCL_ERR(r, comm_, "kernel launch failed: %s", err ? err : "?");
   }
-  MCCL_CHECK(launchDirect(comm_, dp_->devCommHost(), direct_, launchThreads(), stream));
-  MCCL_CHECK(launchCopyEngines(comm_, dp_->devCommHost(), engine_, dp_->copyLanes(), stream));
+  MCCL_CHECK(launchDirect(comm_, hComm_, p.direct, launchThreads(), stream));
+  MCCL_CHECK(launchCopyEngines(comm_, hComm_, p.engine, &lanes_, stream));
   const uint64_t tKernel = tLaunch ? steadyNs() : 0;
   if (!capturing) {
-    const OpDesc& first = ops_.front();
-    dp_->noteLaunch({ops_.size(), first.kind, first.seq, first.count, first.datatype});
+    const OpDesc& first = p.ops.front();
+    noteLaunch({p.ops.size(), first.kind, first.seq, first.count, first.datatype});
   }
-  MCCL_CHECK(dp_->afterLaunch(stream, capturing));
+  MCCL_CHECK(afterLaunch(stream, capturing));
   for (size_t i = 0; i < others.size(); ++i) {
     CUDA_TRY(cudaEventRecord(events.v[i], stream), "cudaEventRecord");
     CUDA_TRY(cudaStreamWaitEvent(others[i], events.v[i], 0), "cudaStreamWaitEvent");
   }
-  if (tLaunch) dp_->profile(ops_.front().enqueueNs, planNs_[0], planNs_[1], tLaunch, tKernel, tRuntime, steadyNs());
+  if (tLaunch) profile(p.ops.front().enqueueNs, planStart, planEnd, tLaunch, tKernel, tRuntime, steadyNs());
   return ncclSuccess;
 }
 
-// The launches of this group. Kernels are compiled per arithmetic type, so a group whose
-// works reduce several types is launched once per type, in order of first appearance; the
-// works that only move data (point-to-point among them) go with the first launch. Every
-// rank splits its group the same way (collectives come in the same order everywhere), so
-// the launches match across ranks and no connection is used by two at once.
-std::vector<GpuWork::LaunchPart> GpuWork::launchParts() const {
-  if (works_.empty()) return {};
-  std::vector<int> types;
-  for (const DevWork& w : works_)
-    if (collReducesHost(w.s.coll) && std::find(types.begin(), types.end(), w.type) == types.end())
-      types.push_back(w.type);
-  std::vector<LaunchPart> parts(std::max<size_t>(types.size(), 1));
-  for (const DevWork& w : works_) {
-    size_t k = 0;
-    if (collReducesHost(w.s.coll)) k = std::find(types.begin(), types.end(), w.type) - types.begin();
-    parts[k].works.push_back(w);
-  }
-  for (LaunchPart& p : parts) p.spec = specFor(p.works);
-  return parts;
+// A lone eager operation that repeats a plan of the cache: no planning, no group, no
+// connection check (the plan's connections were ready when it first launched).
+bool GpuDataPath::runAlone(const OpDesc& op, ncclResult_t* result) {
+  if (!cacheOn_ || knobsGeneration() != cacheKnobs_) return false;
+  const uint64_t symGen = comm_->sym ? comm_->sym->generation() : 0;
+  CachedPlan* hit = nullptr;
+  for (CachedPlan& c : cache_)
+    if (c.valid && c.symGen == symGen && samePlan(c.plan.ops[0], op)) {
+      hit = &c;
+      break;
+    }
+  if (hit == nullptr) return false;
+  cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(op.stream, &st) != cudaSuccess || st != cudaStreamCaptureStatusNone) return false;
+  *result = asyncStatus();
+  if (*result != ncclSuccess) return true;
+  OpDesc& planned = hit->plan.ops[0];
+  planned.seq = op.seq;
+  planned.enqueueNs = op.enqueueNs;
+  ++cacheHits_;
+  *result = launch(hit->plan, 0, 0);
+  return true;
 }
 
-// The kernel for works that reduce at most one type: the LL kernel of that type when every
-// work is LL and every reduction a sum; else the kernel of every protocol for the type.
-LaunchSpec GpuWork::specFor(const std::vector<DevWork>& works) {
-  LaunchSpec spec;
-  spec.large = works.size() > static_cast<size_t>(kSmallLaunch);
-  bool allLl = !spec.large, sumsOnly = true;
-  for (const DevWork& w : works) {
-    allLl = allLl && w.proto == kProtoLl;
-    if (!collReducesHost(w.s.coll)) continue;
-    spec.reduces = true;
-    spec.type = w.type;
-    sumsOnly = sumsOnly && w.red == kRedSum;
+// After the eager launch of a lone operation's new plan: the plan joins the cache (the
+// oldest entry leaves). Dumps and TUNING lines are printed per call, so not while either
+// is on.
+void GpuDataPath::remember(GpuPlan&& p) {
+  if (!cacheOn_ || p.ops.size() != 1 || p.capturing) return;
+  if (knobBool(Knob::DumpSchedule) || (comm_->rank == 0 && logEnabled(LogLevel::Info, kLogTuning))) return;
+  if (knobsGeneration() != cacheKnobs_) {
+    for (CachedPlan& c : cache_) c.valid = false;
+    cacheKnobs_ = knobsGeneration();
   }
-  if (allLl && sumsOnly) spec.kind = spec.reduces ? LaunchKind::LlSum : LaunchKind::LlCopy;
-  return spec;
-}
-
-template <typename Args>
-void GpuWork::fillArgs(Args* args, const std::vector<DevWork>& works) const {
-  std::memset(static_cast<void*>(args), 0, offsetof(Args, works));
-  args->comm = dp_->devCommHost();
-  args->nqueues = static_cast<int32_t>(queues_.size());
-  args->nworks = static_cast<int32_t>(works.size());
-  std::copy(queues_.begin(), queues_.end(), args->queues);
-  std::copy(works.begin(), works.end(), args->works);
+  CachedPlan& c = cache_[cacheNext_];
+  cacheNext_ = (cacheNext_ + 1) % kPlanCache;
+  c.plan = std::move(p);
+  c.symGen = comm_->sym ? comm_->sym->generation() : 0;
+  c.valid = true;
 }
 
 ncclResult_t GpuWork::progress(bool* done) {
@@ -691,8 +831,9 @@ ncclResult_t GpuWork::progress(bool* done) {
                       comm_->rank, bootstrapTimeoutSeconds());
     return ncclSuccess;
   }
-  MCCL_CHECK(launch());
+  MCCL_CHECK(dp_->launch(p_, planNs_[0], planNs_[1]));
   *done = true;
+  dp_->remember(std::move(p_));
   return ncclSuccess;
 }
 

@@ -9,6 +9,7 @@
 
 #include "kernels/dev_work.h"
 #include "kernels/launch.h"
+#include "kernels/launch_fn.h"
 #include "kernels/ll_proto.cuh"
 #include "nccl.h"
 
@@ -117,6 +118,15 @@ size_t llKernelStackBytesMax() {
   const size_t most = std::max(llStackMax<TinyArgs>(), llStackMax<KernelArgs<kSmallLaunch>>());
   cudaGetLastError();
   return most;
+}
+
+const void* llKernelFunction(const LaunchSpec& spec) {
+  if (spec.tiny)
+    return reinterpret_cast<const void*>(spec.kind == LaunchKind::LlCopy ? llCopyKernel<TinyArgs>
+                                                                         : llSumKernelFor<TinyArgs>(spec.type));
+  using Small = KernelArgs<kSmallLaunch>;
+  return reinterpret_cast<const void*>(spec.kind == LaunchKind::LlCopy ? llCopyKernel<Small>
+                                                                       : llSumKernelFor<Small>(spec.type));
 }
 
 void launchLlKernel(const LaunchSpec& spec, const void* args, cudaStream_t stream) {

@@ -1,8 +1,8 @@
 // GPU communicators in one process (ncclCommInitAll over every visible GPU): every
 // collective x type x op x in-place x size against the host reference, groups driven from
-// one thread, point-to-point patterns, CUDA graph capture replayed 1,000 times, two
-// communicators alternating on one stream across every protocol's sizes, ncclMemAlloc
-// with registered buffers, and NCCL_CHECK_POINTERS. Skipped where no GPU is usable.
+// one thread, point-to-point patterns, lone calls that reuse their plans, CUDA graph capture
+// replayed 1,000 times, two communicators alternating on one stream across every
+// protocol's sizes, ncclMemAlloc with registered buffers, and NCCL_CHECK_POINTERS. Skipped where no GPU is usable.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -388,6 +388,126 @@ TEST(GpuSingleProcess, TwoCommunicatorsOneStreamEveryProtocol) {
     cudaFree(x);
     cudaFree(y);
     cudaStreamDestroy(s);
+  });
+  for (int r = 0; r < n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
+}
+
+// Lone calls that repeat a shape reuse its plan (the GPU data path's plan cache, keyed on
+// collective, buffers, count, type, operator, root and stream). What must not be reused:
+// more shapes than the cache holds, cycled; two streams with the same buffers; and a plan
+// made while the buffers lay in a symmetric window (the direct path, whose barrier arrays
+// leave with the window) after the window is deregistered — the memory stays and the same
+// calls follow. Every result against the host reference, each call with new inputs.
+TEST(GpuSingleProcess, LoneCallsReusePlansAcrossShapesStreamsAndWindows) {
+  SKIP_WITHOUT_GPUS(1);
+  Clique cl(8);
+  if (cl.n < 2) GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=2 on one GPU)";
+  const int n = cl.n;
+  const std::vector<size_t> counts = {1, 3, 100, 1000, 5000, 20000, 65537, 300001, 1u << 20};  // 9 > the cache's 8
+  const size_t most = counts.back();
+  std::vector<std::string> errs(static_cast<size_t>(n));
+  ThreadBarrier allocatedAll(n), deregistered(n), doneAll(n);
+  runThreads(n, [&](int r) {
+    cudaSetDevice(cl.dev(r));
+    ncclComm_t comm = cl.comms[r];
+    cudaStream_t s[2] = {nullptr, nullptr};
+    void* base = nullptr;
+    float *h = nullptr, *got = nullptr;  // pinned: a pageable copy may wait for the whole device
+    const bool allocated = cudaStreamCreateWithFlags(&s[0], cudaStreamNonBlocking) == cudaSuccess &&
+                           cudaStreamCreateWithFlags(&s[1], cudaStreamNonBlocking) == cudaSuccess &&
+                           ncclMemAlloc(&base, 2 * most * sizeof(float)) == ncclSuccess &&
+                           cudaMallocHost(&h, most * sizeof(float)) == cudaSuccess &&
+                           cudaMallocHost(&got, most * sizeof(float)) == cudaSuccess;
+    if (!allocated) errs[r] = "allocation failed";
+    // Ranks sharing a GPU: nobody allocates or frees while a peer's kernel waits for it.
+    allocatedAll.wait();
+    float* in = static_cast<float*>(base);
+    float* out = in + most;
+    // Round k of one shape: AllReduce out of place, then Broadcast in place from root k % n.
+    auto round = [&](int k, size_t count, cudaStream_t st, const char* phase) -> bool {
+      for (size_t i = 0; i < count; ++i) h[i] = static_cast<float>((k * 31 + r * 7 + static_cast<int>(i % 1000)) % 97);
+      if (cudaMemcpyAsync(in, h, count * sizeof(float), cudaMemcpyHostToDevice, st) != cudaSuccess ||
+          ncclAllReduce(in, out, count, ncclFloat32, ncclSum, comm, st) != ncclSuccess ||
+          cudaMemcpyAsync(got, out, count * sizeof(float), cudaMemcpyDeviceToHost, st) != cudaSuccess ||
+          ncclBroadcast(in, in, count, ncclFloat32, k % n, comm, st) != ncclSuccess ||
+          cudaStreamSynchronize(st) != cudaSuccess) {
+        errs[r] = std::string(phase) + ": round " + std::to_string(k) + " count " + std::to_string(count) + ": " +
+                  ncclGetLastError(comm);
+        return false;
+      }
+      for (size_t i = 0; i < count; ++i) {
+        float want = 0;
+        for (int q = 0; q < n; ++q) want += static_cast<float>((k * 31 + q * 7 + static_cast<int>(i % 1000)) % 97);
+        if (got[i] != want) {
+          size_t bad = 0;
+          for (size_t j = 0; j < count; ++j) {
+            float w2 = 0;
+            for (int q = 0; q < n; ++q) w2 += static_cast<float>((k * 31 + q * 7 + static_cast<int>(j % 1000)) % 97);
+            bad += got[j] != w2;
+          }
+          errs[r] = std::string(phase) + ": AllReduce round " + std::to_string(k) + " count " + std::to_string(count) +
+                    " element " + std::to_string(i) + ": " + std::to_string(got[i]) + " != " + std::to_string(want) +
+                    " (" + std::to_string(bad) + " wrong; got[0..3] " + std::to_string(got[0]) + " " +
+                    std::to_string(got[1]) + " " + std::to_string(got[2]) + " " + std::to_string(got[3]) + ")";
+          return false;
+        }
+      }
+      if (cudaMemcpyAsync(got, in, count * sizeof(float), cudaMemcpyDeviceToHost, st) != cudaSuccess ||
+          cudaStreamSynchronize(st) != cudaSuccess) {
+        errs[r] = std::string(phase) + ": copying the Broadcast's result failed";
+        return false;
+      }
+      const int root = k % n;
+      for (size_t i = 0; i < count; ++i) {
+        const float want = static_cast<float>((k * 31 + root * 7 + static_cast<int>(i % 1000)) % 97);
+        if (got[i] != want) {
+          errs[r] = std::string(phase) + ": Broadcast round " + std::to_string(k) + " root " + std::to_string(root) +
+                    " count " + std::to_string(count) + " element " + std::to_string(i) + ": " +
+                    std::to_string(got[i]) + " != " + std::to_string(want);
+          return false;
+        }
+      }
+      return true;
+    };
+    int k = 0;
+    // Plain buffers: every shape three times, on alternating streams, the shapes cycled.
+    for (int pass = 0; pass < 3 && errs[r].empty(); ++pass)
+      for (size_t c : counts) {
+        if (!round(k, c, s[k % 2], "plain")) break;
+        ++k;
+      }
+    // The same buffers in a symmetric window (direct path), then out of it again.
+    const size_t small[] = {1000, 65537};
+    ncclWindow_t win = nullptr;
+    // Collective: every rank that allocated takes part, whatever went wrong before.
+    if (allocated &&
+        ncclCommWindowRegister(comm, base, 2 * most * sizeof(float), &win, NCCL_WIN_COLL_SYMMETRIC) != ncclSuccess &&
+        errs[r].empty())
+      errs[r] = std::string("ncclCommWindowRegister: ") + ncclGetLastError(comm);
+    for (int pass = 0; pass < 3 && errs[r].empty(); ++pass)
+      for (size_t c : small) {
+        if (!round(k, c, s[0], "window")) break;
+        ++k;
+      }
+    if (win && ncclCommWindowDeregister(comm, win) != ncclSuccess && errs[r].empty())
+      errs[r] = std::string("ncclCommWindowDeregister: ") + ncclGetLastError(comm);
+    // Deregistration frees (the window's device record, the direct path's barrier arrays),
+    // and a free waits for the whole device: ranks sharing a GPU launch again only when every
+    // rank is through, or a rank's free waits for a peer's kernel that waits for this rank.
+    deregistered.wait();
+    for (int pass = 0; pass < 3 && errs[r].empty(); ++pass)
+      for (size_t c : small) {
+        if (!round(k, c, s[0], "after the window")) break;
+        ++k;
+      }
+    cudaStreamSynchronize(s[0]);
+    cudaStreamSynchronize(s[1]);
+    doneAll.wait();
+    if (base) ncclMemFree(base);
+    cudaFreeHost(h);
+    cudaFreeHost(got);
+    cudaStreamDestroy(s[0]);
+    cudaStreamDestroy(s[1]);
   });
   for (int r = 0; r < n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
 }

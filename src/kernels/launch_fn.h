@@ -1,0 +1,17 @@
+// Which kernel function a launch runs, for launching through the driver (gpu_datapath.cc:
+// cuLaunchKernel on the CUfunction of cudaGetFuncBySymbol costs the host less than the
+// runtime's launch of the same kernel; bench/micro/launch_args.cu). Kept out of launch.h,
+// which every kernel source includes.
+#pragma once
+
+#include "kernels/launch.h"
+
+namespace mccl {
+
+// The host-side handle (the kernel's symbol) of the kernel launchKernel runs for spec:
+// Generic in coll_kernel_copy.cu, LlSum and LlCopy (llKernelFunction) in ll_kernel.cu.
+// Its one parameter is the launch's args struct, by value.
+const void* kernelFunction(const LaunchSpec& spec);
+const void* llKernelFunction(const LaunchSpec& spec);
+
+}  // namespace mccl
