@@ -53,6 +53,12 @@ class DataPath {
     (void)result;
     return false;
   }
+  // The same for the operations of a group whose only communicator this is (in call order).
+  virtual bool runGroupAlone(const std::vector<OpDesc>& ops, ncclResult_t* result) {
+    (void)ops;
+    (void)result;
+    return false;
+  }
   // ncclCommRegister: attach what the transport needs to use buff without copies.
   virtual ncclResult_t registerBuffer(void* buff, size_t size, void** transportHandle) {
     (void)buff;

@@ -304,6 +304,17 @@ ncclResult_t groupEnd(bool simulate, ncclSimInfo_t* simInfo) {
     if (s != ncclSuccess) return s;
   }
   if (simulate) return res;
+  if (mine.work.size() == 1 && mine.work[0].comm->checkUsable(call) == ncclSuccess) {
+    // One communicator: its data path may run the group on a lean path of its own.
+    ncclComm* c = mine.work[0].comm;
+    ncclResult_t r;
+    if (c->dataPath->runGroupAlone(mine.work[0].ops, &r)) {
+      if (r == ncclSuccess) return res;
+      r = c->attributeRemoteError(r);
+      c->fail(r);
+      return r;
+    }
+  }
   if (!mine.work.empty()) {
     ncclResult_t w = runWork(mine.work);
     if (w != ncclSuccess) return w;

@@ -224,7 +224,7 @@ class GpuDataPath : public DataPath {
     CudaDeviceGuard guard(comm_->cudaDev);
     if (prof_.n > 0)
       std::fprintf(stderr,
-                   "mccl profile: rank %d, %llu launches (%llu of lone operations from the plan cache); host us per "
+                   "mccl profile: rank %d, %llu launches (%llu from the plan cache); host us per "
                    "launch: API call to launch %.2f (to the "
                    "plan %.2f, plan %.2f, plan to launch %.2f), kernel launch %.2f (in the runtime %.2f), "
                    "after launch %.2f\n",
@@ -310,7 +310,11 @@ class GpuDataPath : public DataPath {
     return ncclSuccess;
   }
 
-  bool runAlone(const OpDesc& op, ncclResult_t* result) override;
+  bool runAlone(const OpDesc& op, ncclResult_t* result) override { return runCached(&op, 1, result); }
+  bool runGroupAlone(const std::vector<OpDesc>& ops, ncclResult_t* result) override {
+    return runCached(ops.data(), ops.size(), result);
+  }
+  bool runCached(const OpDesc* ops, size_t n, ncclResult_t* result);
   // Launches a planned group on its first stream (eager, or into the graph being captured).
   ncclResult_t launch(const GpuPlan& p, uint64_t planStart, uint64_t planEnd);
   void remember(GpuPlan&& p);
@@ -496,14 +500,15 @@ class GpuDataPath : public DataPath {
   size_t scratchBytes_ = 0, scratchTotal_ = 0;
   int32_t* hostFlags_ = nullptr;
   CopyEngineLanes lanes_;  // side streams of the copy-engine path (direct_plan.h)
-  // The plans of the last lone eager operations (runAlone, remember), valid while the
-  // knobs and the symmetric windows they were made under stay.
+  // The plans of the last eager launches (runCached, remember), valid while the knobs and
+  // the symmetric windows they were made under stay.
   struct CachedPlan {
     bool valid = false;
     uint64_t symGen = 0;
     GpuPlan plan;
   };
-  static constexpr int kPlanCache = 8;
+  static constexpr int kPlanCache = 8;       // plans
+  static constexpr int kPlanCacheOps = 64;   // operations of a plan the cache keeps
   CachedPlan cache_[kPlanCache];
   int cacheNext_ = 0;
   const bool cacheOn_ = knobBool(Knob::PlanCache);
@@ -778,35 +783,43 @@ ncclResult_t GpuDataPath::launch(const GpuPlan& p, uint64_t planStart, uint64_t 
   return ncclSuccess;
 }
 
-// A lone eager operation that repeats a plan of the cache: no planning, no group, no
-// connection check (the plan's connections were ready when it first launched).
-bool GpuDataPath::runAlone(const OpDesc& op, ncclResult_t* result) {
-  if (!cacheOn_ || knobsGeneration() != cacheKnobs_) return false;
+// Lone eager operations, or a group's on this communicator alone, that repeat a plan of
+// the cache: no planning, no group bookkeeping, no connection check (the plan's connections
+// were ready when it first launched).
+bool GpuDataPath::runCached(const OpDesc* ops, size_t n, ncclResult_t* result) {
+  if (!cacheOn_ || n == 0 || knobsGeneration() != cacheKnobs_) return false;
   const uint64_t symGen = comm_->sym ? comm_->sym->generation() : 0;
   CachedPlan* hit = nullptr;
-  for (CachedPlan& c : cache_)
-    if (c.valid && c.symGen == symGen && samePlan(c.plan.ops[0], op)) {
+  for (CachedPlan& c : cache_) {
+    if (!c.valid || c.symGen != symGen || c.plan.ops.size() != n) continue;
+    size_t i = 0;
+    while (i < n && samePlan(c.plan.ops[i], ops[i])) ++i;
+    if (i == n) {
       hit = &c;
       break;
     }
+  }
   if (hit == nullptr) return false;
-  cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
-  if (cudaStreamIsCapturing(op.stream, &st) != cudaSuccess || st != cudaStreamCaptureStatusNone) return false;
+  for (size_t i = 0; i < n; ++i) {
+    if (i > 0 && ops[i].stream == ops[i - 1].stream) continue;
+    cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(ops[i].stream, &st) != cudaSuccess || st != cudaStreamCaptureStatusNone) return false;
+  }
   *result = asyncStatus();
   if (*result != ncclSuccess) return true;
-  OpDesc& planned = hit->plan.ops[0];
-  planned.seq = op.seq;
-  planned.enqueueNs = op.enqueueNs;
+  for (size_t i = 0; i < n; ++i) {
+    hit->plan.ops[i].seq = ops[i].seq;
+    hit->plan.ops[i].enqueueNs = ops[i].enqueueNs;
+  }
   ++cacheHits_;
   *result = launch(hit->plan, 0, 0);
   return true;
 }
 
-// After the eager launch of a lone operation's new plan: the plan joins the cache (the
-// oldest entry leaves). Dumps and TUNING lines are printed per call, so not while either
-// is on.
+// After the eager launch of a new plan: the plan joins the cache (the oldest entry leaves).
+// Dumps and TUNING lines are printed per call, so not while either is on.
 void GpuDataPath::remember(GpuPlan&& p) {
-  if (!cacheOn_ || p.ops.size() != 1 || p.capturing) return;
+  if (!cacheOn_ || p.ops.empty() || p.ops.size() > static_cast<size_t>(kPlanCacheOps) || p.capturing) return;
   if (knobBool(Knob::DumpSchedule) || (comm_->rank == 0 && logEnabled(LogLevel::Info, kLogTuning))) return;
   if (knobsGeneration() != cacheKnobs_) {
     for (CachedPlan& c : cache_) c.valid = false;

@@ -392,8 +392,9 @@ TEST(GpuSingleProcess, TwoCommunicatorsOneStreamEveryProtocol) {
   for (int r = 0; r < n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
 }
 
-// Lone calls that repeat a shape reuse its plan (the GPU data path's plan cache, keyed on
-// collective, buffers, count, type, operator, root and stream). What must not be reused:
+// Lone calls and one-communicator groups that repeat a shape reuse its plan (the GPU data
+// path's plan cache, keyed on each operation's collective or peer, buffers, count, type,
+// operator, root and stream). What must not be reused:
 // more shapes than the cache holds, cycled; two streams with the same buffers; and a plan
 // made while the buffers lay in a symmetric window (the direct path, whose barrier arrays
 // leave with the window) after the window is deregistered — the memory stays and the same
@@ -412,23 +413,30 @@ TEST(GpuSingleProcess, LoneCallsReusePlansAcrossShapesStreamsAndWindows) {
     ncclComm_t comm = cl.comms[r];
     cudaStream_t s[2] = {nullptr, nullptr};
     void* base = nullptr;
-    float *h = nullptr, *got = nullptr;  // pinned: a pageable copy may wait for the whole device
+    float *h = nullptr, *got = nullptr, *got2 = nullptr;  // pinned: a pageable copy may wait for the whole device
     const bool allocated = cudaStreamCreateWithFlags(&s[0], cudaStreamNonBlocking) == cudaSuccess &&
                            cudaStreamCreateWithFlags(&s[1], cudaStreamNonBlocking) == cudaSuccess &&
-                           ncclMemAlloc(&base, 2 * most * sizeof(float)) == ncclSuccess &&
+                           ncclMemAlloc(&base, 3 * most * sizeof(float)) == ncclSuccess &&
                            cudaMallocHost(&h, most * sizeof(float)) == cudaSuccess &&
-                           cudaMallocHost(&got, most * sizeof(float)) == cudaSuccess;
+                           cudaMallocHost(&got, most * sizeof(float)) == cudaSuccess &&
+                           cudaMallocHost(&got2, most * sizeof(float)) == cudaSuccess;
     if (!allocated) errs[r] = "allocation failed";
     // Ranks sharing a GPU: nobody allocates or frees while a peer's kernel waits for it.
     allocatedAll.wait();
     float* in = static_cast<float*>(base);
     float* out = in + most;
-    // Round k of one shape: AllReduce out of place, then Broadcast in place from root k % n.
+    float* from = in + 2 * most;
+    const int next = (r + 1) % n, prev = (r + n - 1) % n;
+    // Round k of one shape: AllReduce out of place, a group of a Send to the next rank and a
+    // Recv from the previous one, then Broadcast in place from root k % n.
     auto round = [&](int k, size_t count, cudaStream_t st, const char* phase) -> bool {
       for (size_t i = 0; i < count; ++i) h[i] = static_cast<float>((k * 31 + r * 7 + static_cast<int>(i % 1000)) % 97);
       if (cudaMemcpyAsync(in, h, count * sizeof(float), cudaMemcpyHostToDevice, st) != cudaSuccess ||
           ncclAllReduce(in, out, count, ncclFloat32, ncclSum, comm, st) != ncclSuccess ||
           cudaMemcpyAsync(got, out, count * sizeof(float), cudaMemcpyDeviceToHost, st) != cudaSuccess ||
+          ncclGroupStart() != ncclSuccess || ncclSend(in, count, ncclFloat32, next, comm, st) != ncclSuccess ||
+          ncclRecv(from, count, ncclFloat32, prev, comm, st) != ncclSuccess || ncclGroupEnd() != ncclSuccess ||
+          cudaMemcpyAsync(got2, from, count * sizeof(float), cudaMemcpyDeviceToHost, st) != cudaSuccess ||
           ncclBroadcast(in, in, count, ncclFloat32, k % n, comm, st) != ncclSuccess ||
           cudaStreamSynchronize(st) != cudaSuccess) {
         errs[r] = std::string(phase) + ": round " + std::to_string(k) + " count " + std::to_string(count) + ": " +
@@ -449,6 +457,14 @@ TEST(GpuSingleProcess, LoneCallsReusePlansAcrossShapesStreamsAndWindows) {
                     " element " + std::to_string(i) + ": " + std::to_string(got[i]) + " != " + std::to_string(want) +
                     " (" + std::to_string(bad) + " wrong; got[0..3] " + std::to_string(got[0]) + " " +
                     std::to_string(got[1]) + " " + std::to_string(got[2]) + " " + std::to_string(got[3]) + ")";
+          return false;
+        }
+      }
+      for (size_t i = 0; i < count; ++i) {
+        const float want = static_cast<float>((k * 31 + prev * 7 + static_cast<int>(i % 1000)) % 97);
+        if (got2[i] != want) {
+          errs[r] = std::string(phase) + ": Recv round " + std::to_string(k) + " count " + std::to_string(count) +
+                    " element " + std::to_string(i) + ": " + std::to_string(got2[i]) + " != " + std::to_string(want);
           return false;
         }
       }
@@ -481,7 +497,7 @@ TEST(GpuSingleProcess, LoneCallsReusePlansAcrossShapesStreamsAndWindows) {
     ncclWindow_t win = nullptr;
     // Collective: every rank that allocated takes part, whatever went wrong before.
     if (allocated &&
-        ncclCommWindowRegister(comm, base, 2 * most * sizeof(float), &win, NCCL_WIN_COLL_SYMMETRIC) != ncclSuccess &&
+        ncclCommWindowRegister(comm, base, 3 * most * sizeof(float), &win, NCCL_WIN_COLL_SYMMETRIC) != ncclSuccess &&
         errs[r].empty())
       errs[r] = std::string("ncclCommWindowRegister: ") + ncclGetLastError(comm);
     for (int pass = 0; pass < 3 && errs[r].empty(); ++pass)
@@ -506,6 +522,7 @@ TEST(GpuSingleProcess, LoneCallsReusePlansAcrossShapesStreamsAndWindows) {
     if (base) ncclMemFree(base);
     cudaFreeHost(h);
     cudaFreeHost(got);
+    cudaFreeHost(got2);
     cudaStreamDestroy(s[0]);
     cudaStreamDestroy(s[1]);
   });
