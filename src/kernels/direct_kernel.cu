@@ -11,6 +11,7 @@
 #include "kernels/dev_sync.cuh"
 #include "kernels/direct.h"
 #include "kernels/direct_launch.h"
+#include "kernels/driver_launch.h"
 #include "kernels/launch.h"
 #include "nccl.h"
 
@@ -321,6 +322,18 @@ size_t directKernelStackBytesMax() {
 }
 
 ncclResult_t launchDirectKernel(const DirectLaunch& l, const void* args, cudaStream_t stream, const char** error) {
+  // Through the driver where it can (kernels/driver_launch.h): each kernel's CUfunction is
+  // looked up once, [small][type, or ncclNumTypes for data movement].
+  static CUfunction functions[2][ncclNumTypes + 1] = {};
+  const void* fn = l.small ? reinterpret_cast<const void*>(directKernelFor<kDirectSmallLaunch>(l.reduces, l.type))
+                           : reinterpret_cast<const void*>(directKernelFor<kDirectLaunch>(l.reduces, l.type));
+  const CUresult cr = driverLaunch(fn, &functions[l.small ? 0 : 1][l.reduces ? l.type : ncclNumTypes],
+                                   static_cast<unsigned>(l.blocks), static_cast<unsigned>(l.threads), args, stream);
+  if (cr == CUDA_SUCCESS) return ncclSuccess;
+  if (cr != CUDA_ERROR_NOT_SUPPORTED) {
+    *error = driverCalls().describe(cr);
+    return ncclUnhandledCudaError;
+  }
   const dim3 grid(l.blocks), block(l.threads);
   if (l.small)
     directKernelFor<kDirectSmallLaunch>(l.reduces, l.type)<<<grid, block, 0, stream>>>(

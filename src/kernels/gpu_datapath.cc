@@ -28,6 +28,7 @@
 #include "core/window.h"
 #include "ipc_transport/ipc.h"
 #include "kernels/direct_plan.h"
+#include "kernels/driver_launch.h"
 #include "kernels/launch.h"
 #include "kernels/launch_fn.h"
 
@@ -49,48 +50,6 @@ int launchThreads() {
 
 class GpuDataPath;
 
-// The driver's kernel launch and event record, reached through the runtime (mccl does not
-// link libcuda): each costs the host less than the runtime's call for the same thing
-// (bench/micro/launch_args.cu, one H100 host: a launch with 512 B of parameters 2.60
-// against 2.83 us, and the event record after it 0.14 against 0.36 us). Null members
-// (MCCL_DRIVER_LAUNCH=0, or a driver without them): the runtime's calls.
-struct DriverCalls {
-  using LaunchFn = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                                CUstream, void**, void**);
-  using RecordFn = CUresult (*)(CUevent, CUstream);
-  using ErrorFn = CUresult (*)(CUresult, const char**);
-  LaunchFn launch = nullptr;
-  RecordFn record = nullptr;
-  ErrorFn errorString = nullptr;
-
-  const char* describe(CUresult r) const {
-    const char* s = nullptr;
-    if (errorString == nullptr || errorString(r, &s) != CUDA_SUCCESS || s == nullptr) return "unknown driver error";
-    return s;
-  }
-};
-
-const DriverCalls& driverCalls() {
-  static const DriverCalls calls = [] {
-    DriverCalls c;
-    if (!knobBool(Knob::DriverLaunch)) return c;
-    const char* names[3] = {"cuLaunchKernel", "cuEventRecord", "cuGetErrorString"};
-    void* fn[3] = {};
-    for (int i = 0; i < 3; ++i) {
-      cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-      if (cudaGetDriverEntryPointByVersion(names[i], &fn[i], 12000, cudaEnableDefault, &q) != cudaSuccess ||
-          q != cudaDriverEntryPointSuccess || fn[i] == nullptr) {
-        cudaGetLastError();
-        return DriverCalls{};
-      }
-    }
-    c.launch = reinterpret_cast<DriverCalls::LaunchFn>(fn[0]);
-    c.record = reinterpret_cast<DriverCalls::RecordFn>(fn[1]);
-    c.errorString = reinterpret_cast<DriverCalls::ErrorFn>(fn[2]);
-    return c;
-  }();
-  return calls;
-}
 
 // Loads every kernel of the library on device dev, once per process. Under CUDA's lazy
 // loading (the default) a kernel is loaded at its first launch, and the load waits for the
