@@ -45,8 +45,8 @@ size_t kernelStackBytesMax() {
   return most;
 }
 
-const void* kernelFunction(const LaunchSpec& spec) {
-  if (spec.kind != LaunchKind::Generic) return llKernelFunction(spec);
+const void* kernelFunction(const LaunchSpec& spec, const DevWork* works, int nworks) {
+  if (spec.kind != LaunchKind::Generic) return llKernelFunction(spec, works, nworks);
   return spec.large ? reinterpret_cast<const void*>(collKernelFor<kLargeLaunch>(spec))
                     : reinterpret_cast<const void*>(collKernelFor<kSmallLaunch>(spec));
 }

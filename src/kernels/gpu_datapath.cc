@@ -133,7 +133,7 @@ std::vector<GpuPlan::LaunchPart> launchParts(const std::vector<DevWork>& works, 
   for (GpuPlan::LaunchPart& p : parts) {
     p.spec = specFor(p.works, nqueues);
     cudaFunction_t f = nullptr;
-    if (driverCalls().launch && cudaGetFuncBySymbol(&f, kernelFunction(p.spec)) == cudaSuccess) p.func = f;
+    if (driverCalls().launch && cudaGetFuncBySymbol(&f, kernelFunction(p.spec, p.works.data(), static_cast<int>(p.works.size()))) == cudaSuccess) p.func = f;
     else cudaGetLastError();
   }
   return parts;

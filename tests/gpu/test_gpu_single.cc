@@ -392,6 +392,94 @@ TEST(GpuSingleProcess, TwoCommunicatorsOneStreamEveryProtocol) {
   for (int r = 0; r < n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
 }
 
+// The lean LL kernel (one AllReduce sum, AllGather or Broadcast of at most a line per
+// thread on each channel) and the general kernels share connections, slots, flags and step
+// counters: calls that take one or the other alternate on one communicator and stream,
+// with odd counts (partial last lines), several types, a non-sum AllReduce (generic
+// kernel) and a multi-step one between them. Every result against a host reference in
+// double precision.
+TEST(GpuSingleProcess, LeanAndGeneralLlKernelsAlternateOnOneCommunicator) {
+  SKIP_WITHOUT_GPUS(1);
+  Clique cl(8);
+  if (cl.n < 2) GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=2 on one GPU)";
+  const int n = cl.n;
+  const ncclDataType_t types[] = {ncclInt8, ncclInt32, ncclFloat32, ncclFloat64, ncclUint64};
+  const size_t counts[] = {1, 3, 7, 100, 1023, 20000};  // 20000: more than a step per channel
+  const size_t most = 20000 * 8 * static_cast<size_t>(n);
+  std::vector<std::string> errs(static_cast<size_t>(n));
+  ThreadBarrier allocatedAll(n), doneAll(n);
+  runThreads(n, [&](int r) {
+    cudaSetDevice(cl.dev(r));
+    ncclComm_t comm = cl.comms[r];
+    cudaStream_t s = nullptr;
+    uint8_t *in = nullptr, *out = nullptr, *h = nullptr;  // pinned: a pageable copy may wait for the whole device
+    if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess || cudaMalloc(&in, most) != cudaSuccess ||
+        cudaMalloc(&out, most) != cudaSuccess || cudaMallocHost(&h, most) != cudaSuccess)
+      errs[r] = "allocation failed";
+    allocatedAll.wait();
+    auto value = [](int k, int rank, size_t i) { return static_cast<double>((k * 13 + rank * 5 + static_cast<int>(i % 11)) % 7); };
+    auto put = [](uint8_t* p, ncclDataType_t t, size_t i, double v) {
+      switch (t) {
+        case ncclInt8: reinterpret_cast<int8_t*>(p)[i] = static_cast<int8_t>(v); break;
+        case ncclInt32: reinterpret_cast<int32_t*>(p)[i] = static_cast<int32_t>(v); break;
+        case ncclFloat32: reinterpret_cast<float*>(p)[i] = static_cast<float>(v); break;
+        case ncclFloat64: reinterpret_cast<double*>(p)[i] = v; break;
+        default: reinterpret_cast<uint64_t*>(p)[i] = static_cast<uint64_t>(v); break;
+      }
+    };
+    auto get = [](const uint8_t* p, ncclDataType_t t, size_t i) -> double {
+      switch (t) {
+        case ncclInt8: return reinterpret_cast<const int8_t*>(p)[i];
+        case ncclInt32: return reinterpret_cast<const int32_t*>(p)[i];
+        case ncclFloat32: return reinterpret_cast<const float*>(p)[i];
+        case ncclFloat64: return reinterpret_cast<const double*>(p)[i];
+        default: return static_cast<double>(reinterpret_cast<const uint64_t*>(p)[i]);
+      }
+    };
+    const char* names[] = {"AllReduce sum", "AllReduce max", "AllGather", "Broadcast"};
+    for (int k = 0; k < 120 && errs[r].empty(); ++k) {
+      const ncclDataType_t t = types[k % 5];
+      const size_t count = counts[(k / 5) % 6];
+      const size_t esize = t == ncclInt8 ? 1 : t == ncclInt32 || t == ncclFloat32 ? 4 : 8;
+      const int what = k % 4, root = (k / 4) % n;
+      for (size_t i = 0; i < count; ++i) put(h, t, i, value(k, r, i));
+      const size_t outCount = what == 2 ? count * static_cast<size_t>(n) : count;
+      ncclResult_t res = ncclSuccess;
+      if (cudaMemcpyAsync(in, h, count * esize, cudaMemcpyHostToDevice, s) != cudaSuccess ||
+          cudaMemsetAsync(out, 0xee, outCount * esize, s) != cudaSuccess)
+        res = ncclUnhandledCudaError;
+      else if (what < 2) res = ncclAllReduce(in, out, count, t, what == 0 ? ncclSum : ncclMax, comm, s);
+      else if (what == 2) res = ncclAllGather(in, out, count, t, comm, s);
+      else res = ncclBroadcast(in, out, count, t, root, comm, s);
+      if (res != ncclSuccess || cudaMemcpyAsync(h, out, outCount * esize, cudaMemcpyDeviceToHost, s) != cudaSuccess ||
+          cudaStreamSynchronize(s) != cudaSuccess) {
+        errs[r] = std::string(names[what]) + " call " + std::to_string(k) + ": " + ncclGetLastError(comm);
+        break;
+      }
+      for (size_t i = 0; i < outCount; ++i) {
+        double want = 0;
+        if (what == 0) for (int q = 0; q < n; ++q) want += value(k, q, i);
+        if (what == 1) for (int q = 0; q < n; ++q) want = std::max(want, value(k, q, i));
+        if (what == 2) want = value(k, static_cast<int>(i / count), i % count);
+        if (what == 3) want = value(k, root, i);
+        if (get(h, t, i) != want) {
+          errs[r] = std::string(names[what]) + " call " + std::to_string(k) + " type " + std::to_string(t) + " count " +
+                    std::to_string(count) + " element " + std::to_string(i) + ": " + std::to_string(get(h, t, i)) +
+                    " != " + std::to_string(want);
+          break;
+        }
+      }
+    }
+    cudaStreamSynchronize(s);
+    doneAll.wait();
+    cudaFreeHost(h);
+    cudaFree(in);
+    cudaFree(out);
+    cudaStreamDestroy(s);
+  });
+  for (int r = 0; r < n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
+}
+
 // Lone calls and one-communicator groups that repeat a shape reuse its plan (the GPU data
 // path's plan cache, keyed on each operation's collective or peer, buffers, count, type,
 // operator, root and stream). What must not be reused:
