@@ -76,124 +76,177 @@ __global__ void __launch_bounds__(kMaxThreads, 1) llCopyKernel(const __grid_cons
 }
 
 // ---- The lean LL kernel ------------------------------------------------------------------
-// The common small call: one AllReduce (a sum), AllGather or Broadcast whose every channel
-// moves at most one line per thread in one step (llLeanFits). The general kernels above
-// spend about 4 us of an 8-byte AllReduce's kernel on one H100 in serial bookkeeping on
-// the block's first thread (bench/results/gpu-1xH100-2026-11-24e: the parameters copied to
-// shared memory, the work loop, the range's arithmetic, the step loop), and its input
-// load starts only after that. Here every read of the launch's parameters is a warp-uniform
-// constant load at a fixed offset, the input's line is loaded first, and its latency
-// overlaps the connections' round trip (llSetup); then one store per peer, one read per
-// peer, the block barrier, and the credits (llEndStep), as the general path does for one
-// step: same connections, lines, flags and step counters, so the two mix on a communicator.
+// The common small launch: one or two LL works (a collective, or a Send and a Recv) whose
+// every channel moves one step of at most a line per thread (llLeanFits). The general
+// kernels above spent about 4 us of an 8-byte AllReduce's kernel on one H100 in serial
+// bookkeeping on the block's first thread (bench/results/gpu-1xH100-2026-11-24e: the
+// parameters copied to shared memory, the work loop, the range's arithmetic, the step
+// loop), and loaded their input only after most of it. Here every read of the launch's
+// parameters is a warp-uniform constant load at a fixed offset, the input's line is
+// loaded first, and its latency overlaps the connections' round trip (llSetup); then one
+// store per peer, one read per peer, the block barrier and the credits (llEndStep), as the
+// general path does for one step: the same connections, lines, flags and step counters, so
+// calls of either kind follow each other on a communicator.
 struct LeanCopy {};
 
+// One work on channel ch: T is the arithmetic of its reductions (sums, LlTyped: with
+// ncclAvg's scaling), LeanCopy when the launch only moves data. False when stopped.
 template <typename T>
-__device__ __forceinline__ void llLeanRun(const TinyArgs& args, LlShared& sh) {
-  constexpr bool kReduces = !std::is_same<T, LeanCopy>::value;
-  const DevComm& comm = args.comm;
-  const DevWork& w = args.works[0];
-  const int ch = args.queues[blockIdx.x].channel;
-  const int n = comm.nranks, me = comm.rank, tid = threadIdx.x;
+__device__ __forceinline__ bool llLeanWork(const DevComm& comm, const DevWork& w, int ch, LlShared& sh) {
   const Coll coll = w.s.coll;
   const LlRange rg = llRange(w, typeBytes(w.type), ch);
-  if (rg.nsteps == 0) return;
+  if (rg.nsteps == 0) return true;
   const LlStep st(rg, 0);
-  const bool mine = tid < st.lines;
+  const int n = comm.nranks, me = comm.rank, tid = threadIdx.x;
+  const bool p2p = llIsP2p(w), mine = tid < st.lines;
   const int nbytes = mine ? lineBytes(st.len, tid) : 0;
+  const uint64_t at = st.off + 8 * static_cast<uint64_t>(tid);
   const uint8_t* in = static_cast<const uint8_t*>(w.in);
   uint8_t* out = static_cast<uint8_t*>(w.out);
-  const bool hasSrc = coll != Coll::Broadcast || me == w.s.root;
-  uint64_t own = mine && hasSrc ? load8(in + st.off + 8 * static_cast<uint64_t>(tid), nbytes) : 0;
+  // My line, loaded first: what I send (ReduceScatter: my own block) and reduce or keep.
+  const bool hasSrc = coll == Coll::Broadcast ? me == w.s.root : coll != Coll::Recv;
+  const uint8_t* ownSrc = in + (coll == Coll::ReduceScatter ? static_cast<uint64_t>(me) * rg.total : 0);
+  const uint64_t own = mine && hasSrc ? load8(ownSrc + at, nbytes) : 0;
   LlProf prof(comm, &sh);
   llSetup(comm, w, ch, sh);
   prof.mark(kProfLlSetup);
   int* const abort = &sh.abort;
+  auto read = [&](int slot, int peer) {
+    const LlPeer& P = sh.peer[slot];
+    return llRead(P.recvSlots + (P.recvStep % kLlSlots) * kLlLines + tid, static_cast<uint32_t>(P.recvStep + 1),
+                  &comm, abort, peer);
+  };
+  auto send = [&](int slot, int peer, uint64_t x) {
+    const uint64_t v[1] = {x};
+    llSendLines<1>(sh.peer[slot], 0, tid, st.lines, v, &comm, abort, peer);
+  };
+  if constexpr (!std::is_same<T, LeanCopy>::value) {
+    if (collReduces(coll)) {
+      const LlTyped<T, OpSum> red(w);
+      const uint64_t mineIn = red.pre(own);
+      if (mine) {
+        for (int r = 0; r < n; ++r) {
+          if (!llSendsTo(w, r)) continue;
+          send(r, r, coll == Coll::ReduceScatter
+                         ? red.pre(load8(in + static_cast<uint64_t>(r) * rg.total + at, nbytes))
+                         : mineIn);
+        }
+      }
+      prof.mark(kProfLlSend);
+      if (mine && (coll != Coll::Reduce || me == w.s.root)) {
+        typename LlTyped<T, OpSum>::Acc acc;
+        for (int r = 0; r < n; ++r) {  // in rank order, as the general path
+          const uint64_t v = r == me ? mineIn : read(r, r);
+          if (r == 0) red.first(acc, v);
+          else red.add(acc, v);
+        }
+        store8(out + at, red.finish(acc), nbytes);
+      }
+      prof.mark(kProfLlRecv);
+      if (!llEndStep(comm, w, sh, 0, 1)) return false;
+      prof.mark(kProfLlEnd);
+      prof.step(st.len);
+      prof.flush();
+      return true;
+    }
+  }
   if (mine && hasSrc) {
-    const uint64_t v[1] = {own};
-    for (int r = 0; r < n; ++r)
-      if (llSendsTo(w, r)) llSendLines<1>(sh.peer[r], 0, tid, st.lines, v, &comm, abort, r);
+    if (p2p) send(0, w.s.root, own);
+    else
+      for (int r = 0; r < n; ++r)
+        if (llSendsTo(w, r)) send(r, r, own);
   }
   prof.mark(kProfLlSend);
   if (mine) {
-    if constexpr (kReduces) {
-      using R = LlRed<T, OpSum>;
-      typename R::Acc acc;
-      for (int r = 0; r < n; ++r) {
-        const LlPeer& P = sh.peer[r];
-        const uint64_t v = r == me ? own
-                                   : llRead(P.recvSlots + (P.recvStep % kLlSlots) * kLlLines + tid,
-                                            static_cast<uint32_t>(P.recvStep + 1), &comm, abort, r);
-        if (r == 0) R::first(acc, v);
-        else R::add(acc, v);
-      }
-      store8(out + st.off + 8 * static_cast<uint64_t>(tid), R::finish(acc, 0), nbytes);
-    } else {
-      // AllGather: every block in its place; Broadcast: the root's.
-      for (int r = 0; r < n; ++r) {
-        const bool gather = coll == Coll::AllGather;
-        if (gather ? r == me : (r != w.s.root || me == w.s.root)) continue;
-        const LlPeer& P = sh.peer[r];
-        const uint64_t v = llRead(P.recvSlots + (P.recvStep % kLlSlots) * kLlLines + tid,
-                                  static_cast<uint32_t>(P.recvStep + 1), &comm, abort, r);
-        store8(out + (gather ? static_cast<uint64_t>(r) * rg.total : 0) + st.off + 8 * static_cast<uint64_t>(tid), v,
-               nbytes);
-      }
-      uint8_t* localDst = coll == Coll::AllGather ? out + static_cast<uint64_t>(me) * rg.total
-                                                  : (me == w.s.root ? out : nullptr);
-      if (localDst && localDst != in) store8(localDst + st.off + 8 * static_cast<uint64_t>(tid), own, nbytes);
+    if (coll == Coll::Recv) {
+      store8(out + at, read(0, w.s.root), nbytes);
+    } else if (coll == Coll::AllGather) {
+      for (int r = 0; r < n; ++r)
+        if (r != me) store8(out + static_cast<uint64_t>(r) * rg.total + at, read(r, r), nbytes);
+      uint8_t* local = out + static_cast<uint64_t>(me) * rg.total;
+      if (local != in) store8(local + at, own, nbytes);
+    } else if (coll == Coll::Broadcast) {
+      if (me != w.s.root) store8(out + at, read(w.s.root, w.s.root), nbytes);
+      else if (out != in) store8(out + at, own, nbytes);
     }
   }
   prof.mark(kProfLlRecv);
-  if (!llEndStep(comm, w, sh, 0, 1)) return;
+  if (!llEndStep(comm, w, sh, 0, 1)) return false;
   prof.mark(kProfLlEnd);
   prof.step(st.len);
   prof.flush();
+  return true;
 }
 
-template <typename T>
+// kOne: the launch is one work that every block runs (llLeanOne), so no block reads the
+// work's fields before it starts on them (queueRuns cost a dependent round of parameter
+// loads: 3.65 against 3.15 us for an 8-byte AllReduce in a graph on one shared H100).
+template <typename T, bool kOne>
 __global__ void __launch_bounds__(kMaxThreads, 1) llLeanKernel(const __grid_constant__ TinyArgs args) {
   __shared__ LlShared sh;
   if (threadIdx.x == 0) sh.entryNs = args.comm.prof ? globalTimer() : 0;  // MCCL_PROFILE
-  llLeanRun<T>(args, sh);
+  const DevQueue q = args.queues[blockIdx.x];
+  if constexpr (kOne) {
+    llLeanWork<T>(args.comm, args.works[0], q.channel, sh);
+  } else {
+#pragma unroll
+    for (int wi = 0; wi < TinyArgs::kWorks; ++wi) {  // unrolled: each work at a fixed offset
+      if (wi >= args.nworks) break;
+      if (!queueRuns(q, args.works[wi])) continue;
+      if (!llLeanWork<T>(args.comm, args.works[wi], q.channel, sh)) return;
+    }
+  }
 }
 
 using LeanKernelFn = void (*)(TinyArgs);
 
+template <bool kOne>
 LeanKernelFn llLeanKernelFor(bool reduces, int type) {
-  if (!reduces) return llLeanKernel<LeanCopy>;
+  if (!reduces) return llLeanKernel<LeanCopy, kOne>;
   switch (type) {
-    case ncclInt8: return llLeanKernel<int8_t>;
-    case ncclUint8: return llLeanKernel<uint8_t>;
-    case ncclInt32: return llLeanKernel<int32_t>;
-    case ncclUint32: return llLeanKernel<uint32_t>;
-    case ncclInt64: return llLeanKernel<int64_t>;
-    case ncclUint64: return llLeanKernel<uint64_t>;
-    case ncclFloat16: return llLeanKernel<__half>;
-    case ncclFloat32: return llLeanKernel<float>;
-    case ncclFloat64: return llLeanKernel<double>;
-    case ncclBfloat16: return llLeanKernel<__nv_bfloat16>;
-    case ncclFloat8e4m3: return llLeanKernel<Fp8E4M3>;
-    default: return llLeanKernel<Fp8E5M2>;
+    case ncclInt8: return llLeanKernel<int8_t, kOne>;
+    case ncclUint8: return llLeanKernel<uint8_t, kOne>;
+    case ncclInt32: return llLeanKernel<int32_t, kOne>;
+    case ncclUint32: return llLeanKernel<uint32_t, kOne>;
+    case ncclInt64: return llLeanKernel<int64_t, kOne>;
+    case ncclUint64: return llLeanKernel<uint64_t, kOne>;
+    case ncclFloat16: return llLeanKernel<__half, kOne>;
+    case ncclFloat32: return llLeanKernel<float, kOne>;
+    case ncclFloat64: return llLeanKernel<double, kOne>;
+    case ncclBfloat16: return llLeanKernel<__nv_bfloat16, kOne>;
+    case ncclFloat8e4m3: return llLeanKernel<Fp8E4M3, kOne>;
+    default: return llLeanKernel<Fp8E5M2, kOne>;
   }
 }
 
-// True when the lean kernel runs the works of a tiny LL launch (host side): one AllReduce
-// that sums without scaling, AllGather or Broadcast, every channel's share one step of at
-// most one line per thread.
+// True when every block of the launch runs its one work: the blocks are that work's
+// channels. (A launch's blocks are the queues of its whole group: a work that shares them
+// with another launch's works, or with point-to-point queues, has fewer channels.)
+bool llLeanOne(const LaunchSpec& spec, const DevWork* works, int nworks) {
+  return nworks == 1 && spec.blocks == works[0].s.nchannels;
+}
+
+LeanKernelFn llLeanKernelOf(const LaunchSpec& spec, const DevWork* works, int nworks) {
+  const bool reduces = spec.kind == LaunchKind::LlSum;
+  return llLeanOne(spec, works, nworks) ? llLeanKernelFor<true>(reduces, spec.type)
+                                        : llLeanKernelFor<false>(reduces, spec.type);
+}
+
+// True when the lean kernel runs the works of an LL launch (host side): a tiny launch (one
+// or two works) whose every work moves one step of at most a line per thread on each of
+// its channels, and sends nothing to its own rank.
 bool llLeanFits(const LaunchSpec& spec, const DevWork* works, int nworks) {
-  if (!spec.tiny || nworks != 1) return false;
-  const DevWork& w = works[0];
-  if (w.proto != kProtoLl || w.s.algo == Algo::P2p) return false;
-  if (w.s.coll == Coll::AllReduce) {
-    if (w.red != kRedSum || w.premul || w.postDiv > 1) return false;
-  } else if (w.s.coll != Coll::AllGather && w.s.coll != Coll::Broadcast) {
-    return false;
+  if (!spec.tiny || nworks < 1 || nworks > TinyArgs::kWorks) return false;
+  for (int i = 0; i < nworks; ++i) {
+    const DevWork& w = works[i];
+    if (w.proto != kProtoLl) return false;
+    if ((w.s.coll == Coll::Send || w.s.coll == Coll::Recv) && w.s.root == w.s.rank) return false;
+    const uint64_t total = static_cast<uint64_t>(w.s.count) * typeBytes(w.type);
+    const uint64_t nch = w.s.nchannels > 0 ? static_cast<uint64_t>(w.s.nchannels) : 1;
+    const uint64_t per = (total / nch + 15 + (total % nch ? 1 : 0)) & ~uint64_t(15);  // llRange
+    if (per > kLlPayload || (per + 7) / 8 > static_cast<uint64_t>(spec.threads)) return false;
   }
-  const uint64_t total = static_cast<uint64_t>(w.s.count) * typeBytes(w.type);
-  const uint64_t nch = w.s.nchannels > 0 ? static_cast<uint64_t>(w.s.nchannels) : 1;
-  const uint64_t per = (total / nch + 15 + (total % nch ? 1 : 0)) & ~uint64_t(15);  // llRange
-  return per <= kLlPayload && (per + 7) / 8 <= static_cast<uint64_t>(spec.threads);
+  return true;
 }
 
 template <typename Args>
@@ -240,15 +293,14 @@ size_t llKernelStackBytesMax() {
   size_t most = std::max(llStackMax<TinyArgs>(), llStackMax<KernelArgs<kSmallLaunch>>());
   cudaFuncAttributes a;
   for (int t = -1; t < ncclNumTypes; ++t)
-    if (cudaFuncGetAttributes(&a, llLeanKernelFor(t >= 0, t)) == cudaSuccess && a.localSizeBytes > most)
-      most = a.localSizeBytes;
+    for (LeanKernelFn fn : {llLeanKernelFor<true>(t >= 0, t), llLeanKernelFor<false>(t >= 0, t)})
+      if (cudaFuncGetAttributes(&a, fn) == cudaSuccess && a.localSizeBytes > most) most = a.localSizeBytes;
   cudaGetLastError();
   return most;
 }
 
 const void* llKernelFunction(const LaunchSpec& spec, const DevWork* works, int nworks) {
-  if (llLeanFits(spec, works, nworks))
-    return reinterpret_cast<const void*>(llLeanKernelFor(spec.kind == LaunchKind::LlSum, spec.type));
+  if (llLeanFits(spec, works, nworks)) return reinterpret_cast<const void*>(llLeanKernelOf(spec, works, nworks));
   if (spec.tiny)
     return reinterpret_cast<const void*>(spec.kind == LaunchKind::LlCopy ? llCopyKernel<TinyArgs>
                                                                          : llSumKernelFor<TinyArgs>(spec.type));
@@ -260,7 +312,7 @@ const void* llKernelFunction(const LaunchSpec& spec, const DevWork* works, int n
 void launchLlKernel(const LaunchSpec& spec, const void* args, cudaStream_t stream) {
   const TinyArgs& tiny = *static_cast<const TinyArgs*>(args);
   if (spec.tiny && llLeanFits(spec, tiny.works, tiny.nworks))
-    llLeanKernelFor(spec.kind == LaunchKind::LlSum, spec.type)<<<dim3(spec.blocks), dim3(spec.threads), 0, stream>>>(tiny);
+    llLeanKernelOf(spec, tiny.works, tiny.nworks)<<<dim3(spec.blocks), dim3(spec.threads), 0, stream>>>(tiny);
   else if (spec.tiny) launchLl(spec, tiny, stream);
   else launchLl(spec, *static_cast<const KernelArgs<kSmallLaunch>*>(args), stream);
 }

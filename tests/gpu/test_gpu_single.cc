@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -392,12 +393,12 @@ TEST(GpuSingleProcess, TwoCommunicatorsOneStreamEveryProtocol) {
   for (int r = 0; r < n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
 }
 
-// The lean LL kernel (one AllReduce sum, AllGather or Broadcast of at most a line per
-// thread on each channel) and the general kernels share connections, slots, flags and step
-// counters: calls that take one or the other alternate on one communicator and stream,
-// with odd counts (partial last lines), several types, a non-sum AllReduce (generic
-// kernel) and a multi-step one between them. Every result against a host reference in
-// double precision.
+// The lean LL kernel (a launch of one or two LL works of at most a line per thread on each
+// channel) and the general kernels share connections, slots, flags and step counters:
+// calls that take one or the other alternate on one communicator and stream, with odd
+// counts (partial last lines), several types, every collective and a Send/Recv ring, a
+// non-sum AllReduce (generic kernel), ncclAvg (scaled) and multi-step calls between them.
+// Every result against a host reference in double precision.
 TEST(GpuSingleProcess, LeanAndGeneralLlKernelsAlternateOnOneCommunicator) {
   SKIP_WITHOUT_GPUS(1);
   Clique cl(8);
@@ -436,35 +437,54 @@ TEST(GpuSingleProcess, LeanAndGeneralLlKernelsAlternateOnOneCommunicator) {
         default: return static_cast<double>(reinterpret_cast<const uint64_t*>(p)[i]);
       }
     };
-    const char* names[] = {"AllReduce sum", "AllReduce max", "AllGather", "Broadcast"};
-    for (int k = 0; k < 120 && errs[r].empty(); ++k) {
+    const char* names[] = {"AllReduce sum", "AllReduce max", "AllGather",    "Broadcast",
+                           "ReduceScatter", "Reduce",        "AllReduce avg", "Send/Recv"};
+    const int next = (r + 1) % n, prev = (r + n - 1) % n;
+    for (int k = 0; k < 160 && errs[r].empty(); ++k) {
       const ncclDataType_t t = types[k % 5];
       const size_t count = counts[(k / 5) % 6];
       const size_t esize = t == ncclInt8 ? 1 : t == ncclInt32 || t == ncclFloat32 ? 4 : 8;
-      const int what = k % 4, root = (k / 4) % n;
-      for (size_t i = 0; i < count; ++i) put(h, t, i, value(k, r, i));
+      const bool floating = t == ncclFloat32 || t == ncclFloat64;
+      const int what = k % 8, root = (k / 8) % n;
+      const size_t inCount = what == 4 ? count * static_cast<size_t>(n) : count;
       const size_t outCount = what == 2 ? count * static_cast<size_t>(n) : count;
+      for (size_t i = 0; i < inCount; ++i) put(h, t, i, value(k, r, i));
       ncclResult_t res = ncclSuccess;
-      if (cudaMemcpyAsync(in, h, count * esize, cudaMemcpyHostToDevice, s) != cudaSuccess ||
-          cudaMemsetAsync(out, 0xee, outCount * esize, s) != cudaSuccess)
+      if (cudaMemcpyAsync(in, h, inCount * esize, cudaMemcpyHostToDevice, s) != cudaSuccess ||
+          cudaMemsetAsync(out, 0x5a, outCount * esize, s) != cudaSuccess)
         res = ncclUnhandledCudaError;
-      else if (what < 2) res = ncclAllReduce(in, out, count, t, what == 0 ? ncclSum : ncclMax, comm, s);
+      else if (what == 0 || what == 1 || what == 6)
+        res = ncclAllReduce(in, out, count, t, what == 0 ? ncclSum : what == 1 ? ncclMax : ncclAvg, comm, s);
       else if (what == 2) res = ncclAllGather(in, out, count, t, comm, s);
-      else res = ncclBroadcast(in, out, count, t, root, comm, s);
+      else if (what == 3) res = ncclBroadcast(in, out, count, t, root, comm, s);
+      else if (what == 4) res = ncclReduceScatter(in, out, count, t, ncclSum, comm, s);
+      else if (what == 5) res = ncclReduce(in, out, count, t, ncclSum, root, comm, s);
+      else if ((res = ncclGroupStart()) == ncclSuccess) {
+        ncclSend(in, count, t, next, comm, s);
+        ncclRecv(out, count, t, prev, comm, s);
+        res = ncclGroupEnd();
+      }
       if (res != ncclSuccess || cudaMemcpyAsync(h, out, outCount * esize, cudaMemcpyDeviceToHost, s) != cudaSuccess ||
           cudaStreamSynchronize(s) != cudaSuccess) {
         errs[r] = std::string(names[what]) + " call " + std::to_string(k) + ": " + ncclGetLastError(comm);
         break;
       }
+      if (what == 5 && r != root) continue;  // only the root's output is defined
       for (size_t i = 0; i < outCount; ++i) {
         double want = 0;
-        if (what == 0) for (int q = 0; q < n; ++q) want += value(k, q, i);
-        if (what == 1) for (int q = 0; q < n; ++q) want = std::max(want, value(k, q, i));
-        if (what == 2) want = value(k, static_cast<int>(i / count), i % count);
-        if (what == 3) want = value(k, root, i);
-        if (get(h, t, i) != want) {
+        switch (what) {
+          case 1: for (int q = 0; q < n; ++q) want = std::max(want, value(k, q, i)); break;
+          case 2: want = value(k, static_cast<int>(i / count), i % count); break;
+          case 3: want = value(k, root, i); break;
+          case 4: for (int q = 0; q < n; ++q) want += value(k, q, static_cast<size_t>(r) * count + i); break;
+          case 7: want = value(k, prev, i); break;
+          default: for (int q = 0; q < n; ++q) want += value(k, q, i); break;
+        }
+        if (what == 6) want = floating ? want / n : std::floor(want / n);
+        const double got = get(h, t, i);
+        if (what == 6 && floating ? std::fabs(got - want) > 1e-5 * std::max(1.0, want) : got != want) {
           errs[r] = std::string(names[what]) + " call " + std::to_string(k) + " type " + std::to_string(t) + " count " +
-                    std::to_string(count) + " element " + std::to_string(i) + ": " + std::to_string(get(h, t, i)) +
+                    std::to_string(count) + " element " + std::to_string(i) + ": " + std::to_string(got) +
                     " != " + std::to_string(want);
           break;
         }
