@@ -120,6 +120,15 @@ __device__ __forceinline__ bool llLeanWork(const DevComm& comm, const DevWork& w
     const uint64_t v[1] = {x};
     llSendLines<1>(sh.peer[slot], 0, tid, st.lines, v, &comm, abort, peer);
   };
+  // After the step: the block barrier, the credits and step counters (llEndStep).
+  auto endStep = [&]() {
+    prof.mark(kProfLlRecv);
+    if (!llEndStep(comm, w, sh, 0, 1)) return false;
+    prof.mark(kProfLlEnd);
+    prof.step(st.len);
+    prof.flush();
+    return true;
+  };
   if constexpr (!std::is_same<T, LeanCopy>::value) {
     if (collReduces(coll)) {
       const LlTyped<T, OpSum> red(w);
@@ -142,12 +151,7 @@ __device__ __forceinline__ bool llLeanWork(const DevComm& comm, const DevWork& w
         }
         store8(out + at, red.finish(acc), nbytes);
       }
-      prof.mark(kProfLlRecv);
-      if (!llEndStep(comm, w, sh, 0, 1)) return false;
-      prof.mark(kProfLlEnd);
-      prof.step(st.len);
-      prof.flush();
-      return true;
+      return endStep();
     }
   }
   if (mine && hasSrc) {
@@ -170,12 +174,7 @@ __device__ __forceinline__ bool llLeanWork(const DevComm& comm, const DevWork& w
       else if (out != in) store8(out + at, own, nbytes);
     }
   }
-  prof.mark(kProfLlRecv);
-  if (!llEndStep(comm, w, sh, 0, 1)) return false;
-  prof.mark(kProfLlEnd);
-  prof.step(st.len);
-  prof.flush();
-  return true;
+  return endStep();
 }
 
 // kOne: the launch is one work that every block runs (llLeanOne), so no block reads the
