@@ -92,20 +92,23 @@ struct GpuPlan {
   bool capturing = false;         // the first stream is being captured into a graph
 };
 
-// The kernel for works that reduce at most one type: the LL kernel of that type when every
-// work is LL and every reduction a sum; else the kernel of every protocol for the type.
+// The kernel for works that reduce at most one type: the LL (or LL128) kernel of that type
+// when every work is LL (or every work LL128) and every reduction a sum (not of fp8 on
+// LL128, which the planner never chooses); else the kernel of every protocol for the type.
 LaunchSpec specFor(const std::vector<DevWork>& works, size_t nqueues) {
   LaunchSpec spec;
   spec.large = works.size() > static_cast<size_t>(kSmallLaunch);
-  bool allLl = !spec.large, sumsOnly = true;
+  bool allLl = !spec.large, allLl128 = !spec.large, sumsOnly = true;
   for (const DevWork& w : works) {
     allLl = allLl && w.proto == kProtoLl;
+    allLl128 = allLl128 && w.proto == kProtoLl128;
     if (!collReducesHost(w.s.coll)) continue;
     spec.reduces = true;
     spec.type = w.type;
     sumsOnly = sumsOnly && w.red == kRedSum;
   }
-  if (allLl && sumsOnly) spec.kind = spec.reduces ? LaunchKind::LlSum : LaunchKind::LlCopy;
+  if (spec.reduces && (spec.type == ncclFloat8e4m3 || spec.type == ncclFloat8e5m2)) allLl128 = false;
+  if ((allLl || allLl128) && sumsOnly) spec.kind = spec.reduces ? LaunchKind::LlSum : LaunchKind::LlCopy;
   spec.blocks = static_cast<int>(nqueues);
   spec.threads = launchThreads();
   spec.tiny = spec.kind != LaunchKind::Generic && works.size() <= static_cast<size_t>(TinyArgs::kWorks) &&

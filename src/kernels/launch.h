@@ -12,8 +12,9 @@ constexpr int kMaxThreads = 512;  // launch bounds: 128 registers a thread
 
 // Which kernel a launch uses. Generic runs every protocol, for works that reduce one type
 // (any operator; `type`) or none (reduces false): a group whose works reduce several types
-// is launched once per type. The LL kernels are compiled for sums of one type (LlSum) or
-// for data movement only (LlCopy), and take KernelArgs<kSmallLaunch>.
+// is launched once per type. The LL-family kernels are compiled for sums of one type (LlSum)
+// or for data movement only (LlCopy), for one protocol (every work's: LL or LL128), and
+// take KernelArgs<kSmallLaunch>.
 enum class LaunchKind : uint8_t { Generic, LlSum, LlCopy };
 
 struct LaunchSpec {

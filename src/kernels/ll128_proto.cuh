@@ -21,7 +21,7 @@
 
 namespace mccl {
 
-constexpr int kLl128Unroll = 2;  // lines in flight per thread (2 words each)
+constexpr int kLl128Unroll = 2;  // the generic kernel's lines in flight per thread in copies (2 words each)
 
 // Which payload words of a line a thread holds, and where its lines lie in a step.
 struct Ll128Lane {
@@ -164,12 +164,11 @@ __device__ __forceinline__ int ll128Rounds(const Ll128Step& st, const Ll128Lane&
 }
 
 // AllReduce, ReduceScatter and Reduce with an arithmetic policy (LlTyped), pipelined as in
-// llReduceLoop: step s + 1 is sent before step s is received.
-template <typename Policy>
+// llReduceLoop: step s + 1 is sent before step s is received. U lines in flight per thread:
+// a round of U lines costs about one load latency whatever U is, so U is what a kernel's
+// registers allow (the generic kernel: 1; the LL128 kernels of ll_kernel.cu: more).
+template <typename Policy, int U>
 __device__ __forceinline__ bool ll128ReduceLoop(const DevComm* commP, const DevWork* wP, int ch, LlShared* shP) {
-  // One line in flight per thread: two (for the 2-byte and 1-byte types, whose
-  // accumulators are floats) put the kernels' stack over MCCL_KERNEL_STACK_BUDGET.
-  constexpr int U = 1;
   const DevComm& comm = *commP;
   const DevWork& w = *wP;
   LlShared& sh = *shP;
@@ -248,14 +247,17 @@ __device__ __forceinline__ bool ll128ReduceLoop(const DevComm* commP, const DevW
   return true;
 }
 
+// The generic kernel's LL128 reduction: one line in flight per thread. Two (for the 2-byte
+// and 1-byte types, whose accumulators are floats) put its stack over
+// MCCL_KERNEL_STACK_BUDGET.
 template <typename T, typename Op>
 __device__ __noinline__ bool ll128ReduceWork(const DevComm* comm, const DevWork* w, int ch, LlShared* sh) {
-  return ll128ReduceLoop<LlTyped<T, Op>>(comm, w, ch, sh);
+  return ll128ReduceLoop<LlTyped<T, Op>, 1>(comm, w, ch, sh);
 }
 
-// AllGather, Broadcast, Send and Recv: data movement only.
-static __device__ __noinline__ bool ll128CopyWork(const DevComm* commP, const DevWork* wP, int ch, LlShared* shP) {
-  constexpr int U = kLl128Unroll;
+// AllGather, Broadcast, Send and Recv: data movement only, U lines in flight per thread.
+template <int U>
+__device__ __forceinline__ bool ll128CopyLoop(const DevComm* commP, const DevWork* wP, int ch, LlShared* shP) {
   const DevComm& comm = *commP;
   const DevWork& w = *wP;
   LlShared& sh = *shP;
@@ -316,6 +318,10 @@ static __device__ __noinline__ bool ll128CopyWork(const DevComm* commP, const De
   }
   prof.flush();
   return true;
+}
+
+static __device__ __noinline__ bool ll128CopyWork(const DevComm* comm, const DevWork* w, int ch, LlShared* sh) {
+  return ll128CopyLoop<kLl128Unroll>(comm, w, ch, sh);
 }
 
 }  // namespace mccl

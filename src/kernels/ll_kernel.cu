@@ -1,7 +1,8 @@
-// The LL kernels compiled for one arithmetic: sums of one type (the common launch of small
-// messages, src/kernels/ll_proto.cuh inlined for exactly that type) and data movement
-// only. Groups that mix protocols, types or operators run in the generic kernel
-// (coll_kernel.cu). A translation unit of its own, so the two compile in parallel.
+// The LL-family kernels compiled for one arithmetic: sums of one type (the common launch of
+// small and medium messages, src/kernels/ll_proto.cuh or ll128_proto.cuh inlined for
+// exactly that type) and data movement only, one protocol a launch. Groups that mix
+// protocols, types or operators run in the generic kernel (coll_kernel.cu). A translation
+// unit of its own, so the two compile in parallel.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -11,11 +12,35 @@
 #include "kernels/dev_work.h"
 #include "kernels/launch.h"
 #include "kernels/launch_fn.h"
+#include "kernels/ll128_proto.cuh"
 #include "kernels/ll_proto.cuh"
 #include "nccl.h"
 
 namespace mccl {
 namespace {
+
+// The C++ type of an ncclDataType_t, as a tag: withType(type, f) returns f(TypeTag<T>{}).
+template <typename T>
+struct TypeTag {
+  using type = T;
+};
+template <typename F>
+auto withType(int type, F f) {
+  switch (type) {
+    case ncclInt8: return f(TypeTag<int8_t>{});
+    case ncclUint8: return f(TypeTag<uint8_t>{});
+    case ncclInt32: return f(TypeTag<int32_t>{});
+    case ncclUint32: return f(TypeTag<uint32_t>{});
+    case ncclInt64: return f(TypeTag<int64_t>{});
+    case ncclUint64: return f(TypeTag<uint64_t>{});
+    case ncclFloat16: return f(TypeTag<__half>{});
+    case ncclFloat32: return f(TypeTag<float>{});
+    case ncclFloat64: return f(TypeTag<double>{});
+    case ncclBfloat16: return f(TypeTag<__nv_bfloat16>{});
+    case ncclFloat8e4m3: return f(TypeTag<Fp8E4M3>{});
+    default: return f(TypeTag<Fp8E5M2>{});
+  }
+}
 
 // What the works of a launch read, copied from the kernel's parameters to shared memory
 // when the block starts: the work functions reach DevComm and DevWork through pointers,
@@ -197,25 +222,47 @@ __global__ void __launch_bounds__(kMaxThreads, 1) llLeanKernel(const __grid_cons
   }
 }
 
+// ---- The LL128 kernels -------------------------------------------------------------------
+// LL128 launches that sum one type or only move data. A round of LL128 lines costs about one
+// load latency (the input loaded, then stored into the peer's line; the peer's lines polled,
+// then stored or reduced) whatever a thread's share of it, so the bytes a block moves per
+// round are what its registers hold. The generic kernel, which compiles every protocol and
+// operator under one register budget, keeps one line (reductions) or two (copies) in flight
+// per thread; compiled alone, these keep twice as many: as many as 128 registers a thread
+// hold without spilling (ptxas: 8 lines a thread spilled 156 bytes in copies, 4 lines 152 in
+// float sums, 2 lines 32 in int8 sums).
+constexpr int kLl128CopyLines = 4;
+template <typename T>
+constexpr int ll128SumLines() {
+  return sizeof(T) >= 2 ? 2 : 1;
+}
+
+template <typename T, typename Args>
+__global__ void __launch_bounds__(kMaxThreads, 1) ll128Kernel(const __grid_constant__ Args args) {
+  __shared__ LlShared sh;
+  __shared__ LlArgsShared<Args> a;
+  llBlockStart(args, a, sh);
+  const DevQueue q = args.queues[blockIdx.x];
+  for (int wi = 0; wi < args.nworks; ++wi) {
+    const DevWork& w = a.works[wi];
+    if (!queueRuns(q, w)) continue;
+    bool ok;
+    if constexpr (std::is_same<T, LeanCopy>::value) {
+      ok = ll128CopyLoop<kLl128CopyLines>(&a.comm, &w, q.channel, &sh);
+    } else {
+      ok = collReduces(w.s.coll) ? ll128ReduceLoop<LlTyped<T, OpSum>, ll128SumLines<T>()>(&a.comm, &w, q.channel, &sh)
+                                 : ll128CopyLoop<kLl128CopyLines>(&a.comm, &w, q.channel, &sh);
+    }
+    if (!ok) return;
+  }
+}
+
 using LeanKernelFn = void (*)(TinyArgs);
 
 template <bool kOne>
 LeanKernelFn llLeanKernelFor(bool reduces, int type) {
   if (!reduces) return llLeanKernel<LeanCopy, kOne>;
-  switch (type) {
-    case ncclInt8: return llLeanKernel<int8_t, kOne>;
-    case ncclUint8: return llLeanKernel<uint8_t, kOne>;
-    case ncclInt32: return llLeanKernel<int32_t, kOne>;
-    case ncclUint32: return llLeanKernel<uint32_t, kOne>;
-    case ncclInt64: return llLeanKernel<int64_t, kOne>;
-    case ncclUint64: return llLeanKernel<uint64_t, kOne>;
-    case ncclFloat16: return llLeanKernel<__half, kOne>;
-    case ncclFloat32: return llLeanKernel<float, kOne>;
-    case ncclFloat64: return llLeanKernel<double, kOne>;
-    case ncclBfloat16: return llLeanKernel<__nv_bfloat16, kOne>;
-    case ncclFloat8e4m3: return llLeanKernel<Fp8E4M3, kOne>;
-    default: return llLeanKernel<Fp8E5M2, kOne>;
-  }
+  return withType(type, [](auto t) -> LeanKernelFn { return llLeanKernel<typename decltype(t)::type, kOne>; });
 }
 
 // True when every block of the launch runs its one work: the blocks are that work's
@@ -251,39 +298,39 @@ bool llLeanFits(const LaunchSpec& spec, const DevWork* works, int nworks) {
 template <typename Args>
 using LlKernelFn = void (*)(Args);
 
+// The kernel of an LL-family launch that is not lean: LL or LL128 (every work of a launch
+// has the launch's protocol, specFor), sums of spec.type or data movement only.
 template <typename Args>
-LlKernelFn<Args> llSumKernelFor(int type) {
-  switch (type) {
-    case ncclInt8: return llSumKernel<int8_t, Args>;
-    case ncclUint8: return llSumKernel<uint8_t, Args>;
-    case ncclInt32: return llSumKernel<int32_t, Args>;
-    case ncclUint32: return llSumKernel<uint32_t, Args>;
-    case ncclInt64: return llSumKernel<int64_t, Args>;
-    case ncclUint64: return llSumKernel<uint64_t, Args>;
-    case ncclFloat16: return llSumKernel<__half, Args>;
-    case ncclFloat32: return llSumKernel<float, Args>;
-    case ncclFloat64: return llSumKernel<double, Args>;
-    case ncclBfloat16: return llSumKernel<__nv_bfloat16, Args>;
-    case ncclFloat8e4m3: return llSumKernel<Fp8E4M3, Args>;
-    default: return llSumKernel<Fp8E5M2, Args>;
+LlKernelFn<Args> llKernelOf(const LaunchSpec& spec, bool ll128) {
+  const bool copy = spec.kind == LaunchKind::LlCopy;
+  if (ll128) {
+    if (copy) return ll128Kernel<LeanCopy, Args>;
+    return withType(spec.type, [](auto t) -> LlKernelFn<Args> { return ll128Kernel<typename decltype(t)::type, Args>; });
   }
+  if (copy) return llCopyKernel<Args>;
+  return withType(spec.type, [](auto t) -> LlKernelFn<Args> { return llSumKernel<typename decltype(t)::type, Args>; });
 }
+
+bool isLl128(const DevWork* works, int nworks) { return nworks > 0 && works[0].proto == kProtoLl128; }
 
 template <typename Args>
 size_t llStackMax() {
   size_t most = 0;
   cudaFuncAttributes a;
-  if (cudaFuncGetAttributes(&a, llCopyKernel<Args>) == cudaSuccess) most = a.localSizeBytes;
-  for (int t = 0; t < ncclNumTypes; ++t)
-    if (cudaFuncGetAttributes(&a, llSumKernelFor<Args>(t)) == cudaSuccess && a.localSizeBytes > most)
-      most = a.localSizeBytes;
+  LaunchSpec spec;
+  for (int t = -1; t < ncclNumTypes; ++t) {
+    spec.kind = t < 0 ? LaunchKind::LlCopy : LaunchKind::LlSum;
+    spec.type = t;
+    for (bool ll128 : {false, true})
+      if (cudaFuncGetAttributes(&a, llKernelOf<Args>(spec, ll128)) == cudaSuccess && a.localSizeBytes > most)
+        most = a.localSizeBytes;
+  }
   return most;
 }
 
 template <typename Args>
 void launchLl(const LaunchSpec& spec, const Args& args, cudaStream_t stream) {
-  LlKernelFn<Args> fn = spec.kind == LaunchKind::LlCopy ? llCopyKernel<Args> : llSumKernelFor<Args>(spec.type);
-  fn<<<dim3(spec.blocks), dim3(spec.threads), 0, stream>>>(args);
+  llKernelOf<Args>(spec, isLl128(args.works, args.nworks))<<<dim3(spec.blocks), dim3(spec.threads), 0, stream>>>(args);
 }
 
 }  // namespace
@@ -300,12 +347,9 @@ size_t llKernelStackBytesMax() {
 
 const void* llKernelFunction(const LaunchSpec& spec, const DevWork* works, int nworks) {
   if (llLeanFits(spec, works, nworks)) return reinterpret_cast<const void*>(llLeanKernelOf(spec, works, nworks));
-  if (spec.tiny)
-    return reinterpret_cast<const void*>(spec.kind == LaunchKind::LlCopy ? llCopyKernel<TinyArgs>
-                                                                         : llSumKernelFor<TinyArgs>(spec.type));
-  using Small = KernelArgs<kSmallLaunch>;
-  return reinterpret_cast<const void*>(spec.kind == LaunchKind::LlCopy ? llCopyKernel<Small>
-                                                                       : llSumKernelFor<Small>(spec.type));
+  const bool ll128 = isLl128(works, nworks);
+  if (spec.tiny) return reinterpret_cast<const void*>(llKernelOf<TinyArgs>(spec, ll128));
+  return reinterpret_cast<const void*>(llKernelOf<KernelArgs<kSmallLaunch>>(spec, ll128));
 }
 
 void launchLlKernel(const LaunchSpec& spec, const void* args, cudaStream_t stream) {

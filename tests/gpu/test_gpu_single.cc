@@ -393,20 +393,15 @@ TEST(GpuSingleProcess, TwoCommunicatorsOneStreamEveryProtocol) {
   for (int r = 0; r < n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
 }
 
-// The lean LL kernel (a launch of one or two LL works of at most a line per thread on each
-// channel) and the general kernels share connections, slots, flags and step counters:
-// calls that take one or the other alternate on one communicator and stream, with odd
-// counts (partial last lines), several types, every collective and a Send/Recv ring, a
-// non-sum AllReduce (generic kernel), ncclAvg (scaled) and multi-step calls between them.
-// Every result against a host reference in double precision.
-TEST(GpuSingleProcess, LeanAndGeneralLlKernelsAlternateOnOneCommunicator) {
-  SKIP_WITHOUT_GPUS(1);
-  Clique cl(8);
-  if (cl.n < 2) GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=2 on one GPU)";
+// Calls whose launches take the LL-family kernels of one type (sums, data movement: the lean
+// LL kernel, llSumKernel, ll128Kernel) and the generic kernel (a non-sum AllReduce) in turn,
+// on one communicator and stream: 8 collectives (AllReduce sum, max and avg, AllGather,
+// Broadcast, ReduceScatter, Reduce, a Send/Recv ring) cycling over 5 types and the counts,
+// every root. Every result against a host reference in double precision.
+static void alternateLlKernels(Clique& cl, const std::vector<size_t>& counts, int calls) {
   const int n = cl.n;
   const ncclDataType_t types[] = {ncclInt8, ncclInt32, ncclFloat32, ncclFloat64, ncclUint64};
-  const size_t counts[] = {1, 3, 7, 100, 1023, 20000};  // 20000: more than a step per channel
-  const size_t most = 20000 * 8 * static_cast<size_t>(n);
+  const size_t most = *std::max_element(counts.begin(), counts.end()) * 8 * static_cast<size_t>(n);
   std::vector<std::string> errs(static_cast<size_t>(n));
   ThreadBarrier allocatedAll(n), doneAll(n);
   runThreads(n, [&](int r) {
@@ -440,9 +435,9 @@ TEST(GpuSingleProcess, LeanAndGeneralLlKernelsAlternateOnOneCommunicator) {
     const char* names[] = {"AllReduce sum", "AllReduce max", "AllGather",    "Broadcast",
                            "ReduceScatter", "Reduce",        "AllReduce avg", "Send/Recv"};
     const int next = (r + 1) % n, prev = (r + n - 1) % n;
-    for (int k = 0; k < 160 && errs[r].empty(); ++k) {
+    for (int k = 0; k < calls && errs[r].empty(); ++k) {
       const ncclDataType_t t = types[k % 5];
-      const size_t count = counts[(k / 5) % 6];
+      const size_t count = counts[(k / 5) % counts.size()];
       const size_t esize = t == ncclInt8 ? 1 : t == ncclInt32 || t == ncclFloat32 ? 4 : 8;
       const bool floating = t == ncclFloat32 || t == ncclFloat64;
       const int what = k % 8, root = (k / 8) % n;
@@ -498,6 +493,35 @@ TEST(GpuSingleProcess, LeanAndGeneralLlKernelsAlternateOnOneCommunicator) {
     cudaStreamDestroy(s);
   });
   for (int r = 0; r < n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
+}
+
+// The lean LL kernel (a launch of one or two LL works of at most a line per thread on each
+// channel) and the general kernels share connections, slots, flags and step counters:
+// calls that take one or the other alternate, with odd counts (partial last lines) and
+// multi-step calls (20000 elements: more than a step per channel) between them.
+TEST(GpuSingleProcess, LeanAndGeneralLlKernelsAlternateOnOneCommunicator) {
+  SKIP_WITHOUT_GPUS(1);
+  Clique cl(8);
+  if (cl.n < 2) GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=2 on one GPU)";
+  alternateLlKernels(cl, {1, 3, 7, 100, 1023, 20000}, 160);
+}
+
+// LL128 forced on four channels: the LL128 kernels (sums and data movement, several lines in
+// flight per thread) and the generic kernel's LL128 (max) on one communicator. 120-byte
+// lines that end mid-line and mid-word (odd counts of 1-byte elements), steps of one round
+// and of several (20000 8-byte elements: 40 KiB a channel), and several 60 KiB steps a
+// channel (100003: 200 KiB), so a connection's slots and credits wrap many times.
+TEST(GpuSingleProcess, Ll128KernelsAndGenericAlternateOnOneCommunicator) {
+  SKIP_WITHOUT_GPUS(1);
+  Clique cl(8);
+  if (cl.n < 2) GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=2 on one GPU)";
+  setenv("NCCL_PROTO", "LL128", 1);  // read at each call's plan
+  setenv("NCCL_MAX_NCHANNELS", "4", 1);
+  mccl::knobsReload();
+  alternateLlKernels(cl, {1, 13, 1023, 4001, 20000, 100003, 77}, 280);
+  unsetenv("NCCL_PROTO");
+  unsetenv("NCCL_MAX_NCHANNELS");
+  mccl::knobsReload();
 }
 
 // Lone calls and one-communicator groups that repeat a shape reuse its plan (the GPU data
