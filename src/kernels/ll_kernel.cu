@@ -69,37 +69,6 @@ __device__ __forceinline__ void llBlockStart(const Args& args, LlArgsShared<Args
   __syncthreads();
 }
 
-// LL works that sum one type (and any data-movement LL works): the common launch of small
-// messages, compiled for exactly that arithmetic.
-template <typename T, typename Args>
-__global__ void __launch_bounds__(kMaxThreads, 1) llSumKernel(const __grid_constant__ Args args) {
-  __shared__ LlShared sh;
-  __shared__ LlArgsShared<Args> a;
-  llBlockStart(args, a, sh);
-  const DevQueue q = args.queues[blockIdx.x];
-  for (int wi = 0; wi < args.nworks; ++wi) {
-    const DevWork& w = a.works[wi];
-    if (!queueRuns(q, w)) continue;
-    const bool ok = collReduces(w.s.coll) ? llReduceWork<T, OpSum>(&a.comm, &w, q.channel, &sh)
-                                          : llCopyWork(&a.comm, &w, q.channel, &sh);
-    if (!ok) return;
-  }
-}
-
-// LL works that only move data (AllGather, Broadcast, Send, Recv).
-template <typename Args>
-__global__ void __launch_bounds__(kMaxThreads, 1) llCopyKernel(const __grid_constant__ Args args) {
-  __shared__ LlShared sh;
-  __shared__ LlArgsShared<Args> a;
-  llBlockStart(args, a, sh);
-  const DevQueue q = args.queues[blockIdx.x];
-  for (int wi = 0; wi < args.nworks; ++wi) {
-    const DevWork& w = a.works[wi];
-    if (!queueRuns(q, w)) continue;
-    if (!llCopyWork(&a.comm, &w, q.channel, &sh)) return;
-  }
-}
-
 // ---- The lean LL kernel ------------------------------------------------------------------
 // The common small launch: one or two LL works (a collective, or a Send and a Recv) whose
 // every channel moves one step of at most a line per thread (llLeanFits). The general
@@ -237,8 +206,24 @@ constexpr int ll128SumLines() {
   return sizeof(T) >= 2 ? 2 : 1;
 }
 
-template <typename T, typename Args>
-__global__ void __launch_bounds__(kMaxThreads, 1) ll128Kernel(const __grid_constant__ Args args) {
+// One work of an LL-family launch on channel ch (kLl128: the launch's protocol): T is the
+// arithmetic of its sums, LeanCopy when the launch only moves data. False when stopped.
+template <bool kLl128, typename T>
+__device__ __forceinline__ bool llFamilyWork(const DevComm* comm, const DevWork* w, int ch, LlShared* sh) {
+  if constexpr (!std::is_same<T, LeanCopy>::value) {
+    if (collReduces(w->s.coll)) {
+      if constexpr (kLl128) return ll128ReduceLoop<LlTyped<T, OpSum>, ll128SumLines<T>()>(comm, w, ch, sh);
+      else return llReduceWork<T, OpSum>(comm, w, ch, sh);
+    }
+  }
+  if constexpr (kLl128) return ll128CopyLoop<kLl128CopyLines>(comm, w, ch, sh);
+  else return llCopyWork(comm, w, ch, sh);
+}
+
+// The LL-family kernels that are not lean: LL (llKernel<false, T>) or LL128 works, sums of
+// one type T (and any data-movement works) or data movement only (T = LeanCopy).
+template <bool kLl128, typename T, typename Args>
+__global__ void __launch_bounds__(kMaxThreads, 1) llKernel(const __grid_constant__ Args args) {
   __shared__ LlShared sh;
   __shared__ LlArgsShared<Args> a;
   llBlockStart(args, a, sh);
@@ -246,14 +231,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) ll128Kernel(const __grid_const
   for (int wi = 0; wi < args.nworks; ++wi) {
     const DevWork& w = a.works[wi];
     if (!queueRuns(q, w)) continue;
-    bool ok;
-    if constexpr (std::is_same<T, LeanCopy>::value) {
-      ok = ll128CopyLoop<kLl128CopyLines>(&a.comm, &w, q.channel, &sh);
-    } else {
-      ok = collReduces(w.s.coll) ? ll128ReduceLoop<LlTyped<T, OpSum>, ll128SumLines<T>()>(&a.comm, &w, q.channel, &sh)
-                                 : ll128CopyLoop<kLl128CopyLines>(&a.comm, &w, q.channel, &sh);
-    }
-    if (!ok) return;
+    if (!llFamilyWork<kLl128, T>(&a.comm, &w, q.channel, &sh)) return;
   }
 }
 
@@ -300,15 +278,14 @@ using LlKernelFn = void (*)(Args);
 
 // The kernel of an LL-family launch that is not lean: LL or LL128 (every work of a launch
 // has the launch's protocol, specFor), sums of spec.type or data movement only.
+template <bool kLl128, typename Args>
+LlKernelFn<Args> llKernelOf(const LaunchSpec& spec) {
+  if (spec.kind == LaunchKind::LlCopy) return llKernel<kLl128, LeanCopy, Args>;
+  return withType(spec.type, [](auto t) -> LlKernelFn<Args> { return llKernel<kLl128, typename decltype(t)::type, Args>; });
+}
 template <typename Args>
 LlKernelFn<Args> llKernelOf(const LaunchSpec& spec, bool ll128) {
-  const bool copy = spec.kind == LaunchKind::LlCopy;
-  if (ll128) {
-    if (copy) return ll128Kernel<LeanCopy, Args>;
-    return withType(spec.type, [](auto t) -> LlKernelFn<Args> { return ll128Kernel<typename decltype(t)::type, Args>; });
-  }
-  if (copy) return llCopyKernel<Args>;
-  return withType(spec.type, [](auto t) -> LlKernelFn<Args> { return llSumKernel<typename decltype(t)::type, Args>; });
+  return ll128 ? llKernelOf<true, Args>(spec) : llKernelOf<false, Args>(spec);
 }
 
 bool isLl128(const DevWork* works, int nworks) { return nworks > 0 && works[0].proto == kProtoLl128; }
