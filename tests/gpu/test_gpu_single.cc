@@ -394,10 +394,10 @@ TEST(GpuSingleProcess, TwoCommunicatorsOneStreamEveryProtocol) {
 }
 
 // Calls whose launches take the LL-family kernels of one type (sums, data movement: the lean
-// LL kernel, llSumKernel, ll128Kernel) and the generic kernel (a non-sum AllReduce) in turn,
-// on one communicator and stream: 8 collectives (AllReduce sum, max and avg, AllGather,
-// Broadcast, ReduceScatter, Reduce, a Send/Recv ring) cycling over 5 types and the counts,
-// every root. Every result against a host reference in double precision.
+// LL kernel, llKernel<false, T> and llKernel<true, T>) and the generic kernel (a non-sum
+// AllReduce) in turn, on one communicator and stream: 8 collectives (AllReduce sum, max and
+// avg, AllGather, Broadcast, ReduceScatter, Reduce, a Send/Recv ring) cycling over 5 types
+// and the counts, every root. Every result against a host reference in double precision.
 static void alternateLlKernels(Clique& cl, const std::vector<size_t>& counts, int calls) {
   const int n = cl.n;
   const ncclDataType_t types[] = {ncclInt8, ncclInt32, ncclFloat32, ncclFloat64, ncclUint64};
