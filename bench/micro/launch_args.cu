@@ -8,9 +8,12 @@
 // Then, for 512 B of parameters (mccl's tiny launch), the host time of other ways to launch
 // the same kernel, 2,000 back to back:
 //   runtime + event   cudaLaunchKernel and a cudaEventRecord after it (mccl's eager launch)
-//   driver            cuLaunchKernel on the CUfunction of cudaGetFuncBySymbol
+//   driver            cuLaunchKernel on the CUfunction of cudaGetFuncBySymbol (one context's)
+//   driver, CUkernel  cuLaunchKernel on the context-less kernel of cudaGetKernel (mccl's)
 //   driver + event    cuLaunchKernel and cuEventRecord
-// Medians of 5 runs.
+// Medians of 5 runs. Last, each driver handle launched on a stream of a second context on
+// the same device (as when one process drives several GPUs): the CUkernel runs there, the
+// CUfunction of the first context is refused (CUDA_ERROR_INVALID_HANDLE).
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -107,6 +110,8 @@ void measureWays(cudaStream_t s, unsigned long long* out) {
   auto record = reinterpret_cast<EventRecordFn>(recordPtr);
   cudaFunction_t f;
   CK(cudaGetFuncBySymbol(&f, reinterpret_cast<const void*>(paramKernel<kBytes>)));
+  cudaKernel_t k;
+  CK(cudaGetKernel(&k, reinterpret_cast<const void*>(paramKernel<kBytes>)));
   cudaEvent_t e;
   CK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
   void* args[] = {&p, &out};
@@ -134,7 +139,56 @@ void measureWays(cudaStream_t s, unsigned long long* out) {
     launch(reinterpret_cast<CUfunction>(f), 1, 1, 1, 512, 1, 1, 0, s, args, nullptr);
     record(reinterpret_cast<CUevent>(e), s);
   });
+  time("driver, CUkernel", [&] { launch(reinterpret_cast<CUfunction>(k), 1, 1, 1, 512, 1, 1, 0, s, args, nullptr); });
+  time("CUkernel + event", [&] {
+    launch(reinterpret_cast<CUfunction>(k), 1, 1, 1, 512, 1, 1, 0, s, args, nullptr);
+    record(reinterpret_cast<CUevent>(e), s);
+  });
   CK(cudaEventDestroy(e));
+}
+
+// Launches paramKernel<512> through each handle on a stream of a context of its own.
+void launchInOtherContext(unsigned long long* out) {
+  using CtxCreateFn = CUresult (*)(CUcontext*, CUctxCreateParams*, unsigned, CUdevice);  // cuCtxCreate_v4
+  using CtxFn = CUresult (*)(CUcontext);
+  using CtxPopFn = CUresult (*)(CUcontext*);
+  using StreamCreateFn = CUresult (*)(CUstream*, unsigned);
+  using StreamSyncFn = CUresult (*)(CUstream);
+  using LaunchFn = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                CUstream, void**, void**);
+  auto entry = [](const char* name, unsigned version = 12000) {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult q;
+    CK(cudaGetDriverEntryPointByVersion(name, &fn, version, cudaEnableDefault, &q));
+    return fn;
+  };
+  auto ctxCreate = reinterpret_cast<CtxCreateFn>(entry("cuCtxCreate", 13000));
+  auto ctxDestroy = reinterpret_cast<CtxFn>(entry("cuCtxDestroy"));
+  auto ctxPop = reinterpret_cast<CtxPopFn>(entry("cuCtxPopCurrent"));
+  auto streamCreate = reinterpret_cast<StreamCreateFn>(entry("cuStreamCreate"));
+  auto streamSync = reinterpret_cast<StreamSyncFn>(entry("cuStreamSynchronize"));
+  auto launch = reinterpret_cast<LaunchFn>(entry("cuLaunchKernel"));
+  cudaFunction_t f;
+  cudaKernel_t k;
+  CK(cudaGetFuncBySymbol(&f, reinterpret_cast<const void*>(paramKernel<512>)));
+  CK(cudaGetKernel(&k, reinterpret_cast<const void*>(paramKernel<512>)));
+  CUcontext ctx = nullptr, popped = nullptr;
+  CUstream s = nullptr;
+  const CUresult rc = ctxCreate(&ctx, nullptr, 0, 0);
+  const CUresult rsc = rc == CUDA_SUCCESS ? streamCreate(&s, CU_STREAM_NON_BLOCKING) : rc;
+  if (rsc != CUDA_SUCCESS) {
+    std::printf("second context: could not be made (cuCtxCreate %d, cuStreamCreate %d)\n", rc, rsc);
+    return;
+  }
+  ctxPop(&popped);  // back to the runtime's context; the launches find ctx through s
+  Params<512> p{};
+  void* args[] = {&p, &out};
+  const CUresult rk = launch(reinterpret_cast<CUfunction>(k), 1, 1, 1, 512, 1, 1, 0, s, args, nullptr);
+  const CUresult rs = rk == CUDA_SUCCESS ? streamSync(s) : rk;
+  const CUresult rf = launch(reinterpret_cast<CUfunction>(f), 1, 1, 1, 512, 1, 1, 0, s, args, nullptr);
+  std::printf("second context: CUkernel launch %d, its run %d; first context's CUfunction launch %d (%s)\n", rk, rs,
+              rf, rf == CUDA_ERROR_INVALID_HANDLE ? "invalid handle, as expected" : "unexpected");
+  ctxDestroy(ctx);
 }
 
 int main() {
@@ -151,5 +205,6 @@ int main() {
   measure<3072>(s, out);
   measure<4096>(s, out);
   measureWays(s, out);
+  launchInOtherContext(out);
   return 0;
 }

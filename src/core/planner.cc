@@ -13,28 +13,29 @@ namespace {
 
 // LL up to a threshold of bytes sent by the busiest rank (MCCL_LL_MAX_BYTES overrides), LL128
 // above that up to its own (MCCL_LL128_MAX_BYTES), Simple beyond. Measured on 2 x H200 with
-// each protocol forced, 16 KiB - 32 MiB, NCCL alongside (bench/results/gpu-2xH200-2026-11-23b/
-// protosweep.md). LL128 wins where a collective only moves data: AllGather (LL to 256 KiB
-// sent, LL128 to 2 MiB), Broadcast (512 KiB, 1 MiB), Send/Recv and AlltoAll (64 KiB, 2 MiB:
-// at 1 MiB 12.7 us against LL's 16.1 and Simple's 17.2; at 4 MiB a tie with Simple, and
-// Gather of 8 MiB, 4 MiB from each peer, 28.3 us on LL128 against 21 on Simple). Its reductions keep one line in
-// flight per thread (the kernels' register and stack budget), which makes them slower than
-// LL or Simple at every size, so AllReduce, Reduce and ReduceScatter go from LL straight to
-// Simple, at LL's crossover with Simple: AllReduce 2 MiB, ReduceScatter 1 MiB, Reduce
-// 512 KiB (1 MiB: Simple 12.6 us, LL 13.3).
+// each protocol forced, 16 KiB - 32 MiB, NCCL alongside (bench/results/gpu-2xH200-2026-11-24/
+// protosweep_first.md, after LL128's launches got kernels of their own). LL128 wins where a
+// collective only moves data: AllGather (LL to 256 KiB sent, LL128 to 2 MiB), Broadcast
+// (512 KiB, 1 MiB), Send/Recv and AlltoAll (128 KiB: 7.2 us against LL128's 8.1; then LL128
+// to 2 MiB: at 1 MiB 13.3 us against LL's 15.4 and Simple's 17.0; at 4 MiB Simple wins,
+// 26.2 against 28.2). AllReduce takes LL128 from 1 MiB (15.2 us against LL's 16.5) to 2 MiB
+// (24.6 against 28.5 and Simple's 28.7). Reduce and ReduceScatter, whose rank sends half as
+// much per step or less, stay on LL up to its crossover with Simple: Reduce 1 MiB (12.0 us
+// against Simple's 13.1 and LL128's 14.5), ReduceScatter 1 MiB sent (2 MiB in all: LL
+// 17.2, LL128 17.4, Simple 19.5).
 struct ProtoLimits {
   int64_t ll;     // LL up to this many bytes sent per rank
   int64_t ll128;  // then LL128 up to this many (0: never)
 };
 ProtoLimits protoLimits(OpKind k) {
   switch (k) {
-    case OpKind::AllReduce: return {2 << 20, 0};
+    case OpKind::AllReduce: return {512 << 10, 2 << 20};
     case OpKind::ReduceScatter: return {1 << 20, 0};
-    case OpKind::Reduce: return {512 << 10, 0};
+    case OpKind::Reduce: return {1 << 20, 0};
     case OpKind::AllGather: return {256 << 10, 2 << 20};
     case OpKind::Broadcast: return {512 << 10, 1 << 20};
     case OpKind::Send:
-    case OpKind::Recv: return {64 << 10, 2 << 20};
+    case OpKind::Recv: return {128 << 10, 2 << 20};
   }
   return {1 << 20, 0};
 }

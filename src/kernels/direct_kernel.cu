@@ -323,8 +323,8 @@ size_t directKernelStackBytesMax() {
 
 ncclResult_t launchDirectKernel(const DirectLaunch& l, const void* args, cudaStream_t stream, const char** error) {
   // Through the driver where it can (kernels/driver_launch.h): each kernel's CUfunction is
-  // looked up once, [small][type, or ncclNumTypes for data movement].
-  static CUfunction functions[2][ncclNumTypes + 1] = {};
+  // looked up once a device, [small][type, or ncclNumTypes for data movement].
+  static DriverFunctions functions[2][ncclNumTypes + 1];
   const void* fn = l.small ? reinterpret_cast<const void*>(directKernelFor<kDirectSmallLaunch>(l.reduces, l.type))
                            : reinterpret_cast<const void*>(directKernelFor<kDirectLaunch>(l.reduces, l.type));
   const CUresult cr = driverLaunch(fn, &functions[l.small ? 0 : 1][l.reduces ? l.type : ncclNumTypes],

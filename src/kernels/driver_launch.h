@@ -52,22 +52,44 @@ inline const DriverCalls& driverCalls() {
   return calls;
 }
 
-// Launches fn (a kernel's host symbol, one by-value parameter at args) through the driver:
-// CUDA_ERROR_NOT_SUPPORTED when the driver calls are off or fn has no CUfunction, so the
-// caller launches through the runtime. *cached: fn's CUfunction, looked up on first use.
-inline CUresult driverLaunch(const void* fn, CUfunction* cached, unsigned blocks, unsigned threads, const void* args,
-                             cudaStream_t stream) {
+// fn's CUfunction (cuLaunchKernel's handle for a kernel's host symbol) in the current
+// device's context, or null (the caller launches through the runtime). A CUfunction belongs
+// to the context that was current when it was looked up, and one process may drive
+// communicators on several devices (one thread may launch on each in one group): looked up
+// on another device, it fails with CUDA_ERROR_INVALID_HANDLE (2 x H200, 2026-11-24). The
+// context-less CUkernel (cudaGetKernel) would serve every device, but its launch cost the
+// host as much as the runtime's (bench/micro/launch_args.cu, H100: 3.87 us against the
+// CUfunction's 3.38), so callers keep a CUfunction per device.
+inline CUfunction driverFunction(const void* fn) {
+  if (driverCalls().launch == nullptr) return nullptr;
+  cudaFunction_t g = nullptr;
+  if (cudaGetFuncBySymbol(&g, fn) != cudaSuccess || g == nullptr) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  return reinterpret_cast<CUfunction>(g);
+}
+
+// One kernel's CUfunction on each device, looked up on first use there.
+struct DriverFunctions {
+  static constexpr int kDevices = 64;  // devices beyond launch through the runtime
+  CUfunction perDevice[kDevices] = {};
+};
+
+// Launches fn (a kernel's host symbol, one by-value parameter at args) through the driver
+// on the current device: CUDA_ERROR_NOT_SUPPORTED when the driver calls are off or fn has no
+// CUfunction there, so the caller launches through the runtime.
+inline CUresult driverLaunch(const void* fn, DriverFunctions* cache, unsigned blocks, unsigned threads,
+                             const void* args, cudaStream_t stream) {
   const DriverCalls& d = driverCalls();
-  if (d.launch == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
-  CUfunction f = __atomic_load_n(cached, __ATOMIC_ACQUIRE);
+  int dev = -1;
+  if (d.launch == nullptr || cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= DriverFunctions::kDevices)
+    return CUDA_ERROR_NOT_SUPPORTED;
+  CUfunction* slot = &cache->perDevice[dev];
+  CUfunction f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
   if (f == nullptr) {
-    cudaFunction_t g = nullptr;
-    if (cudaGetFuncBySymbol(&g, fn) != cudaSuccess || g == nullptr) {
-      cudaGetLastError();
-      return CUDA_ERROR_NOT_SUPPORTED;
-    }
-    f = reinterpret_cast<CUfunction>(g);
-    __atomic_store_n(cached, f, __ATOMIC_RELEASE);
+    if ((f = driverFunction(fn)) == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
+    __atomic_store_n(slot, f, __ATOMIC_RELEASE);
   }
   void* params[] = {const_cast<void*>(args)};
   return d.launch(f, blocks, 1, 1, threads, 1, 1, 0, reinterpret_cast<CUstream>(stream), params, nullptr);

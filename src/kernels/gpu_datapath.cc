@@ -86,7 +86,7 @@ struct GpuPlan {
   struct LaunchPart {
     LaunchSpec spec;
     std::vector<DevWork> works;
-    CUfunction func = nullptr;  // the kernel, launched through the driver (null: the runtime)
+    CUfunction func = nullptr;  // the kernel on the comm's device, for the driver's launch (null: the runtime)
   };
   std::vector<LaunchPart> parts;  // launchParts(works, queues)
   bool capturing = false;         // the first stream is being captured into a graph
@@ -135,9 +135,7 @@ std::vector<GpuPlan::LaunchPart> launchParts(const std::vector<DevWork>& works, 
   }
   for (GpuPlan::LaunchPart& p : parts) {
     p.spec = specFor(p.works, nqueues);
-    cudaFunction_t f = nullptr;
-    if (driverCalls().launch && cudaGetFuncBySymbol(&f, kernelFunction(p.spec, p.works.data(), static_cast<int>(p.works.size()))) == cudaSuccess) p.func = f;
-    else cudaGetLastError();
+    p.func = driverFunction(kernelFunction(p.spec, p.works.data(), static_cast<int>(p.works.size())));
   }
   return parts;
 }
@@ -658,7 +656,10 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
                       "are not; capture every stream of the group or none");
   }
   p_.capturing = first == cudaStreamCaptureStatusActive;
-  p_.parts = launchParts(p_.works, p_.queues.size());
+  {
+    CudaDeviceGuard guard(comm_->cudaDev);  // the kernels' CUfunctions are the device's
+    p_.parts = launchParts(p_.works, p_.queues.size());
+  }
   start_ = std::chrono::steady_clock::now();
   if (planNs_[0]) planNs_[1] = steadyNs();
   return ncclSuccess;

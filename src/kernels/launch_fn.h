@@ -1,5 +1,5 @@
 // Which kernel function a launch runs, for launching through the driver (gpu_datapath.cc:
-// cuLaunchKernel on the CUfunction of cudaGetFuncBySymbol costs the host less than the
+// cuLaunchKernel on the CUfunction of driverFunction costs the host less than the
 // runtime's launch of the same kernel; bench/micro/launch_args.cu). Kept out of launch.h,
 // which every kernel source includes.
 #pragma once

@@ -277,11 +277,17 @@ template <typename Args>
 using LlKernelFn = void (*)(Args);
 
 // The kernel of an LL-family launch that is not lean: LL or LL128 (every work of a launch
-// has the launch's protocol, specFor), sums of spec.type or data movement only.
+// has the launch's protocol, specFor), sums of spec.type or data movement only. None for
+// fp8 sums on LL128, which specFor never sends here (the planner gives fp8 reductions LL or
+// Simple): not compiled, so their code takes no device memory when the kernels load.
 template <bool kLl128, typename Args>
 LlKernelFn<Args> llKernelOf(const LaunchSpec& spec) {
   if (spec.kind == LaunchKind::LlCopy) return llKernel<kLl128, LeanCopy, Args>;
-  return withType(spec.type, [](auto t) -> LlKernelFn<Args> { return llKernel<kLl128, typename decltype(t)::type, Args>; });
+  return withType(spec.type, [](auto t) -> LlKernelFn<Args> {
+    using T = typename decltype(t)::type;
+    if constexpr (kLl128 && (std::is_same_v<T, Fp8E4M3> || std::is_same_v<T, Fp8E5M2>)) return nullptr;
+    else return llKernel<kLl128, T, Args>;
+  });
 }
 template <typename Args>
 LlKernelFn<Args> llKernelOf(const LaunchSpec& spec, bool ll128) {
@@ -298,9 +304,11 @@ size_t llStackMax() {
   for (int t = -1; t < ncclNumTypes; ++t) {
     spec.kind = t < 0 ? LaunchKind::LlCopy : LaunchKind::LlSum;
     spec.type = t;
-    for (bool ll128 : {false, true})
-      if (cudaFuncGetAttributes(&a, llKernelOf<Args>(spec, ll128)) == cudaSuccess && a.localSizeBytes > most)
+    for (bool ll128 : {false, true}) {
+      const LlKernelFn<Args> fn = llKernelOf<Args>(spec, ll128);
+      if (fn != nullptr && cudaFuncGetAttributes(&a, fn) == cudaSuccess && a.localSizeBytes > most)
         most = a.localSizeBytes;
+    }
   }
   return most;
 }

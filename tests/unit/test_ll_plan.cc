@@ -119,24 +119,24 @@ TEST_F(ProtoEnv, SmallMessagesOnOneNodeUseLl) {
   EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 256u << 20), 1 << 19).proto, Proto::Simple);
   // The thresholds count the bytes the busiest rank sends: (n - 1) copies of one-shot data.
   FakeGpuComm eight(8, false);
-  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 1u << 20), 1 << 19).proto, Proto::LL);
-  EXPECT_EQ(choosePlan(&eight.comm, opOf(OpKind::AllReduce, 1u << 20), 1 << 19).proto, Proto::Simple);
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 512u << 10), 1 << 19).proto, Proto::LL);
+  EXPECT_EQ(choosePlan(&eight.comm, opOf(OpKind::AllReduce, 512u << 10), 1 << 19).proto, Proto::Simple);
   EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::Broadcast, 1u << 20), 1 << 19).proto, Proto::LL128);
   EXPECT_EQ(choosePlan(&eight.comm, opOf(OpKind::AllGather, 1u << 20), 1 << 19).proto, Proto::Simple);
 }
 
 // The measured crossovers (2 x H200, bytes sent per rank): LL, LL128 where it wins (data
-// movement), Simple.
+// movement, and AllReduce from 1 MiB), Simple.
 TEST_F(ProtoEnv, ProtocolThresholdsFollowTheMeasuredCrossovers) {
   FakeGpuComm two(2, false);
   struct Edge {
     OpKind k;
     size_t llMax, ll128Max;  // 0: no LL128
   };
-  for (const Edge& e : {Edge{OpKind::AllReduce, 2u << 20, 0}, Edge{OpKind::ReduceScatter, 1u << 20, 0},
-                        Edge{OpKind::Reduce, 512u << 10, 0}, Edge{OpKind::AllGather, 256u << 10, 2u << 20},
-                        Edge{OpKind::Broadcast, 512u << 10, 1u << 20}, Edge{OpKind::Send, 64u << 10, 2u << 20},
-                        Edge{OpKind::Recv, 64u << 10, 2u << 20}}) {
+  for (const Edge& e : {Edge{OpKind::AllReduce, 512u << 10, 2u << 20}, Edge{OpKind::ReduceScatter, 1u << 20, 0},
+                        Edge{OpKind::Reduce, 1u << 20, 0}, Edge{OpKind::AllGather, 256u << 10, 2u << 20},
+                        Edge{OpKind::Broadcast, 512u << 10, 1u << 20}, Edge{OpKind::Send, 128u << 10, 2u << 20},
+                        Edge{OpKind::Recv, 128u << 10, 2u << 20}}) {
     const int k = static_cast<int>(e.k);
     EXPECT_EQ(choosePlan(&two.comm, opOf(e.k, e.llMax), 1 << 19).proto, Proto::LL) << k;
     if (e.ll128Max) {
@@ -151,6 +151,11 @@ TEST_F(ProtoEnv, ProtocolThresholdsFollowTheMeasuredCrossovers) {
   OpDesc fp8 = opOf(OpKind::AllReduce, 4096);
   fp8.datatype = ncclFloat8e4m3;
   fp8.count = 4096;
+  OpDesc fp8Mid = fp8;  // where other types take LL128: LL up to its crossover with Simple
+  fp8Mid.count = 1u << 20;
+  EXPECT_EQ(choosePlan(&two.comm, fp8Mid, 1 << 19).proto, Proto::LL);
+  fp8Mid.count = 4u << 20;
+  EXPECT_EQ(choosePlan(&two.comm, fp8Mid, 1 << 19).proto, Proto::Simple);
   set("NCCL_PROTO", "LL128");
   EXPECT_EQ(choosePlan(&two.comm, fp8, 1 << 19).proto, Proto::LL);
   fp8.kind = OpKind::AllGather;
@@ -199,7 +204,8 @@ TEST_F(ProtoEnv, NcclProtoAndThresholdKnobs) {
   set("NCCL_PROTO", "");
   set("MCCL_LL_MAX_BYTES", "4K");
   EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 4096), 1 << 19).proto, Proto::LL);
-  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 8192), 1 << 19).proto, Proto::Simple);
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 8192), 1 << 19).proto, Proto::LL128);
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::ReduceScatter, 8192), 1 << 19).proto, Proto::Simple);
   EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::Send, 8192), 1 << 19).proto, Proto::LL128);
 }
 
