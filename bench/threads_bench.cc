@@ -8,6 +8,8 @@
 //   mccl-threads-bench [-r ranks] [-b 8] [-e 1M] [-f 8] [-n iters] [-G graph-calls] [-w]
 //                      [-o allreduce,allgather,broadcast,reducescatter,sendrecv]
 //
+// AllReduce and ReduceScatter take an operator suffix (allreduce_max, reducescatter_prod;
+// _min, _avg; sum without one): the lean LL kernels serve sums only.
 // -w: the buffers lie in one window per rank registered with NCCL_WIN_COLL_SYMMETRIC
 // (ncclMemAlloc), at the same offsets on every rank: collectives take the direct path.
 //
@@ -22,6 +24,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -33,12 +36,17 @@
 
 namespace {
 
+// A failed check ends the process at once (_Exit): it may fire on one rank's thread while
+// the others are inside mccl, and exit() would run the library's and CUDA's static
+// destructors under them (once seen as "double free or corruption" and SIGSEGV after a
+// timeout with ranks sharing a GPU).
 #define CHECK(cond, ...)                 \
   do {                                   \
     if (!(cond)) {                       \
       std::fprintf(stderr, __VA_ARGS__); \
       std::fprintf(stderr, "\n");        \
-      std::exit(1);                      \
+      std::fflush(stdout);               \
+      std::_Exit(1);                     \
     }                                    \
   } while (0)
 
@@ -60,13 +68,23 @@ struct Opts {
   std::vector<std::string> ops = {"allreduce", "allgather", "broadcast", "reducescatter", "sendrecv"};
 };
 
-// One call of `op` with `bytes` per rank (float elements, at least one).
+bool startsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+// The operator of a reduction named op[_max|_min|_prod|_avg] (sum without a suffix).
+ncclRedOp_t redOf(const std::string& op) {
+  const size_t u = op.find('_');
+  const std::string r = u == std::string::npos ? "" : op.substr(u + 1);
+  return r == "max" ? ncclMax : r == "min" ? ncclMin : r == "prod" ? ncclProd : r == "avg" ? ncclAvg : ncclSum;
+}
+
+// One call of `op` with `bytes` per rank (float elements, at least one). AllReduce and
+// ReduceScatter take an operator suffix: allreduce_max, reducescatter_prod, ...
 ncclResult_t call(const std::string& op, ncclComm_t comm, int rank, int n, float* in, float* out, size_t count,
                   cudaStream_t s) {
-  if (op == "allreduce") return ncclAllReduce(in, out, count, ncclFloat, ncclSum, comm, s);
+  if (startsWith(op, "allreduce")) return ncclAllReduce(in, out, count, ncclFloat, redOf(op), comm, s);
   if (op == "allgather") return ncclAllGather(in, out, count, ncclFloat, comm, s);
   if (op == "broadcast") return ncclBroadcast(in, out, count, ncclFloat, 0, comm, s);
-  if (op == "reducescatter") return ncclReduceScatter(in, out, count, ncclFloat, ncclSum, comm, s);
+  if (startsWith(op, "reducescatter")) return ncclReduceScatter(in, out, count, ncclFloat, redOf(op), comm, s);
   // sendrecv: a ring shift (each rank sends to the next, receives from the previous).
   ncclGroupStart();
   ncclSend(in, count, ncclFloat, (rank + 1) % n, comm, s);
@@ -117,6 +135,16 @@ int main(int argc, char** argv) {
               "slowest rank, median of 5\n",
               n, ngpu, o.iters, o.graphCalls, o.windows ? ", buffers in symmetric windows" : "");
   std::printf("%-14s %10s %8s %8s %8s\n", "op", "bytes", "host", "eager", "graph");
+  // One stream per rank for the whole run. CUDA maps each new stream onto one of
+  // CUDA_DEVICE_MAX_CONNECTIONS hardware queues in turn; a stream made per size eventually
+  // shares a queue with a peer rank's stream on the same GPU, and then a rank's kernel sits
+  // behind the peer's kernel that spins waiting for it: the run stopped at a change of size
+  // or operation (one shared H100, 2026-11-24; see bench/results/gpu-1xH100-2026-11-25).
+  std::vector<cudaStream_t> streams(n);
+  for (int r = 0; r < n; ++r) {
+    cudaSetDevice(devs[r]);
+    CHECK(cudaStreamCreateWithFlags(&streams[r], cudaStreamNonBlocking) == cudaSuccess, "stream");
+  }
   Barrier bar(n);
   const int kTrials = 5;
   // [trial][rank]: host us, eager us, graph us
@@ -128,10 +156,10 @@ int main(int argc, char** argv) {
       for (int r = 0; r < n; ++r)
         threads.emplace_back([&, r] {
           cudaSetDevice(devs[r]);
-          const size_t inCount = op == "reducescatter" ? count * n : count;
+          const size_t inCount = startsWith(op, "reducescatter") ? count * n : count;
           const size_t outCount = op == "allgather" ? count * n : count;
           float *in = nullptr, *out = nullptr;
-          cudaStream_t s;
+          cudaStream_t s = streams[r];
           ncclWindow_t win = nullptr;
           if (o.windows) {
             const size_t inBytes = (inCount * sizeof(float) + 255) / 256 * 256;
@@ -146,8 +174,8 @@ int main(int argc, char** argv) {
             CHECK(cudaMalloc(&in, inCount * sizeof(float)) == cudaSuccess, "cudaMalloc");
             CHECK(cudaMalloc(&out, outCount * sizeof(float)) == cudaSuccess, "cudaMalloc");
           }
-          cudaMemset(in, 0, inCount * sizeof(float));
-          CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess, "stream");
+          cudaMemsetAsync(in, 0, inCount * sizeof(float), s);
+          cudaStreamSynchronize(s);
           // Every rank's buffers exist before any rank's first call, and no rank frees its
           // own while a peer's last kernel may still run: cudaMalloc and cudaFree can wait
           // for the whole device, where a peer's kernel spins for this rank's next launch
@@ -208,7 +236,6 @@ int main(int argc, char** argv) {
             cudaFree(in);
             cudaFree(out);
           }
-          cudaStreamDestroy(s);
         });
       for (std::thread& t : threads) t.join();
       auto slowestMedian = [&](const std::vector<double>& v) {
@@ -224,5 +251,9 @@ int main(int argc, char** argv) {
     }
   }
   for (ncclComm_t c : comms) ncclCommDestroy(c);
+  for (int r = 0; r < n; ++r) {
+    cudaSetDevice(devs[r]);
+    cudaStreamDestroy(streams[r]);
+  }
   return 0;
 }

@@ -4,7 +4,10 @@
  * through host memory, as codes do with an MPI that is not CUDA-aware. Run it plain, and
  * with LD_PRELOAD=libmccl_mpi.so to have mccl take the large reductions.
  *
- *   mpirun -np 2 mpi_allreduce_bench [max bytes]
+ *   mpirun -np 2 mpi_allreduce_bench [max bytes] [min bytes]
+ *
+ * Sizes go from min bytes (default 1 MiB; at least one float) up by 4x to max bytes. Below
+ * 1 MiB each size runs 2,000 calls (latency), above 20 (5 from 64 MiB).
  */
 #include <cuda_runtime.h>
 #include <mpi.h>
@@ -19,6 +22,8 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   size_t maxBytes = argc > 1 ? strtoull(argv[1], NULL, 10) : ((size_t)1 << 30);
+  size_t minBytes = argc > 2 ? strtoull(argv[2], NULL, 10) : ((size_t)1 << 20);
+  if (minBytes < sizeof(float)) minBytes = sizeof(float);
   int ndev = 0;
   cudaGetDeviceCount(&ndev);
   if (ndev == 0) {
@@ -34,12 +39,12 @@ int main(int argc, char** argv) {
   if (rank == 0) printf("# MPI_Allreduce of floats on GPU data, %d ranks, %s\n", size,
                         aware ? "device buffers passed to MPI" : "staged through host memory");
   if (rank == 0) printf("#%13s %12s %11s %8s\n", "size(B)", "time(us)", "busbw(GB/s)", "check");
-  for (size_t bytes = 1 << 20; bytes <= maxBytes; bytes *= 4) {
+  for (size_t bytes = minBytes; bytes <= maxBytes; bytes *= 4) {
     int count = (int)(bytes / sizeof(float));
     float* fill = (float*)malloc(bytes);
     for (int i = 0; i < count; ++i) fill[i] = (float)(rank + 1);
     cudaMemcpy(d, fill, bytes, cudaMemcpyHostToDevice);
-    int iters = bytes >= (64u << 20) ? 5 : 20;
+    int iters = bytes >= (64u << 20) ? 5 : bytes >= (1u << 20) ? 20 : 2000;
     double t = 0;
     for (int it = -1; it < iters; ++it) {
       if (it == 0) {
@@ -61,7 +66,7 @@ int main(int argc, char** argv) {
     int bad = 0;
     for (int i = 0; i < count; ++i) bad += fill[i] != (float)size;
     if (rank == 0)
-      printf("%14zu %12.1f %11.2f %8s\n", bytes, worst, (double)bytes / (worst * 1e3) * 2.0 * (size - 1) / size,
+      printf("%14zu %12.2f %11.2f %8s\n", bytes, worst, (double)bytes / (worst * 1e3) * 2.0 * (size - 1) / size,
              bad ? "WRONG" : "ok");
     free(fill);
   }

@@ -7,7 +7,7 @@
 #
 #   scripts/gpu-sweep.sh [tests] [perf] [graph] [llsweep] [simplesweep] [micro] [memory]
 #                        [profile] [fifosweep] [init] [protosweep] [devapi] [shared] [launch]
-#                        [nccltests] [windows] [osu] [protos]
+#                        [nccltests] [windows] [osu] [protos] [preload]
 #                        (default: tests perf graph llsweep simplesweep micro)
 #   shared  ranks as threads sharing the GPUs (MCCL_SHARED_GPU): the single-process tests at
 #           2, 3 and 4 ranks, and mccl-threads-bench (host path and kernel fixed costs)
@@ -19,6 +19,8 @@
 #   windows collectives on symmetric windows: their tests, and the direct path against the
 #           FIFO path on the same buffers (mccl-threads-bench -w); the copy engines
 #           (NCCL_CTA_POLICY=2) between processes, and against the SM path on 2+ GPUs
+#   preload  MPI_Allreduce on device buffers (mpi_examples/mpi_allreduce_bench, 8 B - 16 MiB),
+#           Open MPI staged through host memory against LD_PRELOAD=libmccl_mpi.so (2 GPUs or more)
 #   nccltests  NVIDIA's nccl-tests on mccl and on NCCL (scripts/nccl-tests.sh); on one GPU,
 #           mccl's two ranks share it (bench/fold_devices.c) and both libraries run one rank
 set -uo pipefail
@@ -68,6 +70,17 @@ if has tests; then
       "$BIN/mccl_gpu_mpi_tests" > "$OUT/gpu_mpi_$proto.log" 2>&1
     echo "gpu_mpi[$proto]: rc=$? $(grep -aE '(PASSED|FAILED) ' "$OUT/gpu_mpi_$proto.log" | head -2 | tr '\n' ' ')"
     grep -a -m5 -E 'Failure|expected' "$OUT/gpu_mpi_$proto.log" | cut -c1-300
+  done
+fi
+
+if has preload && [ "$NGPU" -ge 2 ] && [ -x "$BIN/mpi_allreduce_bench" ]; then
+  # The same unmodified MPI program twice: plain (not CUDA-aware: staged through the host)
+  # and with libmccl_mpi preloaded (device buffers go to mccl). Issue 12's goal: 8 B <= 10 us.
+  for how in plain preload; do
+    pre=(); [ "$how" = preload ] && pre=(-x LD_PRELOAD="$PWD/$BIN/libmccl_mpi.so")
+    timeout 120 $MPIRUN "${pre[@]}" -np "$NGPU" "$BIN/mpi_allreduce_bench" $((16 << 20)) 8 \
+      > "$OUT/mpi_allreduce_$how.txt" 2>&1
+    echo "== mpi_allreduce_bench $how: rc=$?"; cat "$OUT/mpi_allreduce_$how.txt"
   done
 fi
 
@@ -288,6 +301,16 @@ if has protosweep; then
   for ch in 8 16 32; do
     PERF_X="-x NCCL_PROTO=LL128 -x NCCL_MIN_NCHANNELS=$ch -x NCCL_MAX_NCHANNELS=$ch" \
       perf proto_LL128c$ch mccl -b 64K -e 32M -f 4 -o allreduce,allgather,reducescatter,sendrecv -t 1 -c 0
+  done
+  # The reductions where NCCL leads (512 KiB - 4 MiB): does LL gain from more channels, or
+  # Simple from fewer (its fixed cost per step)?
+  for ch in 32 64; do
+    PERF_X="-x NCCL_PROTO=LL -x NCCL_MIN_NCHANNELS=$ch -x NCCL_MAX_NCHANNELS=$ch" \
+      perf proto_LLc$ch mccl -b 256K -e 4M -f 2 -o allreduce,reducescatter,reduce -t 1 -c 0
+  done
+  for ch in 4 16; do
+    PERF_X="-x NCCL_PROTO=Simple -x NCCL_MIN_NCHANNELS=$ch -x NCCL_MAX_NCHANNELS=$ch" \
+      perf proto_Simplec$ch mccl -b 1M -e 16M -f 2 -o allreduce,reducescatter,reduce -t 1 -c 0
   done
   PERF_X=""
   python3 - "$OUT" <<'EOF' > "$OUT/protosweep.md"

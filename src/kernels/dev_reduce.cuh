@@ -8,10 +8,36 @@
 #include <cuda_fp8.h>
 #include <stdint.h>
 
+#include "nccl.h"
+
 namespace mccl {
 
 struct Fp8E4M3 { uint8_t v; };
 struct Fp8E5M2 { uint8_t v; };
+
+// The storage type of an ncclDataType_t, as a tag: withType(type, f) returns
+// f(TypeTag<T>{}), for host code that picks a kernel instantiated per type.
+template <typename T>
+struct TypeTag {
+  using type = T;
+};
+template <typename F>
+auto withType(int type, F f) {
+  switch (type) {
+    case ncclInt8: return f(TypeTag<int8_t>{});
+    case ncclUint8: return f(TypeTag<uint8_t>{});
+    case ncclInt32: return f(TypeTag<int32_t>{});
+    case ncclUint32: return f(TypeTag<uint32_t>{});
+    case ncclInt64: return f(TypeTag<int64_t>{});
+    case ncclUint64: return f(TypeTag<uint64_t>{});
+    case ncclFloat16: return f(TypeTag<__half>{});
+    case ncclFloat32: return f(TypeTag<float>{});
+    case ncclFloat64: return f(TypeTag<double>{});
+    case ncclBfloat16: return f(TypeTag<__nv_bfloat16>{});
+    case ncclFloat8e4m3: return f(TypeTag<Fp8E4M3>{});
+    default: return f(TypeTag<Fp8E5M2>{});
+  }
+}
 
 template <typename S>
 struct DevT {

@@ -41,14 +41,18 @@ __device__ __forceinline__ void laneSync(int id, int nthreads) {
 constexpr uint32_t kSpinsPerCheck = 1024;
 
 // The slow part of every wait, called once per kSpinsPerCheck spins: true when the wait
-// must end because the communicator was aborted or the wait has lasted longer than
-// MCCL_TIMEOUT (recorded in host-mapped memory, with the peer waited for). *start is the
-// wait's start time, 0 before the first check.
+// must end because the communicator was aborted, the wait has lasted longer than
+// MCCL_TIMEOUT (recorded in host-mapped memory, with the peer waited for), or an earlier
+// wait of this communicator already failed. The error word is never cleared, so a kernel
+// queued behind a timed-out one ends at its first check instead of waiting out its own
+// timeout for a peer that has given up. *start is the wait's start time, 0 before the
+// first check.
 __device__ __forceinline__ bool waitShouldStop(const DevComm& comm, uint64_t* start, int peer) {
   if (*comm.abortFlag) {
     atomicCAS(comm.error, kDevOk, kDevAborted);
     return true;
   }
+  if (*reinterpret_cast<volatile int32_t*>(comm.error) != kDevOk) return true;
   const uint64_t now = globalTimer();
   if (*start == 0) *start = now;
   if (comm.timeoutNs && now - *start > comm.timeoutNs) {

@@ -287,20 +287,7 @@ using DirectKernelFn = void (*)(DirectArgs<MW>);
 template <int MW>
 DirectKernelFn<MW> directKernelFor(bool reduces, int type) {
   if (!reduces) return directKernel<MW, NoArith>;
-  switch (type) {
-    case ncclInt8: return directKernel<MW, int8_t>;
-    case ncclUint8: return directKernel<MW, uint8_t>;
-    case ncclInt32: return directKernel<MW, int32_t>;
-    case ncclUint32: return directKernel<MW, uint32_t>;
-    case ncclInt64: return directKernel<MW, int64_t>;
-    case ncclUint64: return directKernel<MW, uint64_t>;
-    case ncclFloat16: return directKernel<MW, __half>;
-    case ncclFloat32: return directKernel<MW, float>;
-    case ncclFloat64: return directKernel<MW, double>;
-    case ncclBfloat16: return directKernel<MW, __nv_bfloat16>;
-    case ncclFloat8e4m3: return directKernel<MW, Fp8E4M3>;
-    default: return directKernel<MW, Fp8E5M2>;
-  }
+  return withType(type, [](auto t) -> DirectKernelFn<MW> { return directKernel<MW, typename decltype(t)::type>; });
 }
 
 template <int MW>

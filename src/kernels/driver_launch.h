@@ -5,6 +5,8 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include <cstdio>
+
 #include "core/knobs.h"
 
 namespace mccl {
@@ -23,10 +25,14 @@ struct DriverCalls {
   RecordFn record = nullptr;
   ErrorFn errorString = nullptr;
 
+  // The driver's sentence for r, or its number when the driver has none (once seen after a
+  // timeout with ranks sharing a GPU: "cuEventRecord: unknown driver error").
   const char* describe(CUresult r) const {
     const char* s = nullptr;
-    if (errorString == nullptr || errorString(r, &s) != CUDA_SUCCESS || s == nullptr) return "unknown driver error";
-    return s;
+    if (errorString != nullptr && errorString(r, &s) == CUDA_SUCCESS && s != nullptr) return s;
+    thread_local char unknown[48];
+    std::snprintf(unknown, sizeof unknown, "driver error %d (no description)", static_cast<int>(r));
+    return unknown;
   }
 };
 

@@ -21,6 +21,7 @@ struct LaunchSpec {
   LaunchKind kind = LaunchKind::Generic;
   bool large = false;    // Generic: args is a KernelArgs<kLargeLaunch>, else <kSmallLaunch>
   bool tiny = false;     // LlSum, LlCopy: args is a TinyArgs, else KernelArgs<kSmallLaunch>
+  bool ll128 = false;    // LlSum, LlCopy: every work is LL128 (else every work is LL)
   bool reduces = false;  // Generic: some work reduces (type)
   int type = 0;          // the ncclDataType_t of every reducing work
   int blocks = 0;

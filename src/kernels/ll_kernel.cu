@@ -19,29 +19,6 @@
 namespace mccl {
 namespace {
 
-// The C++ type of an ncclDataType_t, as a tag: withType(type, f) returns f(TypeTag<T>{}).
-template <typename T>
-struct TypeTag {
-  using type = T;
-};
-template <typename F>
-auto withType(int type, F f) {
-  switch (type) {
-    case ncclInt8: return f(TypeTag<int8_t>{});
-    case ncclUint8: return f(TypeTag<uint8_t>{});
-    case ncclInt32: return f(TypeTag<int32_t>{});
-    case ncclUint32: return f(TypeTag<uint32_t>{});
-    case ncclInt64: return f(TypeTag<int64_t>{});
-    case ncclUint64: return f(TypeTag<uint64_t>{});
-    case ncclFloat16: return f(TypeTag<__half>{});
-    case ncclFloat32: return f(TypeTag<float>{});
-    case ncclFloat64: return f(TypeTag<double>{});
-    case ncclBfloat16: return f(TypeTag<__nv_bfloat16>{});
-    case ncclFloat8e4m3: return f(TypeTag<Fp8E4M3>{});
-    default: return f(TypeTag<Fp8E5M2>{});
-  }
-}
-
 // What the works of a launch read, copied from the kernel's parameters to shared memory
 // when the block starts: the work functions reach DevComm and DevWork through pointers,
 // and a load through a pointer into the parameters is slow (MCCL_PROFILE measured 1.25 us
@@ -260,10 +237,9 @@ LeanKernelFn llLeanKernelOf(const LaunchSpec& spec, const DevWork* works, int nw
 // or two works) whose every work moves one step of at most a line per thread on each of
 // its channels, and sends nothing to its own rank.
 bool llLeanFits(const LaunchSpec& spec, const DevWork* works, int nworks) {
-  if (!spec.tiny || nworks < 1 || nworks > TinyArgs::kWorks) return false;
+  if (!spec.tiny || spec.ll128 || nworks < 1 || nworks > TinyArgs::kWorks) return false;
   for (int i = 0; i < nworks; ++i) {
     const DevWork& w = works[i];
-    if (w.proto != kProtoLl) return false;
     if ((w.s.coll == Coll::Send || w.s.coll == Coll::Recv) && w.s.root == w.s.rank) return false;
     const uint64_t total = static_cast<uint64_t>(w.s.count) * typeBytes(w.type);
     const uint64_t nch = w.s.nchannels > 0 ? static_cast<uint64_t>(w.s.nchannels) : 1;
@@ -294,8 +270,6 @@ LlKernelFn<Args> llKernelOf(const LaunchSpec& spec, bool ll128) {
   return ll128 ? llKernelOf<true, Args>(spec) : llKernelOf<false, Args>(spec);
 }
 
-bool isLl128(const DevWork* works, int nworks) { return nworks > 0 && works[0].proto == kProtoLl128; }
-
 template <typename Args>
 size_t llStackMax() {
   size_t most = 0;
@@ -315,7 +289,7 @@ size_t llStackMax() {
 
 template <typename Args>
 void launchLl(const LaunchSpec& spec, const Args& args, cudaStream_t stream) {
-  llKernelOf<Args>(spec, isLl128(args.works, args.nworks))<<<dim3(spec.blocks), dim3(spec.threads), 0, stream>>>(args);
+  llKernelOf<Args>(spec, spec.ll128)<<<dim3(spec.blocks), dim3(spec.threads), 0, stream>>>(args);
 }
 
 }  // namespace
@@ -332,9 +306,8 @@ size_t llKernelStackBytesMax() {
 
 const void* llKernelFunction(const LaunchSpec& spec, const DevWork* works, int nworks) {
   if (llLeanFits(spec, works, nworks)) return reinterpret_cast<const void*>(llLeanKernelOf(spec, works, nworks));
-  const bool ll128 = isLl128(works, nworks);
-  if (spec.tiny) return reinterpret_cast<const void*>(llKernelOf<TinyArgs>(spec, ll128));
-  return reinterpret_cast<const void*>(llKernelOf<KernelArgs<kSmallLaunch>>(spec, ll128));
+  if (spec.tiny) return reinterpret_cast<const void*>(llKernelOf<TinyArgs>(spec, spec.ll128));
+  return reinterpret_cast<const void*>(llKernelOf<KernelArgs<kSmallLaunch>>(spec, spec.ll128));
 }
 
 void launchLlKernel(const LaunchSpec& spec, const void* args, cudaStream_t stream) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -1107,5 +1108,69 @@ TEST(GpuSingleProcess, CheckPointersRejectsPeerAndHostMemory) {
     cudaFree(other);
   }
   unsetenv("NCCL_CHECK_POINTERS");
+  mccl::knobsReload();
+}
+
+// A kernel that times out waiting for a peer marks the communicator failed, and every
+// kernel queued behind it on the stream stops at its first check instead of waiting out
+// its own MCCL_TIMEOUT for a peer that has moved on: rank 0 queues 20 AllReduces that
+// rank 1 never joins; with MCCL_TIMEOUT=1 the stream drains in about one second, not 20.
+// The communicator then reports ncclRemoteError (asynchronously and at the next call) with
+// a message naming MCCL_TIMEOUT, and ncclCommAbort ends both ranks.
+TEST(GpuSingleProcess, CallsQueuedBehindATimeoutStopWithIt) {
+  SKIP_WITHOUT_GPUS(1);
+  setenv("MCCL_TIMEOUT", "1", 1);  // read at each communicator's first GPU work
+  mccl::knobsReload();
+  {
+    Clique cl(2);
+    if (cl.n < 2) {
+      unsetenv("MCCL_TIMEOUT");
+      mccl::knobsReload();
+      GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=2 on one GPU)";
+    }
+    const int n = cl.n;
+    const size_t count = 4096;
+    std::vector<float*> buf(static_cast<size_t>(n), nullptr);
+    std::vector<cudaStream_t> s(static_cast<size_t>(n), nullptr);
+    std::vector<std::string> errs(static_cast<size_t>(n));
+    ThreadBarrier joined(n);
+    // Every rank takes part once, so the connections exist and only the waits remain.
+    runThreads(n, [&](int r) {
+      cudaSetDevice(cl.dev(r));
+      if (cudaMalloc(&buf[r], count * sizeof(float)) != cudaSuccess ||
+          cudaMemset(buf[r], 0, count * sizeof(float)) != cudaSuccess ||
+          cudaStreamCreateWithFlags(&s[r], cudaStreamNonBlocking) != cudaSuccess)
+        errs[r] = "CUDA setup failed";
+      joined.wait();
+      if (!errs[0].empty() || !errs[n - 1].empty()) return;
+      if (ncclAllReduce(buf[r], buf[r], count, ncclFloat, ncclSum, cl.comms[r], s[r]) != ncclSuccess ||
+          cudaStreamSynchronize(s[r]) != cudaSuccess)
+        errs[r] = std::string("joint AllReduce: ") + ncclGetLastError(cl.comms[r]);
+    });
+    for (int r = 0; r < n; ++r) ASSERT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
+
+    CUDA_OK(cudaSetDevice(cl.dev(0)));
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < 20; ++i)
+      ASSERT_EQ(ncclAllReduce(buf[0], buf[0], count, ncclFloat, ncclSum, cl.comms[0], s[0]), ncclSuccess)
+          << "call " << i << ": " << ncclGetLastError(cl.comms[0]);
+    CUDA_OK(cudaStreamSynchronize(s[0]));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_LT(seconds, 10.0) << "20 calls behind a 1 s timeout took " << seconds << " s: each waited its own";
+    ncclResult_t async = ncclSuccess;
+    EXPECT_EQ(ncclCommGetAsyncError(cl.comms[0], &async), ncclSuccess);
+    EXPECT_EQ(async, ncclRemoteError);
+    EXPECT_TRUE(contains(ncclGetLastError(cl.comms[0]), "MCCL_TIMEOUT")) << ncclGetLastError(cl.comms[0]);
+    EXPECT_EQ(ncclAllReduce(buf[0], buf[0], count, ncclFloat, ncclSum, cl.comms[0], s[0]), ncclRemoteError);
+
+    for (int r = 0; r < n; ++r) {
+      EXPECT_EQ(ncclCommAbort(cl.comms[r]), ncclSuccess) << "rank " << r;
+      cl.comms[r] = nullptr;
+      CUDA_OK(cudaSetDevice(cl.dev(r)));
+      CUDA_OK(cudaStreamDestroy(s[r]));
+      CUDA_OK(cudaFree(buf[r]));
+    }
+  }
+  unsetenv("MCCL_TIMEOUT");
   mccl::knobsReload();
 }

@@ -1,0 +1,82 @@
+// A GPU group's plan: which kernel runs which works, and when two calls make one plan.
+#include "kernels/gpu_plan.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "core/knobs.h"
+#include "kernels/driver_launch.h"
+#include "kernels/launch_fn.h"
+
+namespace mccl {
+
+bool collReducesHost(Coll c) { return c == Coll::AllReduce || c == Coll::ReduceScatter || c == Coll::Reduce; }
+
+int launchThreads() {
+  int64_t t = knobInt(Knob::NThreads);
+  if (t <= 0) return 512;
+  t = std::max<int64_t>(64, std::min<int64_t>(kMaxThreads, t));
+  return static_cast<int>(t / 64 * 64);
+}
+
+// The kernel for works that reduce at most one type: the LL (or LL128) kernel of that type
+// when every work is LL (or every work LL128) and every reduction a sum (not of fp8 on
+// LL128, which the planner never chooses); else the kernel of every protocol for the type.
+LaunchSpec specFor(const std::vector<DevWork>& works, size_t nqueues) {
+  LaunchSpec spec;
+  spec.large = works.size() > static_cast<size_t>(kSmallLaunch);
+  bool allLl = !spec.large, allLl128 = !spec.large, sumsOnly = true;
+  for (const DevWork& w : works) {
+    allLl = allLl && w.proto == kProtoLl;
+    allLl128 = allLl128 && w.proto == kProtoLl128;
+    if (!collReducesHost(w.s.coll)) continue;
+    spec.reduces = true;
+    spec.type = w.type;
+    sumsOnly = sumsOnly && w.red == kRedSum;
+  }
+  if (spec.reduces && (spec.type == ncclFloat8e4m3 || spec.type == ncclFloat8e5m2)) allLl128 = false;
+  if ((allLl || allLl128) && sumsOnly) {
+    spec.kind = spec.reduces ? LaunchKind::LlSum : LaunchKind::LlCopy;
+    spec.ll128 = allLl128;
+  }
+  spec.blocks = static_cast<int>(nqueues);
+  spec.threads = launchThreads();
+  spec.tiny = spec.kind != LaunchKind::Generic && works.size() <= static_cast<size_t>(TinyArgs::kWorks) &&
+              nqueues <= static_cast<size_t>(TinyArgs::kQueues);
+  return spec;
+}
+
+// The launches of a group. Kernels are compiled per arithmetic type, so a group whose
+// works reduce several types is launched once per type, in order of first appearance; the
+// works that only move data (point-to-point among them) go with the first launch. Every
+// rank splits its group the same way (collectives come in the same order everywhere), so
+// the launches match across ranks and no connection is used by two at once.
+std::vector<GpuPlan::LaunchPart> launchParts(const std::vector<DevWork>& works, size_t nqueues) {
+  if (works.empty()) return {};
+  std::vector<int> types;
+  for (const DevWork& w : works)
+    if (collReducesHost(w.s.coll) && std::find(types.begin(), types.end(), w.type) == types.end())
+      types.push_back(w.type);
+  std::vector<GpuPlan::LaunchPart> parts(std::max<size_t>(types.size(), 1));
+  for (const DevWork& w : works) {
+    size_t k = 0;
+    if (collReducesHost(w.s.coll)) k = std::find(types.begin(), types.end(), w.type) - types.begin();
+    parts[k].works.push_back(w);
+  }
+  for (GpuPlan::LaunchPart& p : parts) {
+    p.spec = specFor(p.works, nqueues);
+    p.func = driverFunction(kernelFunction(p.spec, p.works.data(), static_cast<int>(p.works.size())));
+  }
+  return parts;
+}
+
+// Two lone operations that make the same plan: the same collective on the same buffers,
+// count, type, operator (as resolved), root and stream. (seq and enqueueNs differ per call.)
+bool samePlan(const OpDesc& a, const OpDesc& b) {
+  return a.kind == b.kind && a.sendbuff == b.sendbuff && a.recvbuff == b.recvbuff && a.count == b.count &&
+         a.datatype == b.datatype && a.op == b.op && a.root == b.root && a.stream == b.stream &&
+         a.red.kind == b.red.kind && a.red.scalarBits == b.red.scalarBits && a.red.scalarPtr == b.red.scalarPtr &&
+         a.red.postDivisor == b.red.postDivisor && a.red.uniformScalar == b.red.uniformScalar;
+}
+
+}  // namespace mccl

@@ -1,0 +1,73 @@
+// A GPU group's plan (what GpuWork::init makes once and a repeated lone call launches
+// again) and the helpers that turn its works into launches: which kernel runs which works
+// (specFor, launchParts) and the kernel arguments (fillArgs). Used by gpu_datapath.cc.
+#pragma once
+
+#include <cuda.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <vector>
+
+#include "core/op.h"
+#include "kernels/direct.h"
+#include "kernels/dev_work.h"
+#include "kernels/launch.h"
+
+namespace mccl {
+
+// What one group's launch needs, made once by GpuWork::init: the operations, and what
+// moves them (copies on one rank; kernel works and the queues (blocks) that run them; the
+// direct and copy-engine works on symmetric windows). A lone operation that repeats one of
+// the last few (GpuDataPath::runAlone) is launched again from its plan.
+struct GpuPlan {
+  std::vector<OpDesc> ops;
+  // One rank: the group is copies (cudaMemcpyAsync) instead of a kernel (planCopies).
+  struct Copy {
+    void* dst;
+    const void* src;
+    size_t bytes;
+  };
+  std::vector<Copy> copies;
+  std::vector<DevWork> works;
+  std::vector<DevQueue> queues;
+  std::vector<DirectWork> direct;  // collectives on symmetric windows (kernels/direct.h)
+  std::vector<DirectWork> engine;  // those of them the copy engines move (kDirectCopyEngine)
+  // One launch of the group: its kernel and the works it runs (in call order).
+  struct LaunchPart {
+    LaunchSpec spec;
+    std::vector<DevWork> works;
+    CUfunction func = nullptr;  // the kernel on the comm's device, for the driver's launch (null: the runtime)
+  };
+  std::vector<LaunchPart> parts;  // launchParts(works, queues)
+  bool capturing = false;         // the first stream is being captured into a graph
+};
+
+// AllReduce, ReduceScatter and Reduce: the collectives whose works add (or otherwise reduce).
+bool collReducesHost(Coll c);
+
+// Threads a block of the GPU kernels (NCCL_NTHREADS, rounded to warps of 64, 64-512).
+int launchThreads();
+
+// The kernel for works that reduce at most one type (see gpu_plan.cc).
+LaunchSpec specFor(const std::vector<DevWork>& works, size_t nqueues);
+
+// The launches of a group, each kernel's function looked up on the current device.
+std::vector<GpuPlan::LaunchPart> launchParts(const std::vector<DevWork>& works, size_t nqueues);
+
+// Two lone operations that make the same plan.
+bool samePlan(const OpDesc& a, const OpDesc& b);
+
+// A launch's kernel arguments: the communicator, the queues and the works.
+template <typename Args>
+void fillArgs(Args* args, const DevComm& comm, const std::vector<DevQueue>& queues, const std::vector<DevWork>& works) {
+  std::memset(static_cast<void*>(args), 0, offsetof(Args, works));
+  args->comm = comm;
+  args->nqueues = static_cast<int32_t>(queues.size());
+  args->nworks = static_cast<int32_t>(works.size());
+  std::copy(queues.begin(), queues.end(), args->queues);
+  std::copy(works.begin(), works.end(), args->works);
+}
+
+}  // namespace mccl
