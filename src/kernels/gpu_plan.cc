@@ -20,23 +20,23 @@ int launchThreads() {
 }
 
 // The kernel for works that reduce at most one type: the LL (or LL128) kernel of that type
-// when every work is LL (or every work LL128) and every reduction a sum (not of fp8 on
-// LL128, which the planner never chooses); else the kernel of every protocol for the type.
+// when every work is LL (or every work LL128), not of fp8 on LL128 (which the planner never
+// chooses); else the kernel of every protocol for the type. The LL kernels take every
+// operator (the work's, at run time: LlTypedRt).
 LaunchSpec specFor(const std::vector<DevWork>& works, size_t nqueues) {
   LaunchSpec spec;
   spec.large = works.size() > static_cast<size_t>(kSmallLaunch);
-  bool allLl = !spec.large, allLl128 = !spec.large, sumsOnly = true;
+  bool allLl = !spec.large, allLl128 = !spec.large;
   for (const DevWork& w : works) {
     allLl = allLl && w.proto == kProtoLl;
     allLl128 = allLl128 && w.proto == kProtoLl128;
     if (!collReducesHost(w.s.coll)) continue;
     spec.reduces = true;
     spec.type = w.type;
-    sumsOnly = sumsOnly && w.red == kRedSum;
   }
   if (spec.reduces && (spec.type == ncclFloat8e4m3 || spec.type == ncclFloat8e5m2)) allLl128 = false;
-  if ((allLl || allLl128) && sumsOnly) {
-    spec.kind = spec.reduces ? LaunchKind::LlSum : LaunchKind::LlCopy;
+  if (allLl || allLl128) {
+    spec.kind = spec.reduces ? LaunchKind::LlReduce : LaunchKind::LlCopy;
     spec.ll128 = allLl128;
   }
   spec.blocks = static_cast<int>(nqueues);

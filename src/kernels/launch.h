@@ -12,16 +12,16 @@ constexpr int kMaxThreads = 512;  // launch bounds: 128 registers a thread
 
 // Which kernel a launch uses. Generic runs every protocol, for works that reduce one type
 // (any operator; `type`) or none (reduces false): a group whose works reduce several types
-// is launched once per type. The LL-family kernels are compiled for sums of one type (LlSum)
-// or for data movement only (LlCopy), for one protocol (every work's: LL or LL128), and
-// take KernelArgs<kSmallLaunch>.
-enum class LaunchKind : uint8_t { Generic, LlSum, LlCopy };
+// is launched once per type. The LL-family kernels are compiled for reductions of one type
+// (LlReduce: any operator, chosen per work at run time) or for data movement only (LlCopy),
+// for one protocol (every work's: LL or LL128), and take KernelArgs<kSmallLaunch>.
+enum class LaunchKind : uint8_t { Generic, LlReduce, LlCopy };
 
 struct LaunchSpec {
   LaunchKind kind = LaunchKind::Generic;
   bool large = false;    // Generic: args is a KernelArgs<kLargeLaunch>, else <kSmallLaunch>
-  bool tiny = false;     // LlSum, LlCopy: args is a TinyArgs, else KernelArgs<kSmallLaunch>
-  bool ll128 = false;    // LlSum, LlCopy: every work is LL128 (else every work is LL)
+  bool tiny = false;     // LlReduce, LlCopy: args is a TinyArgs, else KernelArgs<kSmallLaunch>
+  bool ll128 = false;    // LlReduce, LlCopy: every work is LL128 (else every work is LL)
   bool reduces = false;  // Generic: some work reduces (type)
   int type = 0;          // the ncclDataType_t of every reducing work
   int blocks = 0;
@@ -34,7 +34,7 @@ ncclResult_t launchKernel(const LaunchSpec& spec, const void* args, cudaStream_t
 size_t kernelStackBytesMax();
 size_t llKernelStackBytesMax();
 
-// The LL kernels (ll_kernel.cu); launchKernel calls it for LlSum and LlCopy (args: a
+// The LL kernels (ll_kernel.cu); launchKernel calls it for LlReduce and LlCopy (args: a
 // TinyArgs when spec.tiny, else a KernelArgs<kSmallLaunch>).
 void launchLlKernel(const LaunchSpec& spec, const void* args, cudaStream_t stream);
 

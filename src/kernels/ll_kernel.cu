@@ -1,7 +1,8 @@
-// The LL-family kernels compiled for one arithmetic: sums of one type (the common launch of
-// small and medium messages, src/kernels/ll_proto.cuh or ll128_proto.cuh inlined for
-// exactly that type) and data movement only, one protocol a launch. Groups that mix
-// protocols, types or operators run in the generic kernel (coll_kernel.cu). A translation
+// The LL-family kernels compiled for one arithmetic: reductions of one type, any operator
+// (the common launch of small and medium messages, src/kernels/ll_proto.cuh or
+// ll128_proto.cuh inlined for exactly that type, the operator chosen per work: LlTypedRt)
+// and data movement only, one protocol a launch. Groups that mix protocols or types run in
+// the generic kernel (coll_kernel.cu). A translation
 // unit of its own, so the two compile in parallel.
 #include <cuda_runtime.h>
 
@@ -60,8 +61,9 @@ __device__ __forceinline__ void llBlockStart(const Args& args, LlArgsShared<Args
 // calls of either kind follow each other on a communicator.
 struct LeanCopy {};
 
-// One work on channel ch: T is the arithmetic of its reductions (sums, LlTyped: with
-// ncclAvg's scaling), LeanCopy when the launch only moves data. False when stopped.
+// One work on channel ch: T is the arithmetic of its reductions (any operator, LlTypedRt:
+// with ncclAvg's scaling and PreMulSum's factor), LeanCopy when the launch only moves data.
+// False when stopped.
 template <typename T>
 __device__ __forceinline__ bool llLeanWork(const DevComm& comm, const DevWork& w, int ch, LlShared& sh) {
   const Coll coll = w.s.coll;
@@ -102,7 +104,7 @@ __device__ __forceinline__ bool llLeanWork(const DevComm& comm, const DevWork& w
   };
   if constexpr (!std::is_same<T, LeanCopy>::value) {
     if (collReduces(coll)) {
-      const LlTyped<T, OpSum> red(w);
+      const LlTypedRt<T> red(w);
       const uint64_t mineIn = red.pre(own);
       if (mine) {
         for (int r = 0; r < n; ++r) {
@@ -114,7 +116,7 @@ __device__ __forceinline__ bool llLeanWork(const DevComm& comm, const DevWork& w
       }
       prof.mark(kProfLlSend);
       if (mine && (coll != Coll::Reduce || me == w.s.root)) {
-        typename LlTyped<T, OpSum>::Acc acc;
+        typename LlTypedRt<T>::Acc acc;
         for (int r = 0; r < n; ++r) {  // in rank order, as the general path
           const uint64_t v = r == me ? mineIn : read(r, r);
           if (r == 0) red.first(acc, v);
@@ -169,7 +171,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) llLeanKernel(const __grid_cons
 }
 
 // ---- The LL128 kernels -------------------------------------------------------------------
-// LL128 launches that sum one type or only move data. A round of LL128 lines costs about one
+// LL128 launches that reduce one type or only move data. A round of LL128 lines costs about one
 // load latency (the input loaded, then stored into the peer's line; the peer's lines polled,
 // then stored or reduced) whatever a thread's share of it, so the bytes a block moves per
 // round are what its registers hold. The generic kernel, which compiles every protocol and
@@ -179,26 +181,34 @@ __global__ void __launch_bounds__(kMaxThreads, 1) llLeanKernel(const __grid_cons
 // float sums, 2 lines 32 in int8 sums).
 constexpr int kLl128CopyLines = 4;
 template <typename T>
-constexpr int ll128SumLines() {
+constexpr int ll128ReduceLines() {
   return sizeof(T) >= 2 ? 2 : 1;
 }
 
 // One work of an LL-family launch on channel ch (kLl128: the launch's protocol): T is the
-// arithmetic of its sums, LeanCopy when the launch only moves data. False when stopped.
+// arithmetic of its reductions, LeanCopy when the launch only moves data. False when stopped.
 template <bool kLl128, typename T>
 __device__ __forceinline__ bool llFamilyWork(const DevComm* comm, const DevWork* w, int ch, LlShared* sh) {
   if constexpr (!std::is_same<T, LeanCopy>::value) {
     if (collReduces(w->s.coll)) {
-      if constexpr (kLl128) return ll128ReduceLoop<LlTyped<T, OpSum>, ll128SumLines<T>()>(comm, w, ch, sh);
-      else return llReduceWork<T, OpSum>(comm, w, ch, sh);
+      // Sums in a loop compiled for them; prod, max and min in one that picks the operator
+      // per element pair (LlTypedRt). Sums through that one measured 5-9 % slower on LL128
+      // and 2-4 % on LL at 1-4 MiB (one shared H100, bench/results/gpu-1xH100-2026-11-25).
+      constexpr int kLines = ll128ReduceLines<T>();
+      if (w->red == kRedSum) {
+        if constexpr (kLl128) return ll128ReduceLoop<LlTyped<T, OpSum>, kLines>(comm, w, ch, sh);
+        else return llReduceLoop<LlTyped<T, OpSum>>(comm, w, ch, sh);
+      }
+      if constexpr (kLl128) return ll128ReduceLoop<LlTypedRt<T>, kLines>(comm, w, ch, sh);
+      else return llReduceLoop<LlTypedRt<T>>(comm, w, ch, sh);
     }
   }
   if constexpr (kLl128) return ll128CopyLoop<kLl128CopyLines>(comm, w, ch, sh);
   else return llCopyWork(comm, w, ch, sh);
 }
 
-// The LL-family kernels that are not lean: LL (llKernel<false, T>) or LL128 works, sums of
-// one type T (and any data-movement works) or data movement only (T = LeanCopy).
+// The LL-family kernels that are not lean: LL (llKernel<false, T>) or LL128 works, reductions
+// of one type T (and any data-movement works) or data movement only (T = LeanCopy).
 template <bool kLl128, typename T, typename Args>
 __global__ void __launch_bounds__(kMaxThreads, 1) llKernel(const __grid_constant__ Args args) {
   __shared__ LlShared sh;
@@ -228,7 +238,7 @@ bool llLeanOne(const LaunchSpec& spec, const DevWork* works, int nworks) {
 }
 
 LeanKernelFn llLeanKernelOf(const LaunchSpec& spec, const DevWork* works, int nworks) {
-  const bool reduces = spec.kind == LaunchKind::LlSum;
+  const bool reduces = spec.kind == LaunchKind::LlReduce;
   return llLeanOne(spec, works, nworks) ? llLeanKernelFor<true>(reduces, spec.type)
                                         : llLeanKernelFor<false>(reduces, spec.type);
 }
@@ -253,8 +263,8 @@ template <typename Args>
 using LlKernelFn = void (*)(Args);
 
 // The kernel of an LL-family launch that is not lean: LL or LL128 (every work of a launch
-// has the launch's protocol, specFor), sums of spec.type or data movement only. None for
-// fp8 sums on LL128, which specFor never sends here (the planner gives fp8 reductions LL or
+// has the launch's protocol, specFor), reductions of spec.type or data movement only. None
+// for fp8 reductions on LL128, which specFor never sends here (the planner gives fp8 reductions LL or
 // Simple): not compiled, so their code takes no device memory when the kernels load.
 template <bool kLl128, typename Args>
 LlKernelFn<Args> llKernelOf(const LaunchSpec& spec) {
@@ -276,7 +286,7 @@ size_t llStackMax() {
   cudaFuncAttributes a;
   LaunchSpec spec;
   for (int t = -1; t < ncclNumTypes; ++t) {
-    spec.kind = t < 0 ? LaunchKind::LlCopy : LaunchKind::LlSum;
+    spec.kind = t < 0 ? LaunchKind::LlCopy : LaunchKind::LlReduce;
     spec.type = t;
     for (bool ll128 : {false, true}) {
       const LlKernelFn<Args> fn = llKernelOf<Args>(spec, ll128);

@@ -158,12 +158,15 @@ struct LlRed {
 #pragma unroll
     for (int e = 0; e < E; ++e) acc.a[e] = DevT<T>::load(t[e]);
   }
-  static __device__ __forceinline__ void add(Acc& acc, uint64_t w) {
+  // acc op= w, with the operator O (Op, or the work's own: LlTypedRt).
+  template <typename O>
+  static __device__ __forceinline__ void addWith(Acc& acc, uint64_t w) {
     T t[E];
     unpack(w, t);
 #pragma unroll
-    for (int e = 0; e < E; ++e) acc.a[e] = Op::f(acc.a[e], DevT<T>::load(t[e]));
+    for (int e = 0; e < E; ++e) acc.a[e] = O::f(acc.a[e], DevT<T>::load(t[e]));
   }
+  static __device__ __forceinline__ void add(Acc& acc, uint64_t w) { addWith<Op>(acc, w); }
   static __device__ __forceinline__ uint64_t finish(const Acc& acc, int postDiv) {
     T t[E];
 #pragma unroll
@@ -208,6 +211,35 @@ struct LlTyped {
   __device__ __forceinline__ uint64_t pre(uint64_t v) const { return premul ? R::premul(v, scalar) : v; }
   __device__ __forceinline__ void first(Acc& a, uint64_t v) const { R::first(a, v); }
   __device__ __forceinline__ void add(Acc& a, uint64_t v) const { R::add(a, v); }
+  __device__ __forceinline__ uint64_t finish(const Acc& a) const { return R::finish(a, postDiv); }
+};
+
+// LlTyped with the operator chosen per work at run time (DevWork::red): the LL kernels
+// compiled for one type (ll_kernel.cu) serve sum, prod, max and min (and avg and PreMulSum,
+// which are sums with a divide or a pre-multiply) without a kernel per operator. The same
+// LlRed arithmetic as LlTyped<T, Op>, so a work gets the same bits whichever kernel runs it;
+// the operator is the same for every thread of a work, so the branch costs a compare.
+template <typename T>
+struct LlTypedRt {
+  using R = LlRed<T, OpSum>;
+  static constexpr int kUnroll = LlTyped<T, OpSum>::kUnroll;
+  using Acc = typename R::Acc;
+  typename R::A scalar;
+  bool premul;
+  int postDiv;
+  uint8_t op;
+  __device__ __forceinline__ explicit LlTypedRt(const DevWork& w)
+      : scalar(R::scalar(w)), premul(w.premul != 0), postDiv(w.postDiv), op(w.red) {}
+  __device__ __forceinline__ uint64_t pre(uint64_t v) const { return premul ? R::premul(v, scalar) : v; }
+  __device__ __forceinline__ void first(Acc& a, uint64_t v) const { R::first(a, v); }
+  __device__ __forceinline__ void add(Acc& a, uint64_t v) const {
+    switch (op) {
+      case kRedProd: R::template addWith<OpProd>(a, v); break;
+      case kRedMax: R::template addWith<OpMax>(a, v); break;
+      case kRedMin: R::template addWith<OpMin>(a, v); break;
+      default: R::template addWith<OpSum>(a, v); break;
+    }
+  }
   __device__ __forceinline__ uint64_t finish(const Acc& a) const { return R::finish(a, postDiv); }
 };
 

@@ -394,11 +394,12 @@ TEST(GpuSingleProcess, TwoCommunicatorsOneStreamEveryProtocol) {
   for (int r = 0; r < n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
 }
 
-// Calls whose launches take the LL-family kernels of one type (sums, data movement: the lean
-// LL kernel, llKernel<false, T> and llKernel<true, T>) and the generic kernel (a non-sum
-// AllReduce) in turn, on one communicator and stream: 8 collectives (AllReduce sum, max and
-// avg, AllGather, Broadcast, ReduceScatter, Reduce, a Send/Recv ring) cycling over 5 types
-// and the counts, every root. Every result against a host reference in double precision.
+// Calls whose launches take the LL-family kernels of one type (reductions with any operator,
+// data movement: the lean LL kernel, llKernel<false, T> and llKernel<true, T>) and the
+// generic kernel (a group of 9 AllReduce max, more works than an LL launch takes) in turn,
+// on one communicator and stream: 8 collectives (AllReduce sum, max and avg, AllGather,
+// Broadcast, ReduceScatter, Reduce, a Send/Recv ring) cycling over 5 types and the counts,
+// every root. Every result against a host reference in double precision.
 static void alternateLlKernels(Clique& cl, const std::vector<size_t>& counts, int calls) {
   const int n = cl.n;
   const ncclDataType_t types[] = {ncclInt8, ncclInt32, ncclFloat32, ncclFloat64, ncclUint64};
@@ -433,7 +434,7 @@ static void alternateLlKernels(Clique& cl, const std::vector<size_t>& counts, in
         default: return static_cast<double>(reinterpret_cast<const uint64_t*>(p)[i]);
       }
     };
-    const char* names[] = {"AllReduce sum", "AllReduce max", "AllGather",    "Broadcast",
+    const char* names[] = {"AllReduce sum", "AllReduce max x9", "AllGather",     "Broadcast",
                            "ReduceScatter", "Reduce",        "AllReduce avg", "Send/Recv"};
     const int next = (r + 1) % n, prev = (r + n - 1) % n;
     for (int k = 0; k < calls && errs[r].empty(); ++k) {
@@ -449,8 +450,18 @@ static void alternateLlKernels(Clique& cl, const std::vector<size_t>& counts, in
       if (cudaMemcpyAsync(in, h, inCount * esize, cudaMemcpyHostToDevice, s) != cudaSuccess ||
           cudaMemsetAsync(out, 0x5a, outCount * esize, s) != cudaSuccess)
         res = ncclUnhandledCudaError;
-      else if (what == 0 || what == 1 || what == 6)
-        res = ncclAllReduce(in, out, count, t, what == 0 ? ncclSum : what == 1 ? ncclMax : ncclAvg, comm, s);
+      else if (what == 0 || what == 6)
+        res = ncclAllReduce(in, out, count, t, what == 0 ? ncclSum : ncclAvg, comm, s);
+      else if (what == 1 && (res = ncclGroupStart()) == ncclSuccess) {
+        const size_t part = (count + 8) / 9;
+        for (size_t p = 0; p < 9; ++p) {
+          const size_t lo = std::min(count, p * part), hi = std::min(count, lo + part);
+          if (res == ncclSuccess)
+            res = ncclAllReduce(in + lo * esize, out + lo * esize, hi - lo, t, ncclMax, comm, s);
+        }
+        const ncclResult_t end = ncclGroupEnd();
+        if (res == ncclSuccess) res = end;
+      }
       else if (what == 2) res = ncclAllGather(in, out, count, t, comm, s);
       else if (what == 3) res = ncclBroadcast(in, out, count, t, root, comm, s);
       else if (what == 4) res = ncclReduceScatter(in, out, count, t, ncclSum, comm, s);
