@@ -141,8 +141,10 @@ void destroyComm(ncclComm* comm, bool abortFirst) {
   unregisterComm(comm);
   if (comm->watchdog) {
     // A clean destroy says goodbye so peers do not take the closing connections for a
-    // crash; an abort does not, so peers still waiting on this rank learn at once.
+    // crash; an abort says it leaves after a failure, so peers still waiting on this rank
+    // learn that the communicator is broken, but name the rank that failed first.
     if (!abortFirst) comm->watchdog->farewell();
+    else comm->watchdog->leaveAfterFailure();
     mccl::phaseMark("watchdog-farewell");
     comm->watchdog.reset();
     mccl::phaseMark("watchdog-free");

@@ -44,5 +44,8 @@ ncclResult_t recordError(ncclResult_t code, ncclComm* comm, const char* file, in
 
 const char* threadLastError() { return tlsLastError; }
 void clearThreadLastError() { tlsLastError[0] = '\0'; }
+void setThreadLastError(const char* msg) {
+  std::snprintf(tlsLastError, sizeof tlsLastError, "%s", msg);
+}
 
 }  // namespace mccl

@@ -19,6 +19,7 @@ ncclResult_t recordError(ncclResult_t code, ncclComm* comm, const char* file, in
 // The last error recorded on this thread ("" when none).
 const char* threadLastError();
 void clearThreadLastError();
+void setThreadLastError(const char* msg);  // puts back one saved by threadLastError()
 
 // Human-readable name of a result code ("invalid argument", ...).
 const char* resultString(ncclResult_t r);

@@ -177,6 +177,29 @@ ncclResult_t InitTask::receiveLive(bool blocking, bool* all) {
   return ncclSuccess;
 }
 
+// Init failed after some watch peers' LiveRecords arrived: those peers may have finished
+// init and watch this rank, and must not take its leaving for the failure's cause.
+void InitTask::tellWatchPeersFailed() {
+  if (liveFd_ < 0 || comm_->peers.empty()) return;
+  // The init's error stays the last error, whatever the bootstrap says below.
+  const std::string commError = comm_->lastError(), threadError = threadLastError();
+  std::vector<LiveRecord> got;
+  for (size_t i = 0; i < liveIn_.size() && i < liveGot_.size(); ++i) {
+    // A blocking init waits for the records in order: the failure may have come while
+    // waiting for one, with later ones already delivered. Take what is there.
+    bool here = liveGot_[i] != 0;
+    if (!here && comm_->bootstrap && !comm_->aborted.load()) {
+      LiveRecord rec;
+      if (comm_->bootstrap->tryRecv(watch_[i], kTagLive, &rec, sizeof rec, &here) != ncclSuccess) here = false;
+      if (here) liveIn_[i] = rec;
+    }
+    if (here) got.push_back(liveIn_[i]);
+  }
+  comm_->setLastError(commError.c_str());
+  setThreadLastError(threadError.c_str());
+  if (!got.empty()) Watchdog::leaveFailedInit(p_.rank, comm_->peers[0].liveSecret, got);
+}
+
 ncclResult_t InitTask::startWatchdog() {
   MCCL_CHECK(Watchdog::start(comm_, liveFd_, watch_, liveIn_, &comm_->watchdog));
   liveFd_ = -1;
@@ -285,8 +308,10 @@ ncclResult_t InitTask::step(bool blocking) {
     }
     if (++idle > 100) std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
-  if (res != ncclSuccess && res != ncclInProgress)
+  if (res != ncclSuccess && res != ncclInProgress) {
     WARN("%s: rank %d failed to initialise: %s", p_.call, p_.rank, comm_->lastError().c_str());
+    tellWatchPeersFailed();
+  }
   if (res == ncclSuccess) p_.prof.print(p_.call, p_.rank, p_.nranks);
   comm_->asyncError.store(res);
   result_.store(res);

@@ -68,6 +68,7 @@ class InitTask {
   ncclResult_t finish();
   ncclResult_t receiveLive(bool blocking, bool* all);
   ncclResult_t startWatchdog();
+  void tellWatchPeersFailed();
 
   ncclComm* comm_;
   InitParams p_;

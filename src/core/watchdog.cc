@@ -24,8 +24,13 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr uint32_t kHelloMagic = 0x77646f67;     // "wdog": opens a liveness link
 constexpr uint32_t kFarewellMagic = 0x77627965;  // "wbye": the rank leaves (no link was up)
+constexpr uint32_t kFailMagic = 0x7766616c;      // "wfal": the rank leaves after a failure (a kFail follows)
 constexpr size_t kMaxPending = 1024;  // accepted connections whose hello is not read yet
 constexpr auto kGrace = std::chrono::milliseconds(300);
+// A peer that left after a failure of its own is named as the lost rank only when no rank
+// is found lost (a death, or a loss a peer reports) within this time: the failure it left
+// on is usually some other rank's death, which its survivors should name.
+constexpr auto kWeakGrace = std::chrono::milliseconds(1200);
 
 struct Hello {
   uint32_t magic;
@@ -33,14 +38,30 @@ struct Hello {
   uint64_t secret;
 };
 
-// After the hello, 8-byte messages both ways.
-enum : uint8_t { kBeat = 'h', kBye = 'b', kLost = 'L' };
+// After the hello, 8-byte messages both ways. kFail: the sender leaves after a failure
+// (an abort, a failed init), having lost `rank` (-1: it knows of no lost rank).
+enum : uint8_t { kBeat = 'h', kBye = 'b', kLost = 'L', kFail = 'F' };
 struct Msg {
   uint8_t type;
   uint8_t pad[3];
-  int32_t rank;  // kLost: the rank the sender lost
+  int32_t rank;  // kLost, kFail: the rank the sender lost
 };
 static_assert(sizeof(Msg) == 8, "fixed wire size");
+
+// One connection attempt (a refused one is a peer that has left already: its socket
+// listened from init until its destroy; retrying cost ~310 ms of backoff when both ranks
+// left at once), then a hello of the given magic and, for kFailMagic, the kFail message.
+void sendLeaveHello(const SockAddr& addr, uint32_t magic, int rank, uint64_t secret, int lost) {
+  int fd = -1;
+  if (connectTo(addr, Clock::now(), nullptr, &fd, nullptr, true) != ncclSuccess) return;  // gone already
+  struct {
+    Hello h;
+    Msg m;
+  } out{{magic, rank, secret}, {kFail, {0, 0, 0}, lost}};
+  const size_t bytes = magic == kFailMagic ? sizeof out : sizeof out.h;
+  (void)writeAll(fd, &out, bytes, Clock::now() + std::chrono::milliseconds(200), nullptr);
+  closeFd(&fd);
+}
 
 double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
@@ -149,16 +170,25 @@ void Watchdog::stopThread() {
   if (thread_.joinable()) thread_.join();
 }
 
-void Watchdog::farewell() {
+void Watchdog::farewell() { leave(false); }
+
+void Watchdog::leaveAfterFailure() { leave(true); }
+
+void Watchdog::leave(bool failed) {
   stopThread();
   // The thread is gone: the fds are this caller's now. A peer must never take this
   // rank's leaving for a death, whatever state its link is in:
-  //  * links that are up get a bye;
+  //  * links that are up get a bye (kFail after a failure, with the rank lost if any);
   //  * connections this side accepted, or that wait in the backlog, whose hello may not
-  //    be read yet, get a bye too (the initiator reads it on its link before the close);
-  //  * peers with no link at all get a farewell hello on a connection of its own, so
-  //    that a later refused connection is not taken for a death.
-  const Msg bye{kBye, {0, 0, 0}, rank_};
+  //    be read yet, get it too (the initiator reads it on its link before the close);
+  //  * peers with no link at all get a farewell (or failure) hello on a connection of its
+  //    own, so that a later refused connection is not taken for a death.
+  int lost = -1;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    lost = lost_;
+  }
+  const Msg bye{failed ? kFail : kBye, {0, 0, 0}, failed ? lost : rank_};
   for (;;) {
     int fd = -1;
     if (listenFd_ < 0 || acceptOne(listenFd_, &fd) != ncclSuccess || fd < 0) break;
@@ -178,14 +208,17 @@ void Watchdog::farewell() {
       continue;
     }
     if (p->gone || Clock::now() > until) continue;
-    // One attempt (a deadline already due: connectTo does not retry): a refused connection
-    // is a peer that has left already (its socket listened from init until its destroy),
-    // and retrying it cost ~310 ms of backoff when both ranks destroyed at once.
-    int fd = -1;
-    if (connectTo(p->addr, Clock::now(), nullptr, &fd, nullptr, true) != ncclSuccess) continue;  // gone already
-    Hello h{kFarewellMagic, rank_, secret_};
-    (void)writeAll(fd, &h, sizeof h, Clock::now() + std::chrono::milliseconds(200), nullptr);
-    closeFd(&fd);
+    sendLeaveHello(p->addr, failed ? kFailMagic : kFarewellMagic, rank_, secret_, lost);
+  }
+}
+
+void Watchdog::leaveFailedInit(int rank, uint64_t secret, const std::vector<LiveRecord>& records) {
+  const auto until = Clock::now() + std::chrono::milliseconds(500);
+  for (const LiveRecord& o : records) {
+    SockAddr addr;
+    if (Clock::now() > until) break;
+    if (o.magic != LiveRecord::kMagic || !o.valid || !SockAddr::fromWire(o.addr, &addr)) continue;
+    sendLeaveHello(addr, kFailMagic, rank, secret, -1);
   }
 }
 
@@ -212,6 +245,19 @@ void Watchdog::markLost(int rank, const char* how) {
   Msg m{kLost, {0, 0, 0}, rank};
   for (auto& p : peers_)
     if (p->fd >= 0 && p->rank != rank) (void)::send(p->fd, &m, sizeof m, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+void Watchdog::leftAfterFailure(Peer& p, int lost) {
+  closeFd(&p.fd);
+  if (p.gone) return;
+  p.gone = true;  // not a death: no longer watched, its closing link not suspected
+  if (lost >= 0 && lost < comm_->nranks && lost != rank_ && lost != p.rank) {
+    std::string how = "was lost by rank " + std::to_string(p.rank) + " (its process died or stopped answering)";
+    markLost(lost, how.c_str());
+  } else if (weak_ < 0) {
+    weak_ = p.rank;
+    weakAt_ = Clock::now();
+  }
 }
 
 void Watchdog::suspect(Peer& p, const char* why) {
@@ -259,11 +305,20 @@ void Watchdog::acceptHellos(std::vector<int>& pending, size_t polled, const poll
     Hello h{};
     // The hello arrives whole (16 bytes in one segment) or the connection is dropped.
     ssize_t got = ::recv(fd, &h, sizeof h, MSG_DONTWAIT);
-    bool ok = got == static_cast<ssize_t>(sizeof h) && (h.magic == kHelloMagic || h.magic == kFarewellMagic) &&
+    bool ok = got == static_cast<ssize_t>(sizeof h) &&
+              (h.magic == kHelloMagic || h.magic == kFarewellMagic || h.magic == kFailMagic) &&
               secretsEqual(h.secret, secret_);
     if (ok && h.magic == kFarewellMagic) {
       for (auto& p : peers_)
         if (p->rank == h.rank && p->fd < 0) p->gone = true;  // left on purpose
+      closeFd(&fd);
+      continue;
+    }
+    if (ok && h.magic == kFailMagic) {
+      Msg m{kFail, {0, 0, 0}, -1};  // sent with the hello; a failure without it lost no known rank
+      if (::recv(fd, &m, sizeof m, MSG_DONTWAIT) != static_cast<ssize_t>(sizeof m) || m.type != kFail) m.rank = -1;
+      for (auto& p : peers_)
+        if (p->rank == h.rank) leftAfterFailure(*p, m.rank);
       closeFd(&fd);
       continue;
     }
@@ -296,6 +351,10 @@ bool Watchdog::consume(Peer& p, const uint8_t* data, size_t n) {
     if (m.type == kBye) {
       closeFd(&p.fd);
       p.gone = true;  // left on purpose
+      return false;
+    }
+    if (m.type == kFail) {
+      leftAfterFailure(p, m.rank);
       return false;
     }
     if (m.type == kLost && m.rank >= 0 && m.rank < comm_->nranks && m.rank != rank_) {
@@ -336,6 +395,10 @@ void Watchdog::run() {
       }
     }
     auto now = Clock::now();
+    if (weak_ >= 0 && now - weakAt_ >= kWeakGrace) {
+      if (!anyLost_.load()) markLost(weak_, "left the communicator after a failure of its own (an abort or a failed call)");
+      weak_ = -1;
+    }
     for (size_t i = 0; i < peers_.size(); ++i) {
       Peer& p = *peers_[i];
       if (p.gone) continue;

@@ -7,7 +7,9 @@
 //   * a rank that stops answering (SIGSTOP, a hung node) is seen when it has been silent
 //     for half of MCCL_TIMEOUT (at least 2 s).
 // A rank that loses a peer tells all its own peers, which tell theirs (once per lost rank),
-// so every survivor learns in O(log N) hops. Every wait of the data path asks lostRank()
+// so every survivor learns in O(log N) hops. A rank that leaves after a failure (an abort,
+// a failed init) says so: its peers name the rank it lost, or it only when they find no
+// loss of their own within a grace period, so survivors name the rank that failed first. Every wait of the data path asks lostRank()
 // and fails with ncclRemoteError naming the rank and its host; GPU kernels are stopped through DataPath::peerLost(). The thread
 // never calls MPI. A connection starts with a hello that proves the communicator's secret
 // (drawn by rank 0, exchanged inside the init allgather); anything else is dropped.
@@ -17,6 +19,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -64,13 +67,23 @@ class Watchdog {
   // Tells every peer this rank leaves on purpose (clean destroy), so its closing
   // connection is not taken for a crash.
   void farewell();
+  // Tells every peer this rank leaves after a failure (an abort), with the rank it lost if
+  // it knows one: a peer names that rank, or this one only when it finds no loss of its
+  // own within a grace period (the failure was most likely another rank's death).
+  void leaveAfterFailure();
+  // The same from a rank whose init failed after the LiveRecords were exchanged (no
+  // watchdog was started): a failure hello to each peer of a valid record.
+  static void leaveFailedInit(int rank, uint64_t secret, const std::vector<LiveRecord>& records);
 
  private:
   struct Peer;
   Watchdog(ncclComm* comm, int listenFd);
   void run();
   void stopThread();  // wakes the thread's poll and joins it (no waiting out its timeout)
+  void leave(bool failed);
   void markLost(int rank, const char* how);
+  // p left after a failure, having lost `lost` (-1: none known).
+  void leftAfterFailure(Peer& p, int lost);
   void connectInitiated(Peer& p);
   // p's link ended badly: lost after a grace period unless its farewell arrives.
   void suspect(Peer& p, const char* why);
@@ -94,6 +107,8 @@ class Watchdog {
   mutable std::mutex mu_;  // guards lost_, why_ and the peers' fds during farewell
   int lost_ = -1;
   std::string why_;
+  int weak_ = -1;  // a peer that left after a failure, not yet named (thread's)
+  std::chrono::steady_clock::time_point weakAt_{};
 };
 
 }  // namespace mccl

@@ -46,8 +46,12 @@ enum class Fault {
   KillBetween,     // SIGKILL between collectives; survivors then run a send/recv group
   Stop,            // SIGSTOP while collectives run
   KillNonblocking,  // SIGKILL on an idle nonblocking communicator: ncclCommGetAsyncError
-  ShrinkAfterKill   // SIGKILL while collectives run; survivors ncclCommShrink(NCCL_SHRINK_ABORT)
+  ShrinkAfterKill,  // SIGKILL while collectives run; survivors ncclCommShrink(NCCL_SHRINK_ABORT)
+  AbortThenKill     // the rank after the victim aborts (healthy), then the victim is killed
 };
+
+// AbortThenKill: the rank that aborts first (as a survivor that alone noticed a fault would).
+int aborterOf(int victim, int n) { return (victim + 1) % n; }
 
 const char* faultName(Fault f) {
   switch (f) {
@@ -58,6 +62,7 @@ const char* faultName(Fault f) {
     case Fault::Stop: return "stop";
     case Fault::KillNonblocking: return "kill-nonblocking";
     case Fault::ShrinkAfterKill: return "shrink-after-kill";
+    case Fault::AbortThenKill: return "abort-then-kill";
   }
   return "?";
 }
@@ -248,6 +253,27 @@ int runChild(const Child& c) {
       r = ncclGroupEnd();
       return finish(comm, r == ncclSuccess ? 0 : 2, r, true);
     }
+    case Fault::AbortThenKill: {
+      // The victim dies just after another rank aborted: the others must name the victim,
+      // not the rank that left first on purpose (it says it left after a failure).
+      if ((r = allreduce()) != ncclSuccess) return finish(comm, 2, r, false);
+      if (isVictim) {
+        ready();
+        pause();
+      }
+      if (c.rank == aborterOf(c.victim, c.nranks)) {
+        double t0 = now();
+        ncclCommAbort(comm);
+        rep.abortSec = now() - t0;
+        char b = 'A';
+        writeFull(c.events, &b, 1);
+        writeFull(c.results, &rep, sizeof rep);
+        return 0;
+      }
+      waitGo();
+      r = allreduce();
+      return finish(comm, r == ncclSuccess ? 0 : 2, r, false);
+    }
     case Fault::KillNonblocking: {
       if (isVictim) {
         ready();
@@ -362,6 +388,16 @@ Outcome runCase(Fault fault, int n, int victim, std::mt19937& rng, Reporting* re
         usleep(50 * 1000);  // the fault happens between the survivors' calls
         tellSurvivors();
         break;
+      case Fault::AbortThenKill:
+        if (!readFull(ev[victim].r, &b, 1, hard) || !readFull(ev[aborterOf(victim, n)].r, &b, 1, hard)) {
+          out.fail("the victim or the aborting rank never got ready");
+          break;
+        }
+        usleep(50 * 1000);
+        killVictim(SIGKILL);
+        usleep(50 * 1000);
+        tellSurvivors();
+        break;
       case Fault::KillDuring:
       case Fault::Stop:
       case Fault::ShrinkAfterKill:
@@ -394,6 +430,11 @@ Outcome runCase(Fault fault, int n, int victim, std::mt19937& rng, Reporting* re
       continue;
     }
     seen[rep.rank] = true;
+    if (fault == Fault::AbortThenKill && rep.rank == aborterOf(victim, n)) {
+      if (rep.abortSec < 0 || rep.abortSec > kAbortLimit)
+        out.fail(who + "ncclCommAbort took " + std::to_string(rep.abortSec) + " s");
+      continue;
+    }
     if (rep.rc != ncclRemoteError) {
       out.fail(who + "expected ncclRemoteError, got " + ncclGetErrorString(static_cast<ncclResult_t>(rep.rc)) +
                " after " + std::to_string(rep.opsDone) + " ops; last error: " + rep.lastError);
@@ -483,7 +524,10 @@ TEST_P(Faults, SurvivorsReportTheLostRankAndAbort) {
   // A stopped rank is only ever found by its silence (MCCL_TIMEOUT / 2, at least 2 s,
   // waited out in every repetition): half the repetitions, still at least 4 (every
   // victim of np 3 and 4) where MCCL_FAULT_REPS allows.
-  const int repsHere = fault == Fault::Stop ? std::max(std::min(reps(), 4), reps() / 2) : reps();
+  // A rank that aborts before the victim's death: a few repetitions (every victim).
+  const int repsHere = fault == Fault::Stop            ? std::max(std::min(reps(), 4), reps() / 2)
+                       : fault == Fault::AbortThenKill ? std::min(reps(), 2 * n)
+                                                       : reps();
   for (int rep = 0; rep < repsHere; ++rep) {
     // Victims rotate through the ranks, rank 0 (which holds the bootstrap root) included.
     int victim = (rep + 1) % n;
@@ -568,7 +612,8 @@ TEST(HangReport, WarnAfterAndSignalDumpNameTheOperationAndThePeer) {
 INSTANTIATE_TEST_SUITE_P(
     All, Faults,
     ::testing::Combine(::testing::Values(Fault::KillInInit, Fault::KillBefore, Fault::KillDuring,
-                                         Fault::KillBetween, Fault::Stop, Fault::KillNonblocking),
+                                         Fault::KillBetween, Fault::Stop, Fault::KillNonblocking,
+                                         Fault::AbortThenKill),
                        ::testing::Values(3, 4)),
     [](const ::testing::TestParamInfo<std::tuple<Fault, int>>& info) {
       std::string s = faultName(std::get<0>(info.param));
