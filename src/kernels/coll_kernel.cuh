@@ -21,6 +21,7 @@
 
 #include <type_traits>
 
+#include "kernels/block_start.cuh"
 #include "kernels/dev_reduce.cuh"
 #include "kernels/dev_sync.cuh"
 #include "kernels/dev_work.h"
@@ -304,7 +305,14 @@ struct CachedConn {
 constexpr int kConnCache = 8;
 
 // Per-lane state in shared memory: what thread 0 found for the step.
+// Steps of a lane's schedule computed together, one a thread, ahead of their use. One
+// step's schedule (stepAt) took about 2 us of a block's time on an H100 between a step's
+// post and the next step's start (MCCL_PROFILE, bench/results/gpu-1xH100-2026-11-25b):
+// computed a batch at a time, a step after the batch's first costs a read of shared memory.
+constexpr int kStepBatch = 32;
+
 struct LaneShared {
+  Step steps[kStepBatch];
   uint8_t* in[kMaxStepPeers];
   uint8_t* out[kMaxStepPeers];
   CachedConn* rconn[kMaxStepPeers];
@@ -313,6 +321,16 @@ struct LaneShared {
   int ncache;
   int abort;
   unsigned long long prof[5];  // MCCL_PROFILE (thread 0): wait, move, post, bytes, steps
+  // MCCL_PROFILE, lane 0: when the block started (until its first step), the time from
+  // then to the first step, to the end of the parameters' copy and to the first work's
+  // step loop, when the last step's post ended, and the time between steps (ProfWord).
+  uint64_t entryNs;
+  uint64_t startNs;
+  uint64_t argsNs;
+  uint64_t setupNs;
+  uint64_t lastNs;
+  uint64_t gapNs;
+  uint64_t gaps;
 };
 
 struct LaneCtx {
@@ -369,8 +387,16 @@ __device__ __forceinline__ bool runLane(const DevComm& comm, const DevWork& w, i
   // start as soon as the peer posted it, not when its whole chunk is done.
   const int nsl = comm.slices > 0 ? comm.slices : 1;
   const int64_t alignElems = esize >= 16 ? 1 : static_cast<int64_t>(16 / esize);
+  if (comm.prof && lc.tid == 0 && sh.entryNs) sh.setupNs = globalTimer() - sh.entryNs;
   for (int64_t i = 0; i < nsteps; ++i) {
-    const Step st = stepAt(s, ch, lc.id, i);
+    const int j = static_cast<int>(i % kStepBatch);
+    if (j == 0) {
+      // Once every thread of the lane has read the last batch (empty steps pass no barrier).
+      if (i > 0) laneSync(lc.barrier, lc.nthreads);
+      for (int t = lc.tid; t < kStepBatch && i + t < nsteps; t += lc.nthreads) sh.steps[t] = stepAt(s, ch, lc.id, i + t);
+      laneSync(lc.barrier, lc.nthreads);
+    }
+    const Step st = sh.steps[j];
     if (st.count == 0) continue;
     const int64_t per = roundUp(divUp(st.count, nsl), alignElems);
     const bool reduceStep = reduces && w.premul && st.src == Buf::Input;
@@ -455,9 +481,17 @@ __device__ __forceinline__ bool runLane(const DevComm& comm, const DevWork& w, i
           *reinterpret_cast<volatile uint64_t*>(e->c.head) = ++e->n;
         }
         if (t0) {
+          if (sh.entryNs) {
+            sh.startNs = t0 - sh.entryNs;
+            sh.entryNs = 0;
+          } else if (sh.lastNs) {
+            sh.gapNs += t0 - sh.lastNs;
+            sh.gaps += 1;
+          }
+          sh.lastNs = globalTimer();
           sh.prof[0] += t1 - t0;
           sh.prof[1] += t2 - t1;
-          sh.prof[2] += globalTimer() - t2;
+          sh.prof[2] += sh.lastNs - t2;
           sh.prof[3] += static_cast<unsigned long long>(cnt) * esize;
           sh.prof[4] += 1;
         }
@@ -515,17 +549,27 @@ __device__ __forceinline__ bool llRun(const DevComm& comm, const DevWork& w, int
 
 // ---- Kernels ----------------------------------------------------------------------------------
 
-// One block per queue runs its works in call order: every protocol, arithmetic on S.
+// One block per queue runs its works in call order: every protocol, arithmetic on S. The
+// launch's communicator and works are read from shared memory (block_start.cuh).
 template <int MW, typename S>
 __global__ void __launch_bounds__(kMaxThreads, 1) collKernel(const __grid_constant__ KernelArgs<MW> args) {
   __shared__ LaneShared shared[2];
   __shared__ LlShared llShared;
-  const DevComm& comm = args.comm;
-  if (threadIdx.x == 0) llShared.entryNs = 0;  // MCCL_PROFILE's block start: the LL kernels only
-  const DevQueue& q = args.queues[blockIdx.x];
+  __shared__ ArgsShared<KernelArgs<MW>> a;
+  if (threadIdx.x == 0) {  // MCCL_PROFILE: the block's start, for its first work
+    const uint64_t entry = args.comm.prof ? globalTimer() : 0;
+    llShared.entryNs = shared[0].entryNs = entry;
+    shared[1].entryNs = 0;
+    shared[0].startNs = shared[0].argsNs = shared[0].setupNs = shared[0].lastNs = 0;
+    shared[0].gapNs = shared[0].gaps = 0;
+  }
+  const DevQueue q = args.queues[blockIdx.x];
+  copyArgsToShared(args, a);
+  if (threadIdx.x == 0 && shared[0].entryNs) shared[0].argsNs = globalTimer() - shared[0].entryNs;
+  const DevComm& comm = a.comm;
   const int nt = blockDim.x;
   for (int wi = 0; wi < args.nworks; ++wi) {
-    const DevWork& w = args.works[wi];
+    const DevWork& w = a.works[wi];
     if (!queueRuns(q, w)) continue;
     const int ch = q.channel;
     bool ok;
@@ -548,6 +592,17 @@ __global__ void __launch_bounds__(kMaxThreads, 1) collKernel(const __grid_consta
       }
     }
     if (!ok) return;
+    if (threadIdx.x == 0) llShared.entryNs = shared[0].entryNs = 0;  // only the first work's start
+  }
+  if (threadIdx.x == 0 && comm.prof && shared[0].lastNs) {
+    const LaneShared& p = shared[0];
+    atomicAdd(comm.prof + kProfSimpleStart, static_cast<unsigned long long>(p.startNs));
+    atomicAdd(comm.prof + kProfSimpleArgs, static_cast<unsigned long long>(p.argsNs));
+    atomicAdd(comm.prof + kProfSimpleSetup, static_cast<unsigned long long>(p.setupNs));
+    atomicAdd(comm.prof + kProfSimpleEnd, static_cast<unsigned long long>(globalTimer() - p.lastNs));
+    atomicAdd(comm.prof + kProfSimpleBlocks, 1ull);
+    atomicAdd(comm.prof + kProfSimpleGap, static_cast<unsigned long long>(p.gapNs));
+    atomicAdd(comm.prof + kProfSimpleGaps, static_cast<unsigned long long>(p.gaps));
   }
 }
 

@@ -62,11 +62,16 @@ struct DevComm {
 
 // MCCL_PROFILE counters: nanoseconds thread 0 of each block spent per phase of a step,
 // summed over blocks and steps, per protocol (Simple: wait for flags / move data / fence
-// and post; LL: setup / send (credit waits included) / receive and reduce / step barrier;
-// and, for the LL kernels, from the block's start to its first work's setup, with the
-// number of blocks measured).
+// and post; LL: setup / send (credit waits included) / receive and reduce / step barrier),
+// and outside the steps, with the number of blocks measured: Simple, from the block's start
+// to its first step (of which: the parameters copied to shared memory, the work's setup
+// before its step loop, the first step's schedule), from its last post to the block's end,
+// and between a step's post and the next step's start (the next step's schedule); LL, from
+// the block's start to its first work's setup.
 enum ProfWord : int {
   kProfSimpleSteps, kProfSimpleWait, kProfSimpleMove, kProfSimplePost, kProfSimpleBytes,
+  kProfSimpleStart, kProfSimpleArgs, kProfSimpleSetup, kProfSimpleEnd, kProfSimpleBlocks,
+  kProfSimpleGap, kProfSimpleGaps,
   kProfLlSteps, kProfLlSetup, kProfLlSend, kProfLlRecv, kProfLlEnd, kProfLlBytes, kProfLlStart, kProfLlStarts,
   kProfWords
 };

@@ -258,14 +258,20 @@ class GpuDataPath : public DataPath {
 
   // Per step of one block (thread 0), averaged over every block and step run.
   void printKernelProfile(const unsigned long long* p) const {
+    auto perBlock = [p](int word) { return p[kProfSimpleBlocks] ? p[word] / 1e3 / p[kProfSimpleBlocks] : 0.0; };
     if (p[kProfSimpleSteps])
       std::fprintf(stderr,
                    "mccl profile: rank %d Simple: %llu block-steps of %.0f KiB avg; us per step: wait for flags %.2f, "
-                   "move data %.2f, fence and post %.2f (%.2f GB/s per block while moving)\n",
+                   "move data %.2f, fence and post %.2f (%.2f GB/s per block while moving), from a post to the next "
+                   "step %.2f; us per block: start to first step %.2f (parameters to shared memory %.2f, to the work's "
+                   "step loop %.2f), last post to end %.2f (%llu blocks)\n",
                    comm_->rank, p[kProfSimpleSteps], p[kProfSimpleBytes] / 1024.0 / p[kProfSimpleSteps],
                    p[kProfSimpleWait] / 1e3 / p[kProfSimpleSteps], p[kProfSimpleMove] / 1e3 / p[kProfSimpleSteps],
                    p[kProfSimplePost] / 1e3 / p[kProfSimpleSteps],
-                   p[kProfSimpleMove] ? static_cast<double>(p[kProfSimpleBytes]) / p[kProfSimpleMove] : 0.0);
+                   p[kProfSimpleMove] ? static_cast<double>(p[kProfSimpleBytes]) / p[kProfSimpleMove] : 0.0,
+                   p[kProfSimpleGaps] ? p[kProfSimpleGap] / 1e3 / p[kProfSimpleGaps] : 0.0, perBlock(kProfSimpleStart),
+                   perBlock(kProfSimpleArgs), perBlock(kProfSimpleSetup), perBlock(kProfSimpleEnd),
+                   p[kProfSimpleBlocks]);
     if (p[kProfLlSteps])
       std::fprintf(stderr,
                    "mccl profile: rank %d LL: %llu block-steps of %.1f KiB avg; us per step: setup %.2f, send %.2f, "

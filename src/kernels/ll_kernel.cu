@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <type_traits>
 
+#include "kernels/block_start.cuh"
 #include "kernels/dev_work.h"
 #include "kernels/launch.h"
 #include "kernels/launch_fn.h"
@@ -20,31 +21,12 @@
 namespace mccl {
 namespace {
 
-// What the works of a launch read, copied from the kernel's parameters to shared memory
-// when the block starts: the work functions reach DevComm and DevWork through pointers,
-// and a load through a pointer into the parameters is slow (MCCL_PROFILE measured 1.25 us
-// from a block's start to its first work's setup on an H100, two such loads deep), where
-// the copy is one round of loads, 8 bytes a thread, and every later read is shared memory.
+// The LL-family kernels' block start: the profile's stamp, then the launch's communicator
+// and works in shared memory (block_start.cuh).
 template <typename Args>
-struct LlArgsShared {
-  DevComm comm;
-  DevWork works[Args::kWorks];
-};
-
-template <typename Args>
-__device__ __forceinline__ void llBlockStart(const Args& args, LlArgsShared<Args>& a, LlShared& sh) {
-  static_assert(sizeof(DevComm) % 8 == 0 && sizeof(DevWork) % 8 == 0, "copied in 8-byte words");
-  static_assert(offsetof(Args, works) % 8 == 0, "works are 8-byte aligned");
+__device__ __forceinline__ void llBlockStart(const Args& args, ArgsShared<Args>& a, LlShared& sh) {
   if (threadIdx.x == 0) sh.entryNs = args.comm.prof ? globalTimer() : 0;  // MCCL_PROFILE
-  constexpr int kCommWords = sizeof(DevComm) / 8, kWorkWords = sizeof(DevWork) / 8;
-  const int words = kCommWords + args.nworks * kWorkWords;
-  const uint64_t* comm = reinterpret_cast<const uint64_t*>(&args.comm);
-  const uint64_t* works = reinterpret_cast<const uint64_t*>(&args.works[0]);
-  for (int i = threadIdx.x; i < words; i += blockDim.x) {
-    if (i < kCommWords) reinterpret_cast<uint64_t*>(&a.comm)[i] = comm[i];
-    else reinterpret_cast<uint64_t*>(&a.works[0])[i - kCommWords] = works[i - kCommWords];
-  }
-  __syncthreads();
+  copyArgsToShared(args, a);
 }
 
 // ---- The lean LL kernel ------------------------------------------------------------------
@@ -212,7 +194,7 @@ __device__ __forceinline__ bool llFamilyWork(const DevComm* comm, const DevWork*
 template <bool kLl128, typename T, typename Args>
 __global__ void __launch_bounds__(kMaxThreads, 1) llKernel(const __grid_constant__ Args args) {
   __shared__ LlShared sh;
-  __shared__ LlArgsShared<Args> a;
+  __shared__ ArgsShared<Args> a;
   llBlockStart(args, a, sh);
   const DevQueue q = args.queues[blockIdx.x];
   for (int wi = 0; wi < args.nworks; ++wi) {
