@@ -304,13 +304,13 @@ struct CachedConn {
 };
 constexpr int kConnCache = 8;
 
-// Per-lane state in shared memory: what thread 0 found for the step.
 // Steps of a lane's schedule computed together, one a thread, ahead of their use. One
 // step's schedule (stepAt) took about 2 us of a block's time on an H100 between a step's
 // post and the next step's start (MCCL_PROFILE, bench/results/gpu-1xH100-2026-11-25b):
 // computed a batch at a time, a step after the batch's first costs a read of shared memory.
 constexpr int kStepBatch = 32;
 
+// Per-lane state in shared memory: the batch of steps, and what thread 0 found for the step.
 struct LaneShared {
   Step steps[kStepBatch];
   uint8_t* in[kMaxStepPeers];
