@@ -47,6 +47,8 @@ enum class KnobType { Int, Size, Bool, String };
     "GPU communicators: launch kernels and record events through the driver API (0: the runtime's calls)") \
   X(PlanCache, "MCCL_PLAN_CACHE", Bool, "1",                                                    \
     "GPU communicators: a lone operation, or a group on this communicator alone, that repeats one of the last 8 plans reuses it") \
+  X(SimpleKernel, "MCCL_SIMPLE_KERNEL", Bool, "1",                                              \
+    "GPU communicators: Simple ring, chain and point-to-point launches run in kernels of their own (0: the generic kernel)") \
   X(Profile, "MCCL_PROFILE", Bool, "0",                                                          \
     "GPU communicators: time the host phases of each launch and the phases of each kernel step; averages printed at destroy") \
   X(ProfileInit, "MCCL_PROFILE_INIT", Bool, "0",                                                  \

@@ -33,8 +33,8 @@ size_t stackOf(CollKernelFn<MW> fn) {
 }  // namespace
 
 size_t kernelStackBytesMax() {
-  size_t most = std::max(std::max(llKernelStackBytesMax(), directKernelStackBytesMax()),
-                         std::max(stackOf(collKernelCopy<kSmallLaunch>()), stackOf(collKernelCopy<kLargeLaunch>())));
+  size_t most = std::max({llKernelStackBytesMax(), directKernelStackBytesMax(), simpleKernelStackBytesMax(),
+                          stackOf(collKernelCopy<kSmallLaunch>()), stackOf(collKernelCopy<kLargeLaunch>())});
   for (int t = 0; t < ncclNumTypes; ++t) {
     LaunchSpec s;
     s.reduces = true;
@@ -46,6 +46,7 @@ size_t kernelStackBytesMax() {
 }
 
 const void* kernelFunction(const LaunchSpec& spec, const DevWork* works, int nworks) {
+  if (spec.kind == LaunchKind::Simple) return simpleKernelFunction(spec);
   if (spec.kind != LaunchKind::Generic) return llKernelFunction(spec, works, nworks);
   return spec.large ? reinterpret_cast<const void*>(collKernelFor<kLargeLaunch>(spec))
                     : reinterpret_cast<const void*>(collKernelFor<kSmallLaunch>(spec));
@@ -58,6 +59,8 @@ ncclResult_t launchKernel(const LaunchSpec& spec, const void* args, cudaStream_t
       collKernelFor<kLargeLaunch>(spec)<<<grid, block, 0, stream>>>(*static_cast<const KernelArgs<kLargeLaunch>*>(args));
     else
       collKernelFor<kSmallLaunch>(spec)<<<grid, block, 0, stream>>>(*static_cast<const KernelArgs<kSmallLaunch>*>(args));
+  } else if (spec.kind == LaunchKind::Simple) {
+    launchSimpleKernel(spec, args, stream);
   } else {
     launchLlKernel(spec, args, stream);
   }

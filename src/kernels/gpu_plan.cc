@@ -12,6 +12,19 @@ namespace mccl {
 
 bool collReducesHost(Coll c) { return c == Coll::AllReduce || c == Coll::ReduceScatter || c == Coll::Reduce; }
 
+// A Simple work of a ring collective, a chain or a point-to-point operation with another
+// rank, without the integer average's division (which only the generic kernel does).
+bool simpleKernelFits(const DevWork& w) {
+  const Schedule& s = w.s;
+  if (w.proto != kProtoSimple || s.nranks < 2 || w.postDiv > 1 || w.scratch != nullptr) return false;
+  switch (s.algo) {
+    case Algo::Ring: return s.coll == Coll::AllReduce || s.coll == Coll::AllGather || s.coll == Coll::ReduceScatter;
+    case Algo::Chain: return s.coll == Coll::Broadcast || s.coll == Coll::Reduce;
+    case Algo::P2p: return (s.coll == Coll::Send || s.coll == Coll::Recv) && s.root != s.rank;
+    default: return false;
+  }
+}
+
 int launchThreads() {
   int64_t t = knobInt(Knob::NThreads);
   if (t <= 0) return 512;
@@ -21,7 +34,8 @@ int launchThreads() {
 
 // The kernel for works that reduce at most one type: the LL (or LL128) kernel of that type
 // when every work is LL (or every work LL128), not of fp8 on LL128 (which the planner never
-// chooses); else the kernel of every protocol for the type. The LL kernels take every
+// chooses); the Simple kernel of the type when every work is one it runs (simpleKernelFits);
+// else the kernel of every protocol for the type. The LL kernels take every
 // operator (the work's, at run time: LlTypedRt).
 LaunchSpec specFor(const std::vector<DevWork>& works, size_t nqueues) {
   LaunchSpec spec;
@@ -38,10 +52,13 @@ LaunchSpec specFor(const std::vector<DevWork>& works, size_t nqueues) {
   if (allLl || allLl128) {
     spec.kind = spec.reduces ? LaunchKind::LlReduce : LaunchKind::LlCopy;
     spec.ll128 = allLl128;
+  } else if (!spec.large && knobBool(Knob::SimpleKernel) &&
+             std::all_of(works.begin(), works.end(), [](const DevWork& w) { return simpleKernelFits(w); })) {
+    spec.kind = LaunchKind::Simple;
   }
   spec.blocks = static_cast<int>(nqueues);
   spec.threads = launchThreads();
-  spec.tiny = spec.kind != LaunchKind::Generic && works.size() <= static_cast<size_t>(TinyArgs::kWorks) &&
+  spec.tiny = (spec.kind == LaunchKind::LlReduce || spec.kind == LaunchKind::LlCopy) && works.size() <= static_cast<size_t>(TinyArgs::kWorks) &&
               nqueues <= static_cast<size_t>(TinyArgs::kQueues);
   return spec;
 }

@@ -14,15 +14,17 @@ constexpr int kMaxThreads = 512;  // launch bounds: 128 registers a thread
 // (any operator; `type`) or none (reduces false): a group whose works reduce several types
 // is launched once per type. The LL-family kernels are compiled for reductions of one type
 // (LlReduce: any operator, chosen per work at run time) or for data movement only (LlCopy),
-// for one protocol (every work's: LL or LL128), and take KernelArgs<kSmallLaunch>.
-enum class LaunchKind : uint8_t { Generic, LlReduce, LlCopy };
+// for one protocol (every work's: LL or LL128), and take KernelArgs<kSmallLaunch>. The
+// Simple kernels (reduces: of `type`, else data movement only) run launches of Simple ring,
+// chain and point-to-point works (simpleKernelFits) and take KernelArgs<kSmallLaunch>.
+enum class LaunchKind : uint8_t { Generic, LlReduce, LlCopy, Simple };
 
 struct LaunchSpec {
   LaunchKind kind = LaunchKind::Generic;
   bool large = false;    // Generic: args is a KernelArgs<kLargeLaunch>, else <kSmallLaunch>
   bool tiny = false;     // LlReduce, LlCopy: args is a TinyArgs, else KernelArgs<kSmallLaunch>
   bool ll128 = false;    // LlReduce, LlCopy: every work is LL128 (else every work is LL)
-  bool reduces = false;  // Generic: some work reduces (type)
+  bool reduces = false;  // Generic, Simple: some work reduces (type)
   int type = 0;          // the ncclDataType_t of every reducing work
   int blocks = 0;
   int threads = 0;
@@ -37,5 +39,11 @@ size_t llKernelStackBytesMax();
 // The LL kernels (ll_kernel.cu); launchKernel calls it for LlReduce and LlCopy (args: a
 // TinyArgs when spec.tiny, else a KernelArgs<kSmallLaunch>).
 void launchLlKernel(const LaunchSpec& spec, const void* args, cudaStream_t stream);
+
+// The Simple kernels (simple_kernel.cu): whether they run a work (host side, gpu_plan.cc),
+// their launch (args: a KernelArgs<kSmallLaunch>) and their largest stack.
+bool simpleKernelFits(const DevWork& w);
+void launchSimpleKernel(const LaunchSpec& spec, const void* args, cudaStream_t stream);
+size_t simpleKernelStackBytesMax();
 
 }  // namespace mccl

@@ -394,13 +394,14 @@ TEST(GpuSingleProcess, TwoCommunicatorsOneStreamEveryProtocol) {
   for (int r = 0; r < n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
 }
 
-// Calls whose launches take the LL-family kernels of one type (reductions with any operator,
-// data movement: the lean LL kernel, llKernel<false, T> and llKernel<true, T>) and the
-// generic kernel (a group of 9 AllReduce max, more works than an LL launch takes) in turn,
+// Calls whose launches take the kernels of one protocol and type (reductions with any
+// operator, data movement: the lean LL kernel, llKernel<false, T>, llKernel<true, T>, the
+// Simple kernels) and the generic kernel (a group of 9 AllReduce max, more works than those
+// launches take; Simple's integer average) in turn,
 // on one communicator and stream: 8 collectives (AllReduce sum, max and avg, AllGather,
 // Broadcast, ReduceScatter, Reduce, a Send/Recv ring) cycling over 5 types and the counts,
 // every root. Every result against a host reference in double precision.
-static void alternateLlKernels(Clique& cl, const std::vector<size_t>& counts, int calls) {
+static void alternateKernels(Clique& cl, const std::vector<size_t>& counts, int calls) {
   const int n = cl.n;
   const ncclDataType_t types[] = {ncclInt8, ncclInt32, ncclFloat32, ncclFloat64, ncclUint64};
   const size_t most = *std::max_element(counts.begin(), counts.end()) * 8 * static_cast<size_t>(n);
@@ -515,7 +516,7 @@ TEST(GpuSingleProcess, LeanAndGeneralLlKernelsAlternateOnOneCommunicator) {
   SKIP_WITHOUT_GPUS(1);
   Clique cl(8);
   if (cl.n < 2) GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=2 on one GPU)";
-  alternateLlKernels(cl, {1, 3, 7, 100, 1023, 20000}, 160);
+  alternateKernels(cl, {1, 3, 7, 100, 1023, 20000}, 160);
 }
 
 // LL128 forced on four channels: the LL128 kernels (sums and data movement, several lines in
@@ -530,10 +531,34 @@ TEST(GpuSingleProcess, Ll128KernelsAndGenericAlternateOnOneCommunicator) {
   setenv("NCCL_PROTO", "LL128", 1);  // read at each call's plan
   setenv("NCCL_MAX_NCHANNELS", "4", 1);
   mccl::knobsReload();
-  alternateLlKernels(cl, {1, 13, 1023, 4001, 20000, 100003, 77}, 280);
+  alternateKernels(cl, {1, 13, 1023, 4001, 20000, 100003, 77}, 280);
   unsetenv("NCCL_PROTO");
   unsetenv("NCCL_MAX_NCHANNELS");
   mccl::knobsReload();
+}
+
+// Simple forced: the Simple kernels (ring, chain and point-to-point works) and the generic
+// kernel (the 9-call group, the integer average, trees and binomial trees where the tuner
+// picks them) on one communicator. 64 KiB FIFOs (NCCL_BUFFSIZE) and two flags a slot
+// (MCCL_GPU_SLICES=2) on two channels, so a call takes many steps and slices of odd sizes,
+// and a connection's slots and counters wrap many times across the two kernels.
+TEST(GpuSingleProcess, SimpleKernelsAndGenericAlternateOnOneCommunicator) {
+  SKIP_WITHOUT_GPUS(1);
+  struct Env {  // set for the test, read by the communicators it makes and their calls
+    Env() {
+      for (auto& v : kVars) setenv(v[0], v[1], 1);
+      mccl::knobsReload();
+    }
+    ~Env() {
+      for (auto& v : kVars) unsetenv(v[0]);
+      mccl::knobsReload();
+    }
+    const char* kVars[4][2] = {
+        {"NCCL_PROTO", "Simple"}, {"NCCL_BUFFSIZE", "65536"}, {"NCCL_MAX_NCHANNELS", "2"}, {"MCCL_GPU_SLICES", "2"}};
+  } env;
+  Clique cl(8);
+  if (cl.n < 2) GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=2 on one GPU)";
+  alternateKernels(cl, {1, 13, 1023, 4001, 20000, 100003, 77}, 200);
 }
 
 // Lone calls and one-communicator groups that repeat a shape reuse its plan (the GPU data

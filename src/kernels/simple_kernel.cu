@@ -1,0 +1,389 @@
+// The Simple kernels: launches whose every work is a Simple ring collective (AllReduce,
+// AllGather, ReduceScatter), a chain along the ring (Broadcast, Reduce) or a point-to-point
+// operation. Each has at most one peer to receive from and one to send to, so the schedule
+// of src/algorithms is walked here with its steps written out per collective: no Step
+// records, no schedule function per step, no connection cache, nothing on the stack.
+//
+// The generic kernel (coll_kernel.cuh) runs the rest (trees, binomial trees, groups that mix
+// protocols, the integer average, launches of more than kSmallLaunch works). It spent about
+// 4 us of a small Simple AllReduce between a block's start and its first step and 0.65-2 us
+// between steps on one H100 (bench/results/gpu-1xH100-2026-11-25b), most of it computing
+// the next step through 79k instructions of code with a 1 KiB stack. Both kernels follow
+// the same schedule through the same connections, FIFO slots and step counters, so calls
+// of either kind follow each other on a communicator.
+//
+// A step: thread 0 waits for the received message (the tail in this GPU's memory) while
+// thread 32 waits for the send slot to be free (the head in this GPU's memory); one block
+// barrier; all threads move the data (simple_proto.cuh); one barrier; thread 32 fences and
+// posts the tail to the next peer, thread 0 posts the head to the previous one. Every thread
+// keeps the two connections' slots in registers.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <type_traits>
+
+#include "kernels/block_start.cuh"
+#include "kernels/dev_work.h"
+#include "kernels/launch.h"
+#include "kernels/launch_fn.h"
+#include "kernels/ll_proto.cuh"
+#include "kernels/simple_proto.cuh"
+#include "nccl.h"
+
+namespace mccl {
+namespace {
+
+using SimpleArgs = KernelArgs<kSmallLaunch>;
+
+constexpr int kRecvThread = 0;   // waits for messages and posts heads
+constexpr int kSendThread = 32;  // waits for free slots, fences and posts tails (another warp)
+
+// One direction of a work's connection, as every thread keeps it.
+struct SimpleConn {
+  uint8_t* buf = nullptr;
+  uint64_t slotBytes = 0;
+  uint32_t slots = 1;
+  uint32_t slot = 0;  // the FIFO slot of the next step
+  __device__ __forceinline__ uint8_t* at() const { return buf + slot * slotBytes; }
+  __device__ __forceinline__ void next() { slot = slot + 1 == slots ? 0 : slot + 1; }
+};
+
+struct SimpleShared {
+  DevConn recv, send;
+  uint64_t recvStep, sendStep;  // the connections' persistent counters at the work's start
+  // MCCL_PROFILE (thread 0): when the block started, the time from then to its first step,
+  // when the last step's post ended, per step wait / move / post / bytes / steps, and the
+  // time between steps (ProfWord).
+  uint64_t entryNs;
+  uint64_t startNs;
+  uint64_t lastNs;
+  unsigned long long prof[5];
+  uint64_t gapNs, gaps;
+};
+
+// What one step does: combine the local input (src) and/or the message from the previous
+// peer, and write the result to dst and/or the next peer's slot.
+struct SimpleStep {
+  const uint8_t* src;
+  uint8_t* dst;
+  int64_t count;
+  bool recv;
+  bool send;
+  bool premul;  // multiply the local input by PreMulSum's scalar
+};
+
+template <typename S>
+class SimpleWork {
+ public:
+  __device__ __forceinline__ SimpleWork(const DevComm& comm, const DevWork& w, int ch, SimpleShared& sh)
+      : comm_(comm), w_(w), ch_(ch), sh_(sh), esize_(typeBytes(w.type)), tid_(threadIdx.x), nt_(blockDim.x) {}
+
+  // The work's peers and whether it receives and sends on this rank; then its connections.
+  __device__ __forceinline__ bool run() {
+    const Schedule& s = w_.s;
+    const int n = s.nranks;
+    int64_t off, cnt;
+    channelRange(s.count, s.nchannels, s.align, ch_, &off, &cnt);
+    if (cnt <= 0) return true;
+    const int p = ringPosOf(s, s.rank);
+    int prev, next;
+    bool recv = true, send = true;
+    int rel = 0;
+    if (s.algo == Algo::P2p) {
+      prev = next = s.root;
+      recv = s.coll == Coll::Recv;
+      send = !recv;
+    } else {
+      prev = ringRank(s, p - 1);
+      next = ringRank(s, p + 1);
+      if (s.algo == Algo::Chain) {
+        rel = mod(p - ringPosOf(s, s.root), n);
+        recv = s.coll == Coll::Broadcast ? rel > 0 : rel != 1;
+        send = s.coll == Coll::Broadcast ? rel < n - 1 : rel != 0;
+      }
+    }
+    prev_ = prev;
+    next_ = next;
+    open(recv, send);
+    bool ok;
+    switch (s.algo) {
+      case Algo::Ring:
+        ok = s.coll == Coll::AllReduce ? ringAllReduce(off, cnt, p) : ringGather(off, cnt, p);
+        break;
+      case Algo::Chain: ok = chain(off, cnt, rel); break;
+      default: ok = p2p(off, cnt); break;
+    }
+    close(recv, send);
+    return ok;
+  }
+
+ private:
+  __device__ __forceinline__ const uint8_t* in(int64_t o) const { return static_cast<const uint8_t*>(w_.in) + o * esize_; }
+  __device__ __forceinline__ uint8_t* out(int64_t o) const { return static_cast<uint8_t*>(w_.out) + o * esize_; }
+  __device__ __forceinline__ bool premul() const { return w_.premul && collReduces(w_.s.coll); }
+
+  // Ring AllReduce: per loop of chunk·n elements, n−1 reduce steps then n gather steps, step
+  // k on the chunk of ring position p − k (schedule.h, stepAt).
+  __device__ __forceinline__ bool ringAllReduce(int64_t off, int64_t cnt, int p) {
+    const Schedule& s = w_.s;
+    const int n = s.nranks;
+    const int64_t loopSize = s.chunk * n;
+    const bool pre = premul();
+    for (int64_t base = off; base < off + cnt; base += loopSize) {
+      const int64_t size = min64(loopSize, off + cnt - base);
+      const int64_t part = roundUp(divUp(size, n), s.align);
+      int q = p;
+      for (int k = 0; k < 2 * n - 1; ++k) {
+        const int64_t cOff = base + min64(part * q, size);
+        const int64_t cCnt = min64(part, base + size - cOff);
+        const bool reduce = k < n;
+        SimpleStep st{reduce ? in(cOff) : nullptr, k >= n - 1 ? out(cOff) : nullptr, cCnt, k > 0, k < 2 * n - 2,
+                      reduce && pre};
+        if (!step(st)) return false;
+        q = q == 0 ? n - 1 : q - 1;
+      }
+    }
+    return true;
+  }
+
+  // Ring AllGather and ReduceScatter: per chunk of every rank block, n steps; AllGather's
+  // step k carries the block of ring position p − k, ReduceScatter's reduces that of p − k − 1
+  // and completes this rank's own block at the last step.
+  __device__ __forceinline__ bool ringGather(int64_t off, int64_t cnt, int p) {
+    const Schedule& s = w_.s;
+    const int n = s.nranks;
+    const bool gather = s.coll == Coll::AllGather;
+    const bool pre = premul();
+    for (int64_t o = off; o < off + cnt; o += s.chunk) {
+      const int64_t len = min64(s.chunk, off + cnt - o);
+      for (int k = 0; k < n; ++k) {
+        const int64_t blockOff = static_cast<int64_t>(ringRank(s, p - k - (gather ? 0 : 1))) * s.count + o;
+        SimpleStep st = gather ? SimpleStep{k == 0 ? in(o) : nullptr, out(blockOff), len, k > 0, k < n - 1, false}
+                               : SimpleStep{in(blockOff), k == n - 1 ? out(o) : nullptr, len, k > 0, k < n - 1, pre};
+        if (!step(st)) return false;
+      }
+    }
+    return true;
+  }
+
+  // Along the ring from the root: Broadcast root -> root+1 -> ...; Reduce root+1 -> ... -> root.
+  __device__ __forceinline__ bool chain(int64_t off, int64_t cnt, int rel) {
+    const Schedule& s = w_.s;
+    const bool bcast = s.coll == Coll::Broadcast;
+    const bool pre = premul();
+    const bool recv = bcast ? rel > 0 : rel != 1, send = bcast ? rel < s.nranks - 1 : rel != 0;
+    for (int64_t o = off; o < off + cnt; o += s.chunk) {
+      const int64_t len = min64(s.chunk, off + cnt - o);
+      SimpleStep st = bcast ? SimpleStep{rel == 0 ? in(o) : nullptr, out(o), len, recv, send, false}
+                            : SimpleStep{in(o), rel == 0 ? out(o) : nullptr, len, recv, send, pre};
+      if (!step(st)) return false;
+    }
+    return true;
+  }
+
+  __device__ __forceinline__ bool p2p(int64_t off, int64_t cnt) {
+    const bool send = w_.s.coll == Coll::Send;
+    for (int64_t o = off; o < off + cnt; o += w_.s.chunk) {
+      const int64_t len = min64(w_.s.chunk, off + cnt - o);
+      SimpleStep st = send ? SimpleStep{in(o), nullptr, len, false, true, false}
+                           : SimpleStep{nullptr, out(o), len, true, false, false};
+      if (!step(st)) return false;
+    }
+    return true;
+  }
+
+  // Loads the connections (thread 0 the receiving one, thread 32 the sending one, at once)
+  // and gives every thread their slots.
+  __device__ __forceinline__ void open(bool recv, bool send) {
+    const ConnClass cls = connClassOf(w_.s.algo);
+    if (recv && tid_ == kRecvThread) {
+      sh_.recv = comm_.conns[connSlot(comm_, cls, ch_, prev_, false)];
+      sh_.recvStep = *sh_.recv.step;
+    }
+    if (send && tid_ == kSendThread) {
+      sh_.send = comm_.conns[connSlot(comm_, cls, ch_, next_, true)];
+      sh_.sendStep = *sh_.send.step;
+    }
+    __syncthreads();
+    nsl_ = comm_.slices > 0 ? comm_.slices : 1;
+    if (recv) {
+      rc_ = SimpleConn{sh_.recv.buf, sh_.recv.slotBytes, sh_.recv.slots,
+                       static_cast<uint32_t>((sh_.recvStep / nsl_) % sh_.recv.slots)};
+      rn_ = sh_.recvStep;
+    }
+    if (send) {
+      sc_ = SimpleConn{sh_.send.buf, sh_.send.slotBytes, sh_.send.slots,
+                       static_cast<uint32_t>((sh_.sendStep / nsl_) % sh_.send.slots)};
+      sn_ = sh_.sendStep;
+    }
+  }
+
+  // The counters back to device memory, where the next launch on these connections starts.
+  __device__ __forceinline__ void close(bool recv, bool send) {
+    if (recv && tid_ == kRecvThread) *sh_.recv.step = rn_;
+    if (send && tid_ == kSendThread) *sh_.send.step = sn_;
+  }
+
+  // One step, in nsl_ slices (each moves one flag; empty steps move none, on both sides).
+  __device__ __forceinline__ bool step(const SimpleStep& st) {
+    if (st.count <= 0) return true;
+    const bool prof = comm_.prof != nullptr && tid_ == 0;
+    const int64_t alignElems = esize_ >= 16 ? 1 : static_cast<int64_t>(16 / esize_);
+    const int64_t per = nsl_ == 1 ? st.count : roundUp(divUp(st.count, nsl_), alignElems);
+    // In place with nothing else to do: the data is already where it belongs.
+    uint8_t* const dst = st.dst != nullptr && !(st.dst == st.src && !st.recv && !st.premul) ? st.dst : nullptr;
+    for (int sl = 0; sl < nsl_; ++sl) {
+      const int64_t off = min64(per * sl, st.count);
+      const int64_t cnt = min64(per, st.count - off);
+      const uint64_t t0 = prof ? globalTimer() : 0;
+      bool stop = false;
+      if (st.recv && tid_ == kRecvThread) stop = !waitAtLeast(comm_, sh_.recv.tail, rn_ + 1, prev_);
+      if (st.send && tid_ == kSendThread && sl == 0) {
+        // A slot is reused once the receiver has consumed every slice of its last use.
+        const uint64_t slot = sn_ / nsl_;
+        if (slot >= sc_.slots) stop = !waitAtLeast(comm_, sh_.send.head, (slot - sc_.slots + 1) * nsl_, next_);
+      }
+      if (__syncthreads_or(stop)) {
+        close(st.recv, st.send);
+        return false;
+      }
+      const uint64_t t1 = prof ? globalTimer() : 0;
+      if (cnt > 0) move(st, dst, off, cnt);
+      __syncthreads();
+      const uint64_t t2 = prof ? globalTimer() : 0;
+      if (st.send && tid_ == kSendThread) {
+        // A network connection's proxy puts only the bytes of the slice: say where they are.
+        if (sh_.send.sizes)
+          sh_.send.sizes[sn_ % (static_cast<uint64_t>(sc_.slots) * nsl_)] =
+              static_cast<uint64_t>(off) * esize_ << 32 | static_cast<uint64_t>(cnt) * esize_;
+        // Every thread's stores (ordered by the barrier) become visible before the flag.
+        fenceSys(comm_.fence);
+        *reinterpret_cast<volatile uint64_t*>(sh_.send.tail) = ++sn_;
+      } else if (st.send) {
+        ++sn_;
+      }
+      if (st.recv && tid_ == kRecvThread) *reinterpret_cast<volatile uint64_t*>(sh_.recv.head) = ++rn_;
+      else if (st.recv) ++rn_;
+      if (prof) profile(t0, t1, t2, cnt);
+    }
+    if (st.recv) rc_.next();
+    if (st.send) sc_.next();
+    return true;
+  }
+
+  // The step's data: the local input and/or the received slice, to dst and/or the next
+  // peer's slot, 16-byte vectors.
+  __device__ __forceinline__ void move(const SimpleStep& st, uint8_t* dst, int64_t off, int64_t cnt) {
+    const size_t o = static_cast<size_t>(off) * esize_;
+    Io io;
+    io.src = st.src ? st.src + o : nullptr;
+    io.nin = st.recv ? 1 : 0;
+    io.in[0] = st.recv ? rc_.at() + o : nullptr;
+    io.in[1] = nullptr;
+    io.nout = 0;
+    if (dst) io.out[io.nout++] = dst + o;
+    if (st.send) io.out[io.nout++] = sc_.at() + o;
+    io.out[2] = nullptr;
+    if (io.nout == 0) return;
+    io.count = static_cast<size_t>(cnt);
+    io.premul = st.premul;
+    io.scalarBits = w_.scalarBits;
+    io.scalarPtr = w_.scalarPtr;
+    io.postDiv = 0;  // the integer average runs in the generic kernel
+    if (io.nin + (io.src ? 1 : 0) == 1 && !io.premul)
+      copyBytes(io, static_cast<size_t>(cnt) * esize_, io.src == nullptr, tid_, nt_);
+    else if constexpr (!std::is_same<S, NoArith>::value)
+      combineOp<S>(w_.red, io, tid_, nt_);
+    else
+      __trap();  // the host launches reducing works only in the kernel of their type
+  }
+
+  __device__ __forceinline__ void profile(uint64_t t0, uint64_t t1, uint64_t t2, int64_t cnt) {
+    const uint64_t now = globalTimer();
+    if (sh_.entryNs && !sh_.startNs) sh_.startNs = t0 - sh_.entryNs;
+    if (sh_.lastNs) {
+      sh_.gapNs += t0 - sh_.lastNs;
+      sh_.gaps += 1;
+    }
+    sh_.lastNs = now;
+    sh_.prof[0] += t1 - t0;
+    sh_.prof[1] += t2 - t1;
+    sh_.prof[2] += now - t2;
+    sh_.prof[3] += static_cast<unsigned long long>(cnt) * esize_;
+    sh_.prof[4] += 1;
+  }
+
+  const DevComm& comm_;
+  const DevWork& w_;
+  const int ch_;
+  SimpleShared& sh_;
+  const size_t esize_;
+  const int tid_, nt_;
+  int prev_ = -1, next_ = -1;
+  int nsl_ = 1;
+  SimpleConn rc_, sc_;
+  uint64_t rn_ = 0, sn_ = 0;  // the counters (every thread keeps them)
+};
+
+// One block per queue runs its works in call order; arithmetic on S (NoArith: the launch
+// only moves data).
+template <typename S>
+__global__ void __launch_bounds__(kMaxThreads, 1) simpleKernel(const __grid_constant__ SimpleArgs args) {
+  __shared__ SimpleShared sh;
+  __shared__ ArgsShared<SimpleArgs> a;
+  if (threadIdx.x == 0) {
+    sh.entryNs = args.comm.prof ? globalTimer() : 0;  // MCCL_PROFILE
+    sh.startNs = sh.lastNs = sh.gapNs = sh.gaps = 0;
+    for (int k = 0; k < 5; ++k) sh.prof[k] = 0;
+  }
+  const DevQueue q = args.queues[blockIdx.x];
+  copyArgsToShared(args, a);
+  for (int wi = 0; wi < args.nworks; ++wi) {
+    const DevWork& w = a.works[wi];
+    if (!queueRuns(q, w)) continue;
+    if (!SimpleWork<S>(a.comm, w, q.channel, sh).run()) return;
+  }
+  if (threadIdx.x == 0 && sh.entryNs && sh.prof[4]) {
+    unsigned long long* p = a.comm.prof;
+    atomicAdd(p + kProfSimpleSteps, sh.prof[4]);
+    atomicAdd(p + kProfSimpleWait, sh.prof[0]);
+    atomicAdd(p + kProfSimpleMove, sh.prof[1]);
+    atomicAdd(p + kProfSimplePost, sh.prof[2]);
+    atomicAdd(p + kProfSimpleBytes, sh.prof[3]);
+    atomicAdd(p + kProfSimpleGap, static_cast<unsigned long long>(sh.gapNs));
+    atomicAdd(p + kProfSimpleGaps, static_cast<unsigned long long>(sh.gaps));
+    atomicAdd(p + kProfSimpleStart, static_cast<unsigned long long>(sh.startNs));
+    atomicAdd(p + kProfSimpleEnd, static_cast<unsigned long long>(globalTimer() - sh.lastNs));
+    atomicAdd(p + kProfSimpleBlocks, 1ull);
+  }
+}
+
+using SimpleKernelFn = void (*)(SimpleArgs);
+
+SimpleKernelFn simpleKernelOf(const LaunchSpec& spec) {
+  if (!spec.reduces) return simpleKernel<NoArith>;
+  return withType(spec.type, [](auto t) -> SimpleKernelFn { return simpleKernel<typename decltype(t)::type>; });
+}
+
+}  // namespace
+
+size_t simpleKernelStackBytesMax() {
+  size_t most = 0;
+  cudaFuncAttributes a;
+  LaunchSpec spec;
+  for (int t = -1; t < ncclNumTypes; ++t) {
+    spec.reduces = t >= 0;
+    spec.type = t;
+    if (cudaFuncGetAttributes(&a, simpleKernelOf(spec)) == cudaSuccess) most = std::max(most, a.localSizeBytes);
+  }
+  cudaGetLastError();
+  return most;
+}
+
+const void* simpleKernelFunction(const LaunchSpec& spec) { return reinterpret_cast<const void*>(simpleKernelOf(spec)); }
+
+void launchSimpleKernel(const LaunchSpec& spec, const void* args, cudaStream_t stream) {
+  simpleKernelOf(spec)<<<dim3(spec.blocks), dim3(spec.threads), 0, stream>>>(*static_cast<const SimpleArgs*>(args));
+}
+
+}  // namespace mccl
