@@ -46,7 +46,9 @@ struct DevComm {
   int32_t rank;
   int32_t nranks;
   int32_t maxChannels;
-  int32_t pad;
+  int32_t ringPosition;         // this rank's place in the ring, and its neighbours there: what
+  int32_t ringPrev;             // the Simple kernels need before their first wait, without a
+  int32_t ringNext;             // dependent load of the ring tables
   volatile int32_t* abortFlag;  // host-mapped; set by ncclCommAbort
   int32_t* error;               // host-mapped; first DevError of a kernel
   int32_t* errorPeer;           // host-mapped; the peer a timed-out wait was for
@@ -138,7 +140,7 @@ constexpr int kMaxQueues = 128;
 // A launch's parameters. Their size is paid by every launch: cudaLaunchKernel took 3.64 us
 // with 256 bytes of parameters, 4.08 with 2 KiB and 4.67 with 4 KiB on an H100 host
 // (bench/micro/launch_args.cu), so the common launch of a small message, one or two LL
-// works on a few channels, takes the tiny form (488 bytes).
+// works on a few channels, takes the tiny form (496 bytes).
 template <int MaxWorks, int MaxQueues = kMaxQueues>
 struct KernelArgs {
   static constexpr int kWorks = MaxWorks;

@@ -155,6 +155,9 @@ class GpuDataPath : public DataPath {
     h.slices = static_cast<int32_t>(slices < 1 ? 1 : slices > 16 ? 16 : slices);
     h.ring = dRing_;
     h.ringPos = dRing_ + n;
+    h.ringPosition = comm_->topo.ringPos[static_cast<size_t>(comm_->rank)];
+    h.ringPrev = comm_->topo.ring[static_cast<size_t>((h.ringPosition + n - 1) % n)];
+    h.ringNext = comm_->topo.ring[static_cast<size_t>((h.ringPosition + 1) % n)];
     h.conns = ipc_.devConns();
     h.ctrl = ipc_.devCtrl();
     if (knobBool(Knob::Profile)) {

@@ -85,33 +85,32 @@ class SimpleWork {
     int64_t off, cnt;
     channelRange(s.count, s.nchannels, s.align, ch_, &off, &cnt);
     if (cnt <= 0) return true;
-    const int p = ringPosOf(s, s.rank);
-    int prev, next;
+    const bool p2p = s.algo == Algo::P2p;
+    // The ring's neighbours come with the communicator: the connections' loads depend on
+    // nothing else, and the chain's place (a load of the ring table) is found meanwhile.
+    prev_ = p2p ? s.root : comm_.ringPrev;
+    next_ = p2p ? s.root : comm_.ringNext;
+    open();
+    const int p = comm_.ringPosition;
     bool recv = true, send = true;
     int rel = 0;
-    if (s.algo == Algo::P2p) {
-      prev = next = s.root;
+    if (p2p) {
       recv = s.coll == Coll::Recv;
       send = !recv;
-    } else {
-      prev = ringRank(s, p - 1);
-      next = ringRank(s, p + 1);
-      if (s.algo == Algo::Chain) {
-        rel = mod(p - ringPosOf(s, s.root), n);
-        recv = s.coll == Coll::Broadcast ? rel > 0 : rel != 1;
-        send = s.coll == Coll::Broadcast ? rel < n - 1 : rel != 0;
-      }
+    } else if (s.algo == Algo::Chain) {
+      rel = mod(p - ringPosOf(s, s.root), n);
+      recv = s.coll == Coll::Broadcast ? rel > 0 : rel != 1;
+      send = s.coll == Coll::Broadcast ? rel < n - 1 : rel != 0;
     }
-    prev_ = prev;
-    next_ = next;
-    open(recv, send);
+    __syncthreads();
+    use(recv, send);
     bool ok;
     switch (s.algo) {
       case Algo::Ring:
         ok = s.coll == Coll::AllReduce ? ringAllReduce(off, cnt, p) : ringGather(off, cnt, p);
         break;
       case Algo::Chain: ok = chain(off, cnt, rel); break;
-      default: ok = p2p(off, cnt); break;
+      default: ok = pointToPoint(off, cnt); break;
     }
     close(recv, send);
     return ok;
@@ -181,7 +180,7 @@ class SimpleWork {
     return true;
   }
 
-  __device__ __forceinline__ bool p2p(int64_t off, int64_t cnt) {
+  __device__ __forceinline__ bool pointToPoint(int64_t off, int64_t cnt) {
     const bool send = w_.s.coll == Coll::Send;
     for (int64_t o = off; o < off + cnt; o += w_.s.chunk) {
       const int64_t len = min64(w_.s.chunk, off + cnt - o);
@@ -192,29 +191,32 @@ class SimpleWork {
     return true;
   }
 
-  // Loads the connections (thread 0 the receiving one, thread 32 the sending one, at once)
-  // and gives every thread their slots.
-  __device__ __forceinline__ void open(bool recv, bool send) {
+  // Thread 0 loads the receiving connection and its counter, thread 32 the sending one, all
+  // four loads at once (a point-to-point work uses one; the other is read and left). The
+  // block barrier that makes them visible is the caller's.
+  __device__ __forceinline__ void open() {
     const ConnClass cls = connClassOf(w_.s.algo);
-    if (recv && tid_ == kRecvThread) {
-      sh_.recv = comm_.conns[connSlot(comm_, cls, ch_, prev_, false)];
-      sh_.recvStep = *sh_.recv.step;
+    if (tid_ == kRecvThread || tid_ == kSendThread) {
+      const bool send = tid_ == kSendThread;
+      const int slot = connSlot(comm_, cls, ch_, send ? next_ : prev_, send);
+      const uint64_t step = comm_.ctrl[static_cast<size_t>(slot) * kCtrlWords + kCtrlStep];  // == *conn.step
+      (send ? sh_.send : sh_.recv) = comm_.conns[slot];
+      (send ? sh_.sendStep : sh_.recvStep) = step;
     }
-    if (send && tid_ == kSendThread) {
-      sh_.send = comm_.conns[connSlot(comm_, cls, ch_, next_, true)];
-      sh_.sendStep = *sh_.send.step;
-    }
-    __syncthreads();
+  }
+
+  // Every thread takes the slots of the directions the work uses, from shared memory.
+  __device__ __forceinline__ void use(bool recv, bool send) {
     nsl_ = comm_.slices > 0 ? comm_.slices : 1;
     if (recv) {
-      rc_ = SimpleConn{sh_.recv.buf, sh_.recv.slotBytes, sh_.recv.slots,
-                       static_cast<uint32_t>((sh_.recvStep / nsl_) % sh_.recv.slots)};
       rn_ = sh_.recvStep;
+      rc_ = SimpleConn{sh_.recv.buf, sh_.recv.slotBytes, sh_.recv.slots,
+                       static_cast<uint32_t>((nsl_ == 1 ? rn_ : rn_ / nsl_) % sh_.recv.slots)};
     }
     if (send) {
-      sc_ = SimpleConn{sh_.send.buf, sh_.send.slotBytes, sh_.send.slots,
-                       static_cast<uint32_t>((sh_.sendStep / nsl_) % sh_.send.slots)};
       sn_ = sh_.sendStep;
+      sc_ = SimpleConn{sh_.send.buf, sh_.send.slotBytes, sh_.send.slots,
+                       static_cast<uint32_t>((nsl_ == 1 ? sn_ : sn_ / nsl_) % sh_.send.slots)};
     }
   }
 
@@ -228,8 +230,7 @@ class SimpleWork {
   __device__ __forceinline__ bool step(const SimpleStep& st) {
     if (st.count <= 0) return true;
     const bool prof = comm_.prof != nullptr && tid_ == 0;
-    const int64_t alignElems = esize_ >= 16 ? 1 : static_cast<int64_t>(16 / esize_);
-    const int64_t per = nsl_ == 1 ? st.count : roundUp(divUp(st.count, nsl_), alignElems);
+    const int64_t per = nsl_ == 1 ? st.count : roundUp(divUp(st.count, nsl_), 16 / static_cast<int64_t>(esize_));
     // In place with nothing else to do: the data is already where it belongs.
     uint8_t* const dst = st.dst != nullptr && !(st.dst == st.src && !st.recv && !st.premul) ? st.dst : nullptr;
     for (int sl = 0; sl < nsl_; ++sl) {
