@@ -2,7 +2,8 @@
 // AllGather, ReduceScatter), a chain along the ring (Broadcast, Reduce) or a point-to-point
 // operation. Each has at most one peer to receive from and one to send to, so the schedule
 // of src/algorithms is walked here with its steps written out per collective: no Step
-// records, no schedule function per step, no connection cache, nothing on the stack.
+// records, no schedule function per step, no connection cache, next to nothing on the stack
+// (0-40 bytes: every index of the step's operands is a constant).
 //
 // The generic kernel (coll_kernel.cuh) runs the rest (trees, binomial trees, groups that mix
 // protocols, the integer average, launches of more than kSmallLaunch works). It spent about
@@ -48,9 +49,14 @@ struct SimpleConn {
   __device__ __forceinline__ void next() { slot = slot + 1 == slots ? 0 : slot + 1; }
 };
 
+// Ring AllGather and ReduceScatter read the rank at another ring position every step: a
+// ring of up to this many ranks is copied to shared memory when a work starts.
+constexpr int kRingShared = 64;
+
 struct SimpleShared {
   DevConn recv, send;
   uint64_t recvStep, sendStep;  // the connections' persistent counters at the work's start
+  int32_t ring[kRingShared];    // ring order (AllGather, ReduceScatter)
   // MCCL_PROFILE (thread 0): when the block started, the time from then to its first step,
   // when the last step's post ended, per step wait / move / post / bytes / steps, and the
   // time between steps (ProfWord).
@@ -120,6 +126,12 @@ class SimpleWork {
   __device__ __forceinline__ const uint8_t* in(int64_t o) const { return static_cast<const uint8_t*>(w_.in) + o * esize_; }
   __device__ __forceinline__ uint8_t* out(int64_t o) const { return static_cast<uint8_t*>(w_.out) + o * esize_; }
   __device__ __forceinline__ bool premul() const { return w_.premul && collReduces(w_.s.coll); }
+  // The rank at a ring position in [-n, n): from shared memory when the ring fits there.
+  __device__ __forceinline__ int ringAt(int pos) const {
+    const int n = w_.s.nranks;
+    pos = pos < 0 ? pos + n : pos;
+    return n <= kRingShared ? sh_.ring[pos] : ringRank(w_.s, pos);
+  }
 
   // Ring AllReduce: per loop of chunk·n elements, n−1 reduce steps then n gather steps, step
   // k on the chunk of ring position p − k (schedule.h, stepAt).
@@ -156,7 +168,7 @@ class SimpleWork {
     for (int64_t o = off; o < off + cnt; o += s.chunk) {
       const int64_t len = min64(s.chunk, off + cnt - o);
       for (int k = 0; k < n; ++k) {
-        const int64_t blockOff = static_cast<int64_t>(ringRank(s, p - k - (gather ? 0 : 1))) * s.count + o;
+        const int64_t blockOff = static_cast<int64_t>(ringAt(p - k - (gather ? 0 : 1))) * s.count + o;
         SimpleStep st = gather ? SimpleStep{k == 0 ? in(o) : nullptr, out(blockOff), len, k > 0, k < n - 1, false}
                                : SimpleStep{in(blockOff), k == n - 1 ? out(o) : nullptr, len, k > 0, k < n - 1, pre};
         if (!step(st)) return false;
@@ -192,8 +204,9 @@ class SimpleWork {
   }
 
   // Thread 0 loads the receiving connection and its counter, thread 32 the sending one, all
-  // four loads at once (a point-to-point work uses one; the other is read and left). The
-  // block barrier that makes them visible is the caller's.
+  // four loads at once (a point-to-point work uses one; the other is read and left), and the
+  // block the ring order where a step needs it. The block barrier that makes them visible
+  // is the caller's.
   __device__ __forceinline__ void open() {
     const ConnClass cls = connClassOf(w_.s.algo);
     if (tid_ == kRecvThread || tid_ == kSendThread) {
@@ -203,6 +216,9 @@ class SimpleWork {
       (send ? sh_.send : sh_.recv) = comm_.conns[slot];
       (send ? sh_.sendStep : sh_.recvStep) = step;
     }
+    const Schedule& s = w_.s;
+    if (s.algo == Algo::Ring && s.coll != Coll::AllReduce && s.nranks <= kRingShared)
+      for (int i = tid_; i < s.nranks; i += nt_) sh_.ring[i] = ringRank(s, i);
   }
 
   // Every thread takes the slots of the directions the work uses, from shared memory.
@@ -276,15 +292,17 @@ class SimpleWork {
   // peer's slot, 16-byte vectors.
   __device__ __forceinline__ void move(const SimpleStep& st, uint8_t* dst, int64_t off, int64_t cnt) {
     const size_t o = static_cast<size_t>(off) * esize_;
+    // Every index below is a constant, so the Io stays in registers.
     Io io;
     io.src = st.src ? st.src + o : nullptr;
     io.nin = st.recv ? 1 : 0;
     io.in[0] = st.recv ? rc_.at() + o : nullptr;
     io.in[1] = nullptr;
-    io.nout = 0;
-    if (dst) io.out[io.nout++] = dst + o;
-    if (st.send) io.out[io.nout++] = sc_.at() + o;
+    uint8_t* const slot = st.send ? sc_.at() + o : nullptr;
+    io.out[0] = dst ? dst + o : slot;
+    io.out[1] = dst ? slot : nullptr;
     io.out[2] = nullptr;
+    io.nout = (dst ? 1 : 0) + (st.send ? 1 : 0);
     if (io.nout == 0) return;
     io.count = static_cast<size_t>(cnt);
     io.premul = st.premul;
