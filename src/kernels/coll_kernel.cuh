@@ -181,11 +181,17 @@ __device__ __forceinline__ bool runLane(const DevComm& comm, const DevWork& w, i
         io.in[1] = st.nrecv > 1 ? sh.in[1] : nullptr;
         io.src = srcBase ? srcBase + static_cast<size_t>(off) * esize : nullptr;
         uint8_t* dst = dstBase ? dstBase + static_cast<size_t>(off) * esize : nullptr;
-        io.nout = 0;
         // In place with nothing else to do: the data is already where it belongs.
         bool skipDst = dst != nullptr && dst == io.src && st.nrecv == 0 && !reduceStep && !(st.final && w.postDiv > 1);
-        if (dst && !skipDst) io.out[io.nout++] = dst;
-        for (int k = 0; k < st.nsend; ++k) io.out[io.nout++] = sh.out[k];
+        // Constant indices keep the Io in registers (a running index put it in local memory:
+        // a round trip every step, bench/results/gpu-1xH100-2026-11-25c).
+        uint8_t* const d = dst && !skipDst ? dst : nullptr;
+        uint8_t* const s0 = st.nsend > 0 ? sh.out[0] : nullptr;
+        uint8_t* const s1 = st.nsend > 1 ? sh.out[1] : nullptr;
+        io.out[0] = d ? d : s0;
+        io.out[1] = d ? s0 : s1;
+        io.out[2] = d ? s1 : nullptr;
+        io.nout = (d ? 1 : 0) + st.nsend;
         io.count = static_cast<size_t>(cnt);
         io.premul = reduceStep;
         io.scalarBits = w.scalarBits;
