@@ -58,7 +58,8 @@ LaunchSpec specFor(const std::vector<DevWork>& works, size_t nqueues) {
   }
   spec.blocks = static_cast<int>(nqueues);
   spec.threads = launchThreads();
-  spec.tiny = (spec.kind == LaunchKind::LlReduce || spec.kind == LaunchKind::LlCopy) && works.size() <= static_cast<size_t>(TinyArgs::kWorks) &&
+  const bool llFamily = spec.kind == LaunchKind::LlReduce || spec.kind == LaunchKind::LlCopy;
+  spec.tiny = llFamily && works.size() <= static_cast<size_t>(TinyArgs::kWorks) &&
               nqueues <= static_cast<size_t>(TinyArgs::kQueues);
   return spec;
 }

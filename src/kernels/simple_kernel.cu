@@ -123,7 +123,9 @@ class SimpleWork {
   }
 
  private:
-  __device__ __forceinline__ const uint8_t* in(int64_t o) const { return static_cast<const uint8_t*>(w_.in) + o * esize_; }
+  __device__ __forceinline__ const uint8_t* in(int64_t o) const {
+    return static_cast<const uint8_t*>(w_.in) + o * esize_;
+  }
   __device__ __forceinline__ uint8_t* out(int64_t o) const { return static_cast<uint8_t*>(w_.out) + o * esize_; }
   __device__ __forceinline__ bool premul() const { return w_.premul && collReduces(w_.s.coll); }
   // The rank at a ring position in [-n, n): from shared memory when the ring fits there.
