@@ -45,6 +45,11 @@ struct LlShared {
   LlPeer peer[kLlMaxRanks];  // collectives: by rank; Send/Recv: slot 0
   int abort;
   uint64_t entryNs;  // MCCL_PROFILE: when the block started (thread 0), until its first work
+  // MCCL_PROFILE (thread 0, LlProf): the work's sums per LL word and the last stamp. Here,
+  // not in registers: held there for the whole work (16 of them, profiling or not), they
+  // pushed the LL128 loops into spilling.
+  unsigned long long profSum[kProfWords - kProfLlSteps];
+  uint64_t profLast;
 };
 
 constexpr int kLlUnroll = 4;  // lines in flight per thread (data movement)
@@ -247,33 +252,34 @@ struct LlTypedRt {
 // the first work of an LL kernel's block also counts the time since the block started.
 struct LlProf {
   unsigned long long* out;
-  uint64_t last = 0;
-  unsigned long long sum[kProfWords - kProfLlSteps] = {};
-  __device__ __forceinline__ explicit LlProf(const DevComm& c, LlShared* sh)
-      : out(threadIdx.x == 0 ? c.prof : nullptr) {
+  LlShared* sh;
+  __device__ __forceinline__ explicit LlProf(const DevComm& c, LlShared* s)
+      : out(threadIdx.x == 0 ? c.prof : nullptr), sh(s) {
     if (!out) return;
-    last = globalTimer();
+#pragma unroll
+    for (int k = 0; k < kProfWords - kProfLlSteps; ++k) sh->profSum[k] = 0;
+    sh->profLast = globalTimer();
     if (sh->entryNs) {
-      sum[kProfLlStart - kProfLlSteps] += last - sh->entryNs;
-      sum[kProfLlStarts - kProfLlSteps] += 1;
+      sh->profSum[kProfLlStart - kProfLlSteps] += sh->profLast - sh->entryNs;
+      sh->profSum[kProfLlStarts - kProfLlSteps] += 1;
       sh->entryNs = 0;
     }
   }
   __device__ __forceinline__ void mark(int word) {
     if (!out) return;
     const uint64_t now = globalTimer();
-    sum[word - kProfLlSteps] += now - last;
-    last = now;
+    sh->profSum[word - kProfLlSteps] += now - sh->profLast;
+    sh->profLast = now;
   }
   __device__ __forceinline__ void step(uint64_t bytes) {
     if (!out) return;
-    sum[0] += 1;
-    sum[kProfLlBytes - kProfLlSteps] += bytes;
+    sh->profSum[0] += 1;
+    sh->profSum[kProfLlBytes - kProfLlSteps] += bytes;
   }
   __device__ __forceinline__ void flush() {
     if (!out) return;
 #pragma unroll
-    for (int k = 0; k < kProfWords - kProfLlSteps; ++k) atomicAdd(out + kProfLlSteps + k, sum[k]);
+    for (int k = 0; k < kProfWords - kProfLlSteps; ++k) atomicAdd(out + kProfLlSteps + k, sh->profSum[k]);
   }
 };
 
