@@ -7,6 +7,7 @@
 //
 //   mccl-threads-bench [-r ranks] [-b 8] [-e 1M] [-f 8] [-n iters] [-G graph-calls] [-w]
 //                      [-o allreduce,allgather,broadcast,reducescatter,sendrecv]
+//                      [-d float|bf16|half|double|int32|int8]
 //
 // AllReduce and ReduceScatter take an operator suffix (allreduce_max, reducescatter_prod;
 // _min, _avg; sum without one): the lean LL kernels serve sums only.
@@ -65,6 +66,7 @@ struct Opts {
   int iters = 200;
   int graphCalls = 20;
   bool windows = false;
+  ncclDataType_t type = ncclFloat;  // -d
   std::vector<std::string> ops = {"allreduce", "allgather", "broadcast", "reducescatter", "sendrecv"};
 };
 
@@ -77,18 +79,35 @@ ncclRedOp_t redOf(const std::string& op) {
   return r == "max" ? ncclMax : r == "min" ? ncclMin : r == "prod" ? ncclProd : r == "avg" ? ncclAvg : ncclSum;
 }
 
-// One call of `op` with `bytes` per rank (float elements, at least one). AllReduce and
-// ReduceScatter take an operator suffix: allreduce_max, reducescatter_prod, ...
-ncclResult_t call(const std::string& op, ncclComm_t comm, int rank, int n, float* in, float* out, size_t count,
-                  cudaStream_t s) {
-  if (startsWith(op, "allreduce")) return ncclAllReduce(in, out, count, ncclFloat, redOf(op), comm, s);
-  if (op == "allgather") return ncclAllGather(in, out, count, ncclFloat, comm, s);
-  if (op == "broadcast") return ncclBroadcast(in, out, count, ncclFloat, 0, comm, s);
-  if (startsWith(op, "reducescatter")) return ncclReduceScatter(in, out, count, ncclFloat, redOf(op), comm, s);
+// -d's datatypes and their sizes.
+bool parseType(const std::string& name, ncclDataType_t* t, size_t* size) {
+  static const struct {
+    const char* name;
+    ncclDataType_t type;
+    size_t size;
+  } kTypes[] = {{"float", ncclFloat, 4}, {"bf16", ncclBfloat16, 2}, {"half", ncclHalf, 2},
+                {"double", ncclDouble, 8}, {"int32", ncclInt32, 4}, {"int8", ncclInt8, 1}};
+  for (const auto& k : kTypes)
+    if (name == k.name) {
+      *t = k.type;
+      *size = k.size;
+      return true;
+    }
+  return false;
+}
+
+// One call of `op` with `count` elements of `t` per rank. AllReduce and ReduceScatter take
+// an operator suffix: allreduce_max, reducescatter_prod, ...
+ncclResult_t call(const std::string& op, ncclComm_t comm, int rank, int n, void* in, void* out, size_t count,
+                  ncclDataType_t t, cudaStream_t s) {
+  if (startsWith(op, "allreduce")) return ncclAllReduce(in, out, count, t, redOf(op), comm, s);
+  if (op == "allgather") return ncclAllGather(in, out, count, t, comm, s);
+  if (op == "broadcast") return ncclBroadcast(in, out, count, t, 0, comm, s);
+  if (startsWith(op, "reducescatter")) return ncclReduceScatter(in, out, count, t, redOf(op), comm, s);
   // sendrecv: a ring shift (each rank sends to the next, receives from the previous).
   ncclGroupStart();
-  ncclSend(in, count, ncclFloat, (rank + 1) % n, comm, s);
-  ncclRecv(out, count, ncclFloat, (rank + n - 1) % n, comm, s);
+  ncclSend(in, count, t, (rank + 1) % n, comm, s);
+  ncclRecv(out, count, t, (rank + n - 1) % n, comm, s);
   return ncclGroupEnd();
 }
 
@@ -96,6 +115,7 @@ ncclResult_t call(const std::string& op, ncclComm_t comm, int rank, int n, float
 
 int main(int argc, char** argv) {
   Opts o;
+  size_t esize = sizeof(float);
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "-w") {
@@ -110,6 +130,7 @@ int main(int argc, char** argv) {
     else if (a == "-f") o.factor = std::max(2, std::atoi(v));
     else if (a == "-n") o.iters = std::max(1, std::atoi(v));
     else if (a == "-G") o.graphCalls = std::max(0, std::atoi(v));
+    else if (a == "-d") CHECK(parseType(v, &o.type, &esize), "unknown datatype %s", v);
     else if (a == "-o") {
       o.ops.clear();
       const std::string list = v;
@@ -131,9 +152,9 @@ int main(int argc, char** argv) {
   for (int r = 0; r < n; ++r) devs[r] = r % ngpu;
   std::vector<ncclComm_t> comms(n);
   CHECK(ncclCommInitAll(comms.data(), n, devs.data()) == ncclSuccess, "ncclCommInitAll: %s", ncclGetLastError(nullptr));
-  std::printf("# mccl-threads-bench: %d ranks on %d GPU(s), float, %d calls eager, %d calls a graph%s; us per call, "
-              "slowest rank, median of 5\n",
-              n, ngpu, o.iters, o.graphCalls, o.windows ? ", buffers in symmetric windows" : "");
+  std::printf("# mccl-threads-bench: %d ranks on %d GPU(s), %zu-byte elements, %d calls eager, %d calls a graph%s; "
+              "us per call, slowest rank, median of 5\n",
+              n, ngpu, esize, o.iters, o.graphCalls, o.windows ? ", buffers in symmetric windows" : "");
   std::printf("%-14s %10s %8s %8s %8s\n", "op", "bytes", "host", "eager", "graph");
   // One stream per rank for the whole run. CUDA maps each new stream onto one of
   // CUDA_DEVICE_MAX_CONNECTIONS hardware queues in turn; a stream made per size eventually
@@ -151,30 +172,30 @@ int main(int argc, char** argv) {
   std::vector<double> host(static_cast<size_t>(n) * kTrials), eager(host.size()), graph(host.size());
   for (const std::string& op : o.ops) {
     for (size_t bytes = o.minBytes; bytes <= o.maxBytes; bytes *= o.factor) {
-      const size_t count = std::max<size_t>(1, bytes / sizeof(float));
+      const size_t count = std::max<size_t>(1, bytes / esize);
       std::vector<std::thread> threads;
       for (int r = 0; r < n; ++r)
         threads.emplace_back([&, r] {
           cudaSetDevice(devs[r]);
           const size_t inCount = startsWith(op, "reducescatter") ? count * n : count;
           const size_t outCount = op == "allgather" ? count * n : count;
-          float *in = nullptr, *out = nullptr;
+          void *in = nullptr, *out = nullptr;
           cudaStream_t s = streams[r];
           ncclWindow_t win = nullptr;
           if (o.windows) {
-            const size_t inBytes = (inCount * sizeof(float) + 255) / 256 * 256;
-            const size_t bytesAll = inBytes + outCount * sizeof(float);
+            const size_t inBytes = (inCount * esize + 255) / 256 * 256;
+            const size_t bytesAll = inBytes + outCount * esize;
             void* buf = nullptr;
             CHECK(ncclMemAlloc(&buf, bytesAll) == ncclSuccess, "ncclMemAlloc: %s", ncclGetLastError(nullptr));
             CHECK(ncclCommWindowRegister(comms[r], buf, bytesAll, &win, NCCL_WIN_COLL_SYMMETRIC) == ncclSuccess,
                   "ncclCommWindowRegister: %s", ncclGetLastError(comms[r]));
-            in = static_cast<float*>(buf);
-            out = reinterpret_cast<float*>(static_cast<char*>(buf) + inBytes);
+            in = buf;
+            out = static_cast<char*>(buf) + inBytes;
           } else {
-            CHECK(cudaMalloc(&in, inCount * sizeof(float)) == cudaSuccess, "cudaMalloc");
-            CHECK(cudaMalloc(&out, outCount * sizeof(float)) == cudaSuccess, "cudaMalloc");
+            CHECK(cudaMalloc(&in, inCount * esize) == cudaSuccess, "cudaMalloc");
+            CHECK(cudaMalloc(&out, outCount * esize) == cudaSuccess, "cudaMalloc");
           }
-          cudaMemsetAsync(in, 0, inCount * sizeof(float), s);
+          cudaMemsetAsync(in, 0, inCount * esize, s);
           cudaStreamSynchronize(s);
           // Every rank's buffers exist before any rank's first call, and no rank frees its
           // own while a peer's last kernel may still run: cudaMalloc and cudaFree can wait
@@ -182,14 +203,14 @@ int main(int argc, char** argv) {
           // (a hang until MCCL_TIMEOUT, seen at size changes on one shared H100).
           bar.wait();
           for (int k = 0; k < 20; ++k)
-            CHECK(call(op, comms[r], r, n, in, out, count, s) == ncclSuccess, "%s: %s", op.c_str(),
+            CHECK(call(op, comms[r], r, n, in, out, count, o.type, s) == ncclSuccess, "%s: %s", op.c_str(),
                   ncclGetLastError(comms[r]));
           cudaStreamSynchronize(s);
           for (int t = 0; t < kTrials; ++t) {
             bar.wait();
             const double t0 = nowUs();
             ncclResult_t rc = ncclSuccess;
-            for (int k = 0; k < o.iters; ++k) rc = call(op, comms[r], r, n, in, out, count, s);
+            for (int k = 0; k < o.iters; ++k) rc = call(op, comms[r], r, n, in, out, count, o.type, s);
             const double t1 = nowUs();
             cudaStreamSynchronize(s);
             const double t2 = nowUs();
@@ -204,7 +225,7 @@ int main(int argc, char** argv) {
             cudaGraph_t g;
             cudaGraphExec_t ge;
             CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal) == cudaSuccess, "capture");
-            for (int k = 0; k < o.graphCalls; ++k) call(op, comms[r], r, n, in, out, count, s);
+            for (int k = 0; k < o.graphCalls; ++k) call(op, comms[r], r, n, in, out, count, o.type, s);
             CHECK(cudaStreamEndCapture(s, &g) == cudaSuccess, "end capture");
             CHECK(cudaGraphInstantiate(&ge, g, 0) == cudaSuccess, "instantiate");
             // Instantiating a graph with memcpy nodes (the copy-engine path) can wait for
@@ -245,7 +266,7 @@ int main(int argc, char** argv) {
         std::sort(m.begin(), m.end());
         return m[kTrials / 2];
       };
-      std::printf("%-14s %10zu %8.2f %8.2f %8.2f\n", op.c_str(), count * sizeof(float), slowestMedian(host),
+      std::printf("%-14s %10zu %8.2f %8.2f %8.2f\n", op.c_str(), count * esize, slowestMedian(host),
                   slowestMedian(eager), o.graphCalls > 0 ? slowestMedian(graph) : 0.0);
       std::fflush(stdout);
     }
