@@ -86,11 +86,14 @@ __device__ __forceinline__ S ldFifoElem(const S* p) {
 __device__ __forceinline__ uint4 ldUser(const uint8_t* p) { return *reinterpret_cast<const uint4*>(p); }
 __device__ __forceinline__ void st16(uint8_t* p, uint4 v) { *reinterpret_cast<uint4*>(p) = v; }
 
-// 16-byte vectors in flight per thread for copies, and for the general arithmetic loop
-// (the rare forms: three inputs, unaligned, integer average). More spills under the
-// 128-register limit of a 512-thread block and grows the stack (8 and 2: 824 B; 4 and 1:
-// 608 B) without moving data faster (bench/results/gpu-2xH200-2026-11-23).
+// 16-byte vectors in flight per thread for copies and the two-input reductions
+// (copyBytes, combineFast), and for the general arithmetic loop (the rare forms: three
+// inputs, unaligned, integer average). The generic kernel keeps 4: more spills under the
+// 128-register limit of a 512-thread block and grows its stack (8 and 2: 824 B; 4 and 1:
+// 608 B) without moving data faster (bench/results/gpu-2xH200-2026-11-23). The Simple
+// kernel that only moves data (simple_kernel.cu) copies with kSimpleUnroll.
 constexpr int kUnroll = 4;
+constexpr int kSimpleUnroll = 8;
 template <typename S>
 constexpr int unrollFor() {
   return 1;
@@ -98,6 +101,7 @@ constexpr int unrollFor() {
 
 // Data movement only (one input, no arithmetic): 16-byte copies to every output.
 // Pointers are copied into scalars so they stay in registers (no dynamic indexing).
+template <int U = kUnroll>
 __device__ __forceinline__ void copyBytes(const Io& io, size_t bytes, bool fromFifo, int tid, int nt) {
   const uint8_t* from = io.src ? io.src : io.in[0];
   const int nout = io.nout;
@@ -107,15 +111,15 @@ __device__ __forceinline__ void copyBytes(const Io& io, size_t bytes, bool fromF
   const uintptr_t align = reinterpret_cast<uintptr_t>(from) | reinterpret_cast<uintptr_t>(o0) |
                           reinterpret_cast<uintptr_t>(o1) | reinterpret_cast<uintptr_t>(o2);
   const size_t nvec = (align & 15) == 0 ? bytes / 16 : 0;
-  for (size_t base = tid; base < nvec; base += static_cast<size_t>(nt) * kUnroll) {
-    uint4 v[kUnroll];
+  for (size_t base = tid; base < nvec; base += static_cast<size_t>(nt) * U) {
+    uint4 v[U];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
+    for (int u = 0; u < U; ++u) {
       size_t i = base + static_cast<size_t>(u) * nt;
       if (i < nvec) v[u] = fromFifo ? ldFifo(from + 16 * i) : ldUser(from + 16 * i);
     }
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
+    for (int u = 0; u < U; ++u) {
       size_t i = base + static_cast<size_t>(u) * nt;
       if (i >= nvec) continue;
       st16(o0 + 16 * i, v[u]);
@@ -218,11 +222,10 @@ __device__ __forceinline__ void combineTyped(uint8_t red, const Io& io, int tid,
 // The common reduction of the Simple protocol (recvReduceSend, recvReduceCopySend): the
 // local input (pre-multiplied for PreMulSum) or a message, op another message, into up to
 // three outputs; 16-byte vectors, nothing per element but the operator.
-template <typename S, typename Op>
+template <typename S, typename Op, int U>
 __device__ __forceinline__ void combineFast(const uint8_t* p0, bool p0Fifo, const uint8_t* p1, uint8_t* o0, uint8_t* o1,
                                             uint8_t* o2, size_t nvec, bool premul, typename DevT<S>::A scalar, int tid,
                                             int nt) {
-  constexpr int U = 4;
   for (size_t base = tid; base < nvec; base += static_cast<size_t>(nt) * U) {
     uint4 a[U], b[U];
 #pragma unroll
@@ -247,7 +250,7 @@ __device__ __forceinline__ void combineFast(const uint8_t* p0, bool p0Fifo, cons
 
 // Two aligned inputs (nearly every large reduction, PreMulSum's first step too) take the
 // vector loop of their operator; the other forms the general one.
-template <typename S>
+template <typename S, int U = kUnroll>
 __device__ __forceinline__ void combineOp(uint8_t red, const Io& io, int tid, int nt) {
   using T = DevT<S>;
   constexpr int E = 16 / sizeof(S);
@@ -267,11 +270,12 @@ __device__ __forceinline__ void combineOp(uint8_t red, const Io& io, int tid, in
   const typename T::A scalar =
       io.premul ? T::load(io.scalarPtr ? *static_cast<const S*>(io.scalarPtr) : bitsAs<S>(io.scalarBits)) : typename T::A(0);
   const size_t nvec = io.count / E;
+  uint8_t* const o0 = io.out[0];
   switch (red) {
-    case kRedSum: combineFast<S, OpSum>(p0, !hasSrc, p1, io.out[0], o1, o2, nvec, io.premul, scalar, tid, nt); break;
-    case kRedProd: combineFast<S, OpProd>(p0, !hasSrc, p1, io.out[0], o1, o2, nvec, io.premul, scalar, tid, nt); break;
-    case kRedMax: combineFast<S, OpMax>(p0, !hasSrc, p1, io.out[0], o1, o2, nvec, io.premul, scalar, tid, nt); break;
-    default: combineFast<S, OpMin>(p0, !hasSrc, p1, io.out[0], o1, o2, nvec, io.premul, scalar, tid, nt); break;
+    case kRedSum: combineFast<S, OpSum, U>(p0, !hasSrc, p1, o0, o1, o2, nvec, io.premul, scalar, tid, nt); break;
+    case kRedProd: combineFast<S, OpProd, U>(p0, !hasSrc, p1, o0, o1, o2, nvec, io.premul, scalar, tid, nt); break;
+    case kRedMax: combineFast<S, OpMax, U>(p0, !hasSrc, p1, o0, o1, o2, nvec, io.premul, scalar, tid, nt); break;
+    default: combineFast<S, OpMin, U>(p0, !hasSrc, p1, o0, o1, o2, nvec, io.premul, scalar, tid, nt); break;
   }
 }
 
