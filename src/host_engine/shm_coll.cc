@@ -36,6 +36,7 @@ constexpr size_t kLineData = kCacheLine - sizeof(uint64_t);
 constexpr int kCellLines = 8;
 constexpr size_t kCell = kCellLines * kCacheLine;
 constexpr size_t kInlineBytes = kCellLines * kLineData;  // 448
+static_assert(kLineData % 8 == 0, "a line holds whole elements of every type");
 // Cells per rank: operation s publishes in cell s % kLines, so a writer waits for the
 // readers only every few operations (done >= s - kLines), and a reader's done counter
 // stays in its own cache most of the time. Slots likewise (s % slots, done >= s - slots),
@@ -402,13 +403,16 @@ ncclResult_t ShmColls::progress(ShmCollOp& o) {
           // Within the first line: contiguous where it lies.
           for (int r = 0; r < n; ++r) s[r] = seg_->cell(r, o.s)[0].data + off;
         } else if (inLine) {
-          // Contributions spread over lines: gathered into one array each.
-          if (stage_.size() < static_cast<size_t>(n) * kInlineBytes) stage_.resize(static_cast<size_t>(n) * kInlineBytes);
-          for (int r = 0; r < n; ++r) {
-            char* dst = stage_.data() + static_cast<size_t>(r) * kInlineBytes;
-            copyOut(r, off, bytes, dst);
-            s[r] = dst;
+          // Contributions spread over lines: combined a line at a time where they lie (a
+          // line holds whole elements), no copy out of the cells first.
+          const uint64_t scalar = scalarOf(op);
+          for (size_t at = off, end = off + bytes; at < end;) {
+            const size_t l = at / kLineData, in = at % kLineData, k = std::min(end - at, kLineData - in);
+            for (int r = 0; r < n; ++r) s[r] = seg_->cell(r, o.s)[l].data + in;
+            reduceInOrder(op, scalar, out + (at - off), s, n, k / esize);
+            at += k;
           }
+          break;
         } else {
           for (int r = 0; r < n; ++r) s[r] = seg_->slot(n, r, o.s, maxBytes_) + off;
         }

@@ -89,7 +89,6 @@ class ShmColls {
   bool joined_ = false;   // this rank is counted in the segment
   bool ready_ = false;    // every rank has attached
   std::shared_ptr<ShmSegment> seg_;
-  std::vector<char> stage_;  // contributions gathered out of their cells
 };
 
 // Operations run on the segment so far in this process (tests check which path ran).
