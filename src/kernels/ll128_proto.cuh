@@ -252,7 +252,7 @@ __device__ __forceinline__ bool ll128ReduceLoop(const DevComm* commP, const DevW
 // MCCL_KERNEL_STACK_BUDGET.
 template <typename T, typename Op>
 __device__ __noinline__ bool ll128ReduceWork(const DevComm* comm, const DevWork* w, int ch, LlShared* sh) {
-  return ll128ReduceLoop<LlTyped<T, Op>, 1>(comm, w, ch, sh);
+  return ll128ReduceLoop<LlTyped<T, Op, true>, 1>(comm, w, ch, sh);
 }
 
 // AllGather, Broadcast, Send and Recv: data movement only, U lines in flight per thread.

@@ -178,10 +178,10 @@ __device__ __forceinline__ bool llFamilyWork(const DevComm* comm, const DevWork*
       // and 2-4 % on LL at 1-4 MiB (one shared H100, bench/results/gpu-1xH100-2026-11-25).
       constexpr int kLines = ll128ReduceLines<T>();
       if (w->red == kRedSum) {
-        if constexpr (kLl128) return ll128ReduceLoop<LlTyped<T, OpSum>, kLines>(comm, w, ch, sh);
+        if constexpr (kLl128) return ll128ReduceLoop<LlTyped<T, OpSum, true>, kLines>(comm, w, ch, sh);
         else return llReduceLoop<LlTyped<T, OpSum>>(comm, w, ch, sh);
       }
-      if constexpr (kLl128) return ll128ReduceLoop<LlTypedRt<T>, kLines>(comm, w, ch, sh);
+      if constexpr (kLl128) return ll128ReduceLoop<LlTypedRt<T, true>, kLines>(comm, w, ch, sh);
       else return llReduceLoop<LlTypedRt<T>>(comm, w, ch, sh);
     }
   }

@@ -21,6 +21,8 @@
 
 #include <stdint.h>
 
+#include <type_traits>
+
 #include "kernels/dev_reduce.cuh"
 #include "kernels/dev_sync.cuh"
 #include "kernels/dev_work.h"
@@ -144,13 +146,26 @@ __host__ __device__ __forceinline__ size_t typeBytes(uint8_t t) {
 
 // ---- Arithmetic on 8-byte words ---------------------------------------------------------------
 
-template <typename T, typename Op>
+// kWordAcc (LL128): the 16-bit floats accumulate in the word itself, each step's result
+// rounded to T, as the Simple protocol (vecOp) and NCCL's own half and bf16 sums do. Four
+// float accumulators a word spilled the LL128 kernels' registers (356 bytes), and bf16 and
+// half AllReduce ran 12-17 % slower than float for the same bytes on LL128 at 128 KiB -
+// 4 MiB; in the word, 3-7 % faster than that (one H100, bench/results/
+// gpu-1xH100-2026-11-25d). LL, which has registers to spare, keeps float accumulators (in
+// the word it measured 1-5 % slower). Two ranks get the same bits either way (one
+// rounding); with more, LL128 rounds once a rank. The other types keep A per element.
+template <typename T, typename Op, bool kWordAcc = false>
 struct LlRed {
   using A = typename DevT<T>::A;
   static constexpr int E = 8 / sizeof(T);
-  struct Acc {
+  static constexpr bool kPacked = kWordAcc && sizeof(T) == 2;
+  struct WideAcc {
     A a[E];
   };
+  struct PackedAcc {
+    uint64_t w;
+  };
+  using Acc = std::conditional_t<kPacked, PackedAcc, WideAcc>;
   static __device__ __forceinline__ void unpack(uint64_t w, T (&t)[E]) { memcpy(t, &w, 8); }
   static __device__ __forceinline__ uint64_t pack(const T (&t)[E]) {
     uint64_t w;
@@ -158,25 +173,46 @@ struct LlRed {
     return w;
   }
   static __device__ __forceinline__ void first(Acc& acc, uint64_t w) {
-    T t[E];
-    unpack(w, t);
+    if constexpr (kPacked) {
+      acc.w = w;
+    } else {
+      T t[E];
+      unpack(w, t);
 #pragma unroll
-    for (int e = 0; e < E; ++e) acc.a[e] = DevT<T>::load(t[e]);
+      for (int e = 0; e < E; ++e) acc.a[e] = DevT<T>::load(t[e]);
+    }
   }
   // acc op= w, with the operator O (Op, or the work's own: LlTypedRt).
   template <typename O>
   static __device__ __forceinline__ void addWith(Acc& acc, uint64_t w) {
     T t[E];
     unpack(w, t);
+    if constexpr (kPacked) {
+      T x[E];
+      unpack(acc.w, x);
 #pragma unroll
-    for (int e = 0; e < E; ++e) acc.a[e] = O::f(acc.a[e], DevT<T>::load(t[e]));
+      for (int e = 0; e < E; ++e) x[e] = DevT<T>::store(O::f(DevT<T>::load(x[e]), DevT<T>::load(t[e])));
+      acc.w = pack(x);
+    } else {
+#pragma unroll
+      for (int e = 0; e < E; ++e) acc.a[e] = O::f(acc.a[e], DevT<T>::load(t[e]));
+    }
   }
   static __device__ __forceinline__ void add(Acc& acc, uint64_t w) { addWith<Op>(acc, w); }
   static __device__ __forceinline__ uint64_t finish(const Acc& acc, int postDiv) {
-    T t[E];
+    if constexpr (kPacked) {
+      if (postDiv <= 1) return acc.w;
+      T t[E];
+      unpack(acc.w, t);
 #pragma unroll
-    for (int e = 0; e < E; ++e) t[e] = DevT<T>::store(postDiv > 1 ? divideBy(acc.a[e], postDiv) : acc.a[e]);
-    return pack(t);
+      for (int e = 0; e < E; ++e) t[e] = DevT<T>::store(divideBy(DevT<T>::load(t[e]), postDiv));
+      return pack(t);
+    } else {
+      T t[E];
+#pragma unroll
+      for (int e = 0; e < E; ++e) t[e] = DevT<T>::store(postDiv > 1 ? divideBy(acc.a[e], postDiv) : acc.a[e]);
+      return pack(t);
+    }
   }
   static __device__ __forceinline__ uint64_t premul(uint64_t w, A s) {
     T t[E];
@@ -199,11 +235,11 @@ struct LlRed {
 };
 
 // How a reducing LL work does its arithmetic, inlined into every kernel compiled for the
-// type: the same code whichever kernel runs a work, so every rank of an AllReduce ends
-// with the same bits.
-template <typename T, typename Op>
+// type: the same code whichever kernel runs a work (kWordAcc: every LL128 work, never an LL
+// one), so every rank of an AllReduce ends with the same bits.
+template <typename T, typename Op, bool kWordAcc = false>
 struct LlTyped {
-  using R = LlRed<T, Op>;
+  using R = LlRed<T, Op, kWordAcc>;
   // Lines in flight per thread: 4, or 2 for the 1-byte types (eight accumulators a line);
   // more spills registers under the 128-register limit of 512-thread blocks.
   static constexpr int kUnroll = sizeof(T) >= 2 ? 4 : 2;
@@ -222,11 +258,11 @@ struct LlTyped {
 // LlTyped with the operator chosen per work at run time (DevWork::red): the LL kernels
 // compiled for one type (ll_kernel.cu) serve sum, prod, max and min (and avg and PreMulSum,
 // which are sums with a divide or a pre-multiply) without a kernel per operator. The same
-// LlRed arithmetic as LlTyped<T, Op>, so a work gets the same bits whichever kernel runs it;
+// LlRed arithmetic as LlTyped<T, Op, kWordAcc>, so a work gets the same bits whichever kernel runs it;
 // the operator is the same for every thread of a work, so the branch costs a compare.
-template <typename T>
+template <typename T, bool kWordAcc = false>
 struct LlTypedRt {
-  using R = LlRed<T, OpSum>;
+  using R = LlRed<T, OpSum, kWordAcc>;
   static constexpr int kUnroll = LlTyped<T, OpSum>::kUnroll;
   using Acc = typename R::Acc;
   typename R::A scalar;
