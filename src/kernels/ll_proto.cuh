@@ -147,10 +147,10 @@ __host__ __device__ __forceinline__ size_t typeBytes(uint8_t t) {
 // ---- Arithmetic on 8-byte words ---------------------------------------------------------------
 
 // kWordAcc (LL128): the 16-bit floats accumulate in the word itself, each step's result
-// rounded to T, as the Simple protocol (vecOp) and NCCL's own half and bf16 sums do. Four
-// float accumulators a word spilled the LL128 kernels' registers (356 bytes), and bf16 and
-// half AllReduce ran 12-17 % slower than float for the same bytes on LL128 at 128 KiB -
-// 4 MiB; in the word, 3-7 % faster than that (one H100, bench/results/
+// rounded to T, as the Simple protocol (vecOp) and NCCL's own half and bf16 sums do; sums
+// with the type's paired adds. Four float accumulators a word spilled the LL128 kernels'
+// registers (356 bytes), and bf16 and half AllReduce ran 12-17 % slower than float for the
+// same bytes on LL128 at 128 KiB - 4 MiB; now as fast as float (one H100, bench/results/
 // gpu-1xH100-2026-11-25d). LL, which has registers to spare, keeps float accumulators (in
 // the word it measured 1-5 % slower). Two ranks get the same bits either way (one
 // rounding); with more, LL128 rounds once a rank. The other types keep A per element.
@@ -185,6 +185,17 @@ struct LlRed {
   // acc op= w, with the operator O (Op, or the work's own: LlTypedRt).
   template <typename O>
   static __device__ __forceinline__ void addWith(Acc& acc, uint64_t w) {
+    if constexpr (kPacked && std::is_same<O, OpSum>::value) {
+      // Sums on pairs in the type's own arithmetic (one correctly rounded add each).
+      using T2 = std::conditional_t<std::is_same<T, __half>::value, __half2, __nv_bfloat162>;
+      T2 x[2], y[2];
+      memcpy(x, &acc.w, 8);
+      memcpy(y, &w, 8);
+      x[0] = __hadd2(x[0], y[0]);
+      x[1] = __hadd2(x[1], y[1]);
+      memcpy(&acc.w, x, 8);
+      return;
+    }
     T t[E];
     unpack(w, t);
     if constexpr (kPacked) {

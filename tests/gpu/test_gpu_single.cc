@@ -1096,6 +1096,10 @@ TEST(GpuSingleProcess, OneThreadGatherEveryRootAndProtocol) {
       std::vector<int> h(count);
       for (size_t i = 0; i < count; ++i) h[i] = r * 1000003 + static_cast<int>(i);
       CUDA_OK(cudaMemcpy(in[r], h.data(), count * sizeof(int), cudaMemcpyHostToDevice));
+      // A copy from pageable memory may return before its DMA lands, and the non-blocking
+      // streams below do not wait for the legacy stream (seen once at one rank: a 1 MiB
+      // block 90 % copied when the Gather's copy read it).
+      CUDA_OK(cudaDeviceSynchronize());
     }
     for (int root = 0; root < n; ++root) {
       NCCL_OK(ncclGroupStart());
