@@ -269,8 +269,9 @@ struct LlTyped {
 // LlTyped with the operator chosen per work at run time (DevWork::red): the LL kernels
 // compiled for one type (ll_kernel.cu) serve sum, prod, max and min (and avg and PreMulSum,
 // which are sums with a divide or a pre-multiply) without a kernel per operator. The same
-// LlRed arithmetic as LlTyped<T, Op, kWordAcc>, so a work gets the same bits whichever kernel runs it;
-// the operator is the same for every thread of a work, so the branch costs a compare.
+// LlRed arithmetic as LlTyped<T, Op, kWordAcc>, so a work gets the same bits whichever
+// kernel runs it; the operator is the same for every thread of a work, so the branch costs
+// a compare.
 template <typename T, bool kWordAcc = false>
 struct LlTypedRt {
   using R = LlRed<T, OpSum, kWordAcc>;
