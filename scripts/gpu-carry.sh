@@ -33,10 +33,15 @@ for x in nccl-perf mccl-init-bench nccl-init-bench libmccl_fold_devices.so; do [
 for f in "$B"/mpi_examples/guide_*; do [ -x "$f" ] && cp "$f" .carry/; done
 # MCCL_BEFORE=dir: a previous libmccl.so.0 goes to .carry/before (measured beside this one).
 if [ -n "${MCCL_BEFORE:-}" ]; then mkdir -p .carry/before && cp -L "$MCCL_BEFORE"/libmccl.so.0 .carry/before/; fi
+# MCCL_AB="NAME=dir ...": builds of libmccl.so.0 to .carry/ab/NAME, the variants of
+# scripts/gpu-ab.sh (measured side by side in one call).
+for v in ${MCCL_AB:-}; do mkdir -p ".carry/ab/${v%%=*}" && cp -L "${v#*=}"/libmccl.so.0 ".carry/ab/${v%%=*}/"; done
 # (.carry/nccl-tests and .carry/osu were stripped by their scripts.)
-for f in .carry/* .carry/before/*; do [ -L "$f" ] || strip --strip-debug "$f" 2>/dev/null || true; done
+for f in .carry/* .carry/before/* .carry/ab/*/*; do [ -L "$f" ] || strip --strip-debug "$f" 2>/dev/null || true; done
 # The device tool carries 64 MiB at most: pack everything (kernels compress about 4x);
-# scripts/gpu-sweep.sh unpacks it on the GPU machine.
-tar -C .carry -cf - . | xz -T2 -3 > .carry-pack.tar.xz
+# scripts/gpu-sweep.sh unpacks it on the GPU machine. xz -9's 64 MiB window stores the
+# second and later builds of libmccl (MCCL_BEFORE, MCCL_AB) as little more than their
+# differences from the first.
+tar -C .carry -cf - . | xz -T2 -9 > .carry-pack.tar.xz
 rm -rf .carry && mkdir .carry && mv .carry-pack.tar.xz .carry/pack.tar.xz
 du -sh .carry

@@ -82,7 +82,9 @@ template <typename S>
 class SimpleWork {
   // Vectors in flight a thread in copies: kSimpleUnroll where the kernel only moves data
   // (AllGather, Broadcast, Send/Recv: one H100, one channel, Send/Recv 256 MiB 15 % faster);
-  // the reducing kernels keep 4 (8 spilled 370-440 bytes there, against 24-44).
+  // the reducing kernels keep 4 in copies and reductions: at 8 they spilled 400-880 bytes
+  // (a two-input reduction of 8 vectors takes 98 registers on its own) and AllReduce and
+  // ReduceScatter of 16 KiB - 16 MiB took 5-25 % longer (bench/results/gpu-1xH100-2026-11-25e).
   static constexpr int kCopyUnroll = std::is_same<S, NoArith>::value ? kSimpleUnroll : kUnroll;
 
  public:

@@ -13,6 +13,8 @@
 #include <cuda_runtime.h>
 #include <string.h>
 
+#include <type_traits>
+
 #include "kernels/dev_reduce.cuh"
 #include "kernels/dev_sync.cuh"
 #include "kernels/dev_work.h"
@@ -91,12 +93,30 @@ __device__ __forceinline__ void st16(uint8_t* p, uint4 v) { *reinterpret_cast<ui
 // inputs, unaligned, integer average). The generic kernel keeps 4: more spills under the
 // 128-register limit of a 512-thread block and grows its stack (8 and 2: 824 B; 4 and 1:
 // 608 B) without moving data faster (bench/results/gpu-2xH200-2026-11-23). The Simple
-// kernel that only moves data (simple_kernel.cu) copies with kSimpleUnroll.
+// kernel that only moves data (simple_kernel.cu) copies with kSimpleUnroll: in warp tiles
+// (forWarpTiles) its 8 vectors fit in 127 registers with no spill.
 constexpr int kUnroll = 4;
 constexpr int kSimpleUnroll = 8;
 template <typename S>
 constexpr int unrollFor() {
   return 1;
+}
+
+// The vectors [0, nvec) in warp tiles of 32·U: lane l of a warp takes vectors t + l + 32·u
+// (u < U) of its tile t, the warps of the block taking tiles in turn. The U addresses of
+// one stream then differ by constants (512·u bytes: immediate offsets of one register),
+// where a block-wide stride (base + u·nt) held a 64-bit address per vector and stream;
+// each access of a warp is still 512 contiguous bytes. body(first, nvec, full) moves the
+// vectors first + 32·u, all U of them when full (std::true_type), else those below nvec
+// (the one partial tile, at the end).
+template <int U, typename Body>
+__device__ __forceinline__ void forWarpTiles(size_t nvec, int tid, int nt, Body&& body) {
+  constexpr size_t kTile = 32 * static_cast<size_t>(U);
+  const size_t lane = static_cast<size_t>(tid & 31);
+  const size_t stride = static_cast<size_t>(nt >> 5) * kTile;
+  size_t t = static_cast<size_t>(tid >> 5) * kTile;
+  for (; t + kTile <= nvec; t += stride) body(t + lane, nvec, std::true_type{});
+  if (t < nvec) body(t + lane, nvec, std::false_type{});
 }
 
 // Data movement only (one input, no arithmetic): 16-byte copies to every output.
@@ -111,22 +131,21 @@ __device__ __forceinline__ void copyBytes(const Io& io, size_t bytes, bool fromF
   const uintptr_t align = reinterpret_cast<uintptr_t>(from) | reinterpret_cast<uintptr_t>(o0) |
                           reinterpret_cast<uintptr_t>(o1) | reinterpret_cast<uintptr_t>(o2);
   const size_t nvec = (align & 15) == 0 ? bytes / 16 : 0;
-  for (size_t base = tid; base < nvec; base += static_cast<size_t>(nt) * U) {
+  forWarpTiles<U>(nvec, tid, nt, [&](size_t first, size_t lim, auto full) {
+    constexpr bool kFull = decltype(full)::value;
+    const size_t at = 16 * first;
     uint4 v[U];
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
-      size_t i = base + static_cast<size_t>(u) * nt;
-      if (i < nvec) v[u] = fromFifo ? ldFifo(from + 16 * i) : ldUser(from + 16 * i);
-    }
+    for (int u = 0; u < U; ++u)
+      if (kFull || first + 32 * u < lim) v[u] = fromFifo ? ldFifo(from + at + 512 * u) : ldUser(from + at + 512 * u);
 #pragma unroll
     for (int u = 0; u < U; ++u) {
-      size_t i = base + static_cast<size_t>(u) * nt;
-      if (i >= nvec) continue;
-      st16(o0 + 16 * i, v[u]);
-      if (o1) st16(o1 + 16 * i, v[u]);
-      if (o2) st16(o2 + 16 * i, v[u]);
+      if (!kFull && first + 32 * u >= lim) continue;
+      st16(o0 + at + 512 * u, v[u]);
+      if (o1) st16(o1 + at + 512 * u, v[u]);
+      if (o2) st16(o2 + at + 512 * u, v[u]);
     }
-  }
+  });
   for (size_t b = nvec * 16 + tid; b < bytes; b += nt) {
     uint8_t x = fromFifo ? __ldcg(from + b) : from[b];
     o0[b] = x;
@@ -226,26 +245,25 @@ template <typename S, typename Op, int U>
 __device__ __forceinline__ void combineFast(const uint8_t* p0, bool p0Fifo, const uint8_t* p1, uint8_t* o0, uint8_t* o1,
                                             uint8_t* o2, size_t nvec, bool premul, typename DevT<S>::A scalar, int tid,
                                             int nt) {
-  for (size_t base = tid; base < nvec; base += static_cast<size_t>(nt) * U) {
+  forWarpTiles<U>(nvec, tid, nt, [&](size_t first, size_t lim, auto full) {
+    constexpr bool kFull = decltype(full)::value;
+    const size_t at = 16 * first;
     uint4 a[U], b[U];
 #pragma unroll
     for (int u = 0; u < U; ++u) {
-      const size_t i = base + static_cast<size_t>(u) * nt;
-      if (i < nvec) {
-        a[u] = p0Fifo ? ldFifo(p0 + 16 * i) : ldUser(p0 + 16 * i);
-        b[u] = ldFifo(p1 + 16 * i);
-      }
+      if (!kFull && first + 32 * u >= lim) continue;
+      a[u] = p0Fifo ? ldFifo(p0 + at + 512 * u) : ldUser(p0 + at + 512 * u);
+      b[u] = ldFifo(p1 + at + 512 * u);
     }
 #pragma unroll
     for (int u = 0; u < U; ++u) {
-      const size_t i = base + static_cast<size_t>(u) * nt;
-      if (i >= nvec) continue;
+      if (!kFull && first + 32 * u >= lim) continue;
       const uint4 r = vecOp<S, Op>(premul ? vecScale<S>(a[u], scalar) : a[u], b[u]);
-      st16(o0 + 16 * i, r);
-      if (o1) st16(o1 + 16 * i, r);
-      if (o2) st16(o2 + 16 * i, r);
+      st16(o0 + at + 512 * u, r);
+      if (o1) st16(o1 + at + 512 * u, r);
+      if (o2) st16(o2 + at + 512 * u, r);
     }
-  }
+  });
 }
 
 // Two aligned inputs (nearly every large reduction, PreMulSum's first step too) take the
