@@ -89,7 +89,7 @@ ncclResult_t validate(ncclComm* comm, OpDesc& op, const char* call) {
 
 }  // namespace
 
-ncclResult_t enqueueOp(ncclComm* comm, OpDesc op, const char* call) {
+ncclResult_t enqueueOp(ncclComm* comm, OpDesc& op, const char* call) {
   if (knobBool(Knob::Profile)) op.enqueueNs = steadyNs();
   ncclResult_t r = validate(comm, op, call);
   if (r != ncclSuccess) {

@@ -30,8 +30,13 @@ struct KnobValue {
 
 class KnobStore {
  public:
+  // Read on every call of the data path: after the first load, one acquire load and no
+  // call into pthread_once.
   const KnobValue& get(Knob k) {
-    std::call_once(once_, [this] { load(); });
+    if (!loaded_.load(std::memory_order_acquire)) {
+      std::call_once(once_, [this] { load(); });
+      loaded_.store(true, std::memory_order_release);
+    }
     return values_[static_cast<int>(k)];
   }
   void reload() {
@@ -75,6 +80,7 @@ class KnobStore {
   }
 
   std::once_flag once_;
+  std::atomic<bool> loaded_{false};
   std::mutex mu_;
   std::vector<KnobValue> values_;
 };

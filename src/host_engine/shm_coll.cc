@@ -385,10 +385,22 @@ ncclResult_t ShmColls::progress(ShmCollOp& o) {
       if (op.kind == OpKind::Broadcast) break;
     }
     char* out = static_cast<char*>(op.recvbuff);
+    // This rank's own contribution is read from its send buffer, not from the cell it has
+    // just written: those lines wait in the store buffer until the peers' copies are
+    // invalidated, and a load of them stalls until then (perf on the 2-core CI machine, 2
+    // ranks: most of a 256-byte AllReduce's reduction). Not where the output overlaps the
+    // input: the reduction writes its output before it has read every contribution.
+    const char* in = static_cast<const char*>(op.sendbuff);
+    const bool apart = out + (op.kind == OpKind::AllGather ? bytes * static_cast<size_t>(n) : bytes) <= in ||
+                       in + writeBytes <= out;
     switch (op.kind) {
       case OpKind::Broadcast: copyOut(op.root, 0, bytes, out); break;
       case OpKind::AllGather:
-        for (int r = 0; r < n; ++r) copyOut(r, 0, bytes, out + static_cast<size_t>(r) * bytes);
+        for (int r = 0; r < n; ++r) {
+          char* dst = out + static_cast<size_t>(r) * bytes;
+          if (r != me) copyOut(r, 0, bytes, dst);
+          else if (dst != in) std::memcpy(dst, in, bytes);  // in place: already there
+        }
         break;
       default: {
         const char* src[64];
@@ -407,8 +419,9 @@ ncclResult_t ShmColls::progress(ShmCollOp& o) {
           // line holds whole elements), no copy out of the cells first.
           const uint64_t scalar = scalarOf(op);
           for (size_t at = off, end = off + bytes; at < end;) {
-            const size_t l = at / kLineData, in = at % kLineData, k = std::min(end - at, kLineData - in);
-            for (int r = 0; r < n; ++r) s[r] = seg_->cell(r, o.s)[l].data + in;
+            const size_t l = at / kLineData, from = at % kLineData, k = std::min(end - at, kLineData - from);
+            for (int r = 0; r < n; ++r) s[r] = seg_->cell(r, o.s)[l].data + from;
+            if (apart) s[me] = in + at;
             reduceInOrder(op, scalar, out + (at - off), s, n, k / esize);
             at += k;
           }
@@ -416,6 +429,7 @@ ncclResult_t ShmColls::progress(ShmCollOp& o) {
         } else {
           for (int r = 0; r < n; ++r) s[r] = seg_->slot(n, r, o.s, maxBytes_) + off;
         }
+        if (apart) s[me] = in + off;
         reduceInOrder(op, scalarOf(op), out, s, n, op.count);
         break;
       }

@@ -45,7 +45,7 @@ class WorldComm : public testing::Test {
 };
 ncclComm_t WorldComm::comm_ = nullptr;
 
-std::vector<size_t> kCounts = {0, 1, 7, 1023, (1 << 20) + 3};
+std::vector<size_t> kCounts = {0, 1, 7, 100, 1023, (1 << 20) + 3};
 
 }  // namespace
 
