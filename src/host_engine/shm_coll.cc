@@ -305,8 +305,22 @@ ncclResult_t ShmColls::progress(ShmCollOp& o) {
   const int n = comm_->nranks, me = comm_->rank;
   const size_t esize = datatypeSize(op.datatype);
   const size_t bytes = op.count * esize;
-  const bool writes = op.kind != OpKind::Broadcast || me == op.root;
+  // This rank's own contribution is read from its send buffer, not from the cell it has
+  // just written: those lines wait in the store buffer until the peers' copies are
+  // invalidated, and a load of them stalls until then (perf on the 2-core CI machine, 2
+  // ranks: most of a 256-byte AllReduce's reduction). Not where the output overlaps the
+  // input: the reduction writes its output before it has read every contribution.
   const size_t writeBytes = op.kind == OpKind::ReduceScatter ? bytes * static_cast<size_t>(n) : bytes;
+  const char* const in = static_cast<const char*>(op.sendbuff);
+  char* const out = static_cast<char*>(op.recvbuff);
+  const size_t outBytes = op.kind == OpKind::AllGather ? bytes * static_cast<size_t>(n) : bytes;
+  // (as integers: a buffer a rank does not use may be null)
+  const uintptr_t inAt = reinterpret_cast<uintptr_t>(in), outAt = reinterpret_cast<uintptr_t>(out);
+  const bool apart = outAt + outBytes <= inAt || inAt + writeBytes <= outAt;
+  // Who publishes: every rank but a Broadcast's non-roots and a Reduce's root (whose cell
+  // nobody else reads) where it reads its contribution from the send buffer.
+  const bool writes =
+      op.kind == OpKind::Broadcast ? me == op.root : !(op.kind == OpKind::Reduce && me == op.root && apart);
   const bool inLine = writeBytes <= kInlineBytes;
   const int lines = inLine ? static_cast<int>((writeBytes + kLineData - 1) / kLineData) : 1;
   // Rank r's data for this operation is all there.
@@ -357,7 +371,6 @@ ncclResult_t ShmColls::progress(ShmCollOp& o) {
         if (m < o.s - back) return ncclSuccess;
       }
       Line* c = seg_->cell(me, o.s);
-      const char* in = static_cast<const char*>(op.sendbuff);
       if (inLine) {
         for (int l = 0; l < lines; ++l) {
           size_t at = static_cast<size_t>(l) * kLineData;
@@ -384,15 +397,6 @@ ncclResult_t ShmColls::progress(ShmCollOp& o) {
       }
       if (op.kind == OpKind::Broadcast) break;
     }
-    char* out = static_cast<char*>(op.recvbuff);
-    // This rank's own contribution is read from its send buffer, not from the cell it has
-    // just written: those lines wait in the store buffer until the peers' copies are
-    // invalidated, and a load of them stalls until then (perf on the 2-core CI machine, 2
-    // ranks: most of a 256-byte AllReduce's reduction). Not where the output overlaps the
-    // input: the reduction writes its output before it has read every contribution.
-    const char* in = static_cast<const char*>(op.sendbuff);
-    const bool apart = out + (op.kind == OpKind::AllGather ? bytes * static_cast<size_t>(n) : bytes) <= in ||
-                       in + writeBytes <= out;
     switch (op.kind) {
       case OpKind::Broadcast: copyOut(op.root, 0, bytes, out); break;
       case OpKind::AllGather:
