@@ -30,6 +30,8 @@ variants=${MCCL_AB_ORDER:-$(ls "$BIN/ab")}
 { nvidia-smi -L; date -u; echo "variants:" $variants; } > "$work/device.txt"
 cat "$work/device.txt"
 
+trim() { local x="${1#"${1%%[![:space:]]*}"}"; echo "${x%"${x##*[![:space:]]}"}"; }  # no xargs: quotes
+
 run_case() {  # variant env args...
   local lib=$PWD/$BIN/ab/$1 envs=$2; shift 2
   # shellcheck disable=SC2086
@@ -39,7 +41,7 @@ run_case() {  # variant env args...
 
 for r in $(seq 1 "$rounds"); do
   while IFS='|' read -r name envs args; do
-    name=$(echo "$name" | xargs)
+    name=$(trim "$name")
     [ -z "$name" ] || [ "${name:0:1}" = "#" ] || [ "$name" = tests ] && continue
     case " $args " in *" -r "*) ;; *) args="-r 2 $args" ;; esac
     for v in $variants; do
@@ -53,12 +55,12 @@ done > "$work/ab.txt"
 # The GPU tests link mccl statically: they check the build they were made with (the one
 # scripts/gpu-carry.sh packed), not each variant.
 while IFS='|' read -r name envs args; do
-  [ "$(echo "$name" | xargs)" = tests ] || continue
-  log="$work/tests_$(echo "$envs" | xargs | tr -c 'A-Za-z0-9=\n' _ | tr -d '\n').log"
+  [ "$(trim "$name")" = tests ] || continue
+  log="$work/tests_$(trim "$envs" | tr -c 'A-Za-z0-9=\n' _ | tr -d '\n').log"
   # shellcheck disable=SC2086
   env MCCL_SHARED_GPU=1 $envs timeout 240 "$BIN/mccl_gpu_tests" --gtest_filter="${MCCL_AB_FILTER:-GpuSingleProcess.*}" \
     > "$log" 2>&1
-  echo "tests [$(echo "$envs" | xargs)]: rc=$? $(grep -aE '^\[  (PASSED|FAILED) ' "$log" | tr '\n' ' ')"
+  echo "tests [$(trim "$envs")]: rc=$? $(grep -aE '^\[  (PASSED|FAILED) ' "$log" | tr '\n' ' ')"
   grep -a -m5 -E '^\[  FAILED  \]|Failure' "$log" | cut -c1-300
 done < "$cases" | tee "$work/tests.txt"
 
