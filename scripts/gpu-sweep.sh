@@ -19,6 +19,8 @@
 #   windows collectives on symmetric windows: their tests, and the direct path against the
 #           FIFO path on the same buffers (mccl-threads-bench -w); the copy engines
 #           (NCCL_CTA_POLICY=2) between processes, and against the SM path on 2+ GPUs
+#   chsweep Simple forced at 8/16/24/32/64 channels (CH_COUNTS), 2 MiB - 2 GiB, mccl default and
+#           NCCL alongside: the fewest channels within 3 % of the best, per collective and size
 #   preload  MPI_Allreduce on device buffers (mpi_examples/mpi_allreduce_bench, 8 B - 16 MiB),
 #           Open MPI staged through host memory against LD_PRELOAD=libmccl_mpi.so (2 GPUs or more)
 #   nccltests  NVIDIA's nccl-tests on mccl and on NCCL (scripts/nccl-tests.sh); on one GPU,
@@ -262,13 +264,19 @@ fi
 
 if has llsweep; then
   # LL: channels x threads over the sizes where it is a candidate.
-  for th in 256 512; do
+  # LL_THREADS, LL_OPS, LL_MIN, LL_MAX narrow it.
+  for th in ${LL_THREADS:-256 512}; do
     for ch in 1 2 4 8 16 32; do
       PERF_X="-x NCCL_PROTO=LL -x NCCL_MIN_NCHANNELS=$ch -x NCCL_MAX_NCHANNELS=$ch -x NCCL_NTHREADS=$th" \
-        perf ll_t${th}_c${ch} mccl -b 4K -e 16M -f 4 -o allreduce,allgather,sendrecv,reducescatter -t 1 -c 0
+        perf ll_t${th}_c${ch} mccl -b ${LL_MIN:-4K} -e ${LL_MAX:-16M} -f ${LL_F:-4} \
+        -o ${LL_OPS:-allreduce,allgather,sendrecv,reducescatter} -t 1 -c 0
     done
   done
   PERF_X=""
+  # mccl's default and NCCL over the same sizes, in the same call.
+  for lib in mccl nccl; do
+    perf ll_$lib $lib -b ${LL_MIN:-4K} -e ${LL_MAX:-16M} -f ${LL_F:-4} -o ${LL_OPS:-allreduce,allgather,sendrecv,reducescatter} -t 1 -c 0
+  done
   python3 - "$OUT" <<'EOF' > "$OUT/llsweep.md"
 import csv, glob, os, re, sys
 out = sys.argv[1]
@@ -278,13 +286,21 @@ for f in glob.glob(os.path.join(out, "ll_t*_c*.csv")):
     for r in csv.DictReader(open(f)):
         rows.setdefault((r["op"], int(r["bytes"])), {})[(int(m[1]), int(m[2]))] = float(r["time_us"])
 cfgs = sorted({c for v in rows.values() for c in v})
-print("LL time (us) by threads/channels\n")
-print("| op | bytes | " + " | ".join(f"t{t}c{c}" for t, c in cfgs) + " | best |")
-print("|---|---:|" + "---:|" * (len(cfgs) + 1))
+ref = {}
+for lib in ("mccl", "nccl"):
+    f = os.path.join(out, f"ll_{lib}.csv")
+    if os.path.exists(f):
+        for r in csv.DictReader(open(f)):
+            ref.setdefault((r["op"], int(r["bytes"])), {})[lib] = float(r["time_us"])
+print("LL time (us) by threads/channels; mccl's default and NCCL in the same call\n")
+print("| op | bytes | " + " | ".join(f"t{t}c{c}" for t, c in cfgs) + " | best | default | nccl |")
+print("|---|---:|" + "---:|" * (len(cfgs) + 3))
 for k in sorted(rows):
     v = rows[k]
     best = min(v, key=v.get)
-    print(f"| {k[0]} | {k[1]} | " + " | ".join(f"{v.get(c, float('nan')):.1f}" for c in cfgs) + f" | t{best[0]}c{best[1]} |")
+    d = ref.get(k, {})
+    print(f"| {k[0]} | {k[1]} | " + " | ".join(f"{v.get(c, float('nan')):.1f}" for c in cfgs) + f" | t{best[0]}c{best[1]} | "
+          + " | ".join(f"{d[x]:.1f}" if x in d else "" for x in ("mccl", "nccl")) + " |")
 EOF
 fi
 
@@ -308,9 +324,11 @@ if has protosweep; then
     PERF_X="-x NCCL_PROTO=LL -x NCCL_MIN_NCHANNELS=$ch -x NCCL_MAX_NCHANNELS=$ch" \
       perf proto_LLc$ch mccl -b 256K -e 4M -f 2 -o allreduce,reducescatter,reduce -t 1 -c 0
   done
-  for ch in 4 16; do
+  # Simple at fewer channels where it meets LL128 (256 KiB - 8 MiB): its fixed cost per
+  # block-step is what decides the crossover.
+  for ch in 8 16 32; do
     PERF_X="-x NCCL_PROTO=Simple -x NCCL_MIN_NCHANNELS=$ch -x NCCL_MAX_NCHANNELS=$ch" \
-      perf proto_Simplec$ch mccl -b 1M -e 16M -f 2 -o allreduce,reducescatter,reduce -t 1 -c 0
+      perf proto_Simplec$ch mccl -b 256K -e 8M -f 2 -o $OPS -t 1 -c 0
   done
   PERF_X=""
   python3 - "$OUT" <<'EOF' > "$OUT/protosweep.md"
@@ -334,6 +352,59 @@ for k in sorted(rows):
     print(f"| {k[0]} | {k[1]} | " + " | ".join(f"{v[c]:.1f}" if c in v else "" for c in cols) + f" | {best} | {ratio:.2f} | {rdef:.2f} |")
 EOF
   cat "$OUT/protosweep.md"
+fi
+
+if has chsweep; then
+  # Simple's channels (blocks, SMs) at large sizes: each count forced, mccl's default and
+  # NCCL (its own choice) in the same call. One table: time per count, the fewest channels
+  # within 3 % of mccl's best, and NCCL against that best (issue 13: no more SMs than NCCL).
+  OPS=allreduce,allgather,reducescatter,broadcast,sendrecv,alltoall
+  for ch in ${CH_COUNTS:-8 16 24 32 64}; do
+    PERF_X="-x NCCL_PROTO=Simple -x NCCL_MIN_NCHANNELS=$ch -x NCCL_MAX_NCHANNELS=$ch" \
+      perf ch_c$ch mccl -b ${CH_MIN:-2M} -e 2G -f 4 -o $OPS -t 1 -c 0
+  done
+  PERF_X=""
+  perf ch_default mccl -b ${CH_MIN:-2M} -e 2G -f 4 -o $OPS -t 1 -c 0
+  perf ch_nccl nccl -b ${CH_MIN:-2M} -e 2G -f 4 -o $OPS -t 1 -c 0
+  python3 - "$OUT" <<'PYEOF' > "$OUT/chsweep.md"
+import csv, glob, os, re, sys
+out = sys.argv[1]
+rows, counts = {}, []
+for f in glob.glob(os.path.join(out, "ch_*.csv")):
+    name = re.search(r"ch_(.*)\.csv", f)[1]
+    if name.startswith("c"):
+        counts.append(int(name[1:]))
+    for r in csv.DictReader(open(f)):
+        rows.setdefault((r["op"], int(r["bytes"])), {})[name] = float(r["time_us"])
+counts.sort()
+cols = [f"c{c}" for c in counts]
+print("Simple, time (us) by channels forced (mccl), mccl default, NCCL 2.28.3 (its choice), same call\n")
+print("| op | bytes | " + " | ".join(cols) + " | default | nccl | fewest within 3% | nccl/that |")
+print("|---|---:|" + "---:|" * (len(cols) + 4))
+for k in sorted(rows):
+    v = rows[k]
+    forced = {c: v[f"c{c}"] for c in counts if f"c{c}" in v}
+    if not forced:
+        continue
+    best = min(forced.values())
+    few = min(c for c, t in forced.items() if t <= best * 1.03)
+    ratio = v["nccl"] / forced[few] if "nccl" in v else float("nan")
+    cells = " | ".join(f"{v[c]:.1f}" if c in v else "" for c in cols + ["default", "nccl"])
+    print(f"| {k[0]} | {k[1]} | {cells} | {few} | {ratio:.2f} |")
+PYEOF
+  cat "$OUT/chsweep.md"
+fi
+
+if has hoststall; then
+  # A host time per call as long as the kernel's (AllGather 8-128 MiB after the other
+  # collectives of "-o all", 2026-11-25): the same order again, with MCCL_PROFILE's host
+  # phases, then AllGather alone.
+  PERF_X="-x MCCL_PROFILE=1" perf stall_all mccl -b 2M -e 2G -f 4 -o allreduce,broadcast,reduce,allgather -t 2
+  PERF_X="-x MCCL_PROFILE=1" perf stall_ag mccl -b 2M -e 128M -f 4 -o allgather -t 2
+  PERF_X=""
+  for f in stall_all stall_ag; do echo "== $f"; cat "$OUT/$f.csv"; grep -h 'mccl profile' "$OUT/$f.err" | grep -v 'block-steps' | head -8; done \
+    > "$OUT/hoststall.txt"
+  cat "$OUT/hoststall.txt"
 fi
 
 if has profile; then
@@ -386,7 +457,7 @@ if has simplesweep; then
 fi
 
 tar -C "$OUT" -czf "$FINAL/logs.tgz" . 2>/dev/null
-for f in ratio.md ratio_graph.md protosweep.md llsweep.md simplesweep.txt micro_latency.txt profile.txt fifosweep.txt memory.txt init.txt threads_bench.txt launch_args.txt nccl_tests.txt windows_bench_direct1.txt windows_bench_direct0.txt osu.txt protos.txt; do [ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"; done
+for f in hoststall.txt ratio.md ratio_graph.md chsweep.md channels.md protosweep.md llsweep.md simplesweep.txt micro_latency.txt profile.txt fifosweep.txt memory.txt init.txt threads_bench.txt launch_args.txt nccl_tests.txt windows_bench_direct1.txt windows_bench_direct0.txt osu.txt protos.txt; do [ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"; done
 [ -f "$OUT/ratio.md" ] && { echo "== eager"; cat "$OUT/ratio.md"; }
 [ -f "$OUT/ratio_graph.md" ] && { echo "== graph"; cat "$OUT/ratio_graph.md"; }
 [ -f "$OUT/llsweep.md" ] && cat "$OUT/llsweep.md"
