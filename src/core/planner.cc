@@ -12,27 +12,27 @@ namespace mccl {
 namespace {
 
 // LL up to a threshold of bytes sent by the busiest rank (MCCL_LL_MAX_BYTES overrides), LL128
-// above that up to its own (MCCL_LL128_MAX_BYTES), Simple beyond. Measured on 2 x H200 with
-// each protocol forced, 16 KiB - 32 MiB, NCCL alongside (bench/results/gpu-2xH200-2026-11-24/
-// protosweep_first.md, after LL128's launches got kernels of their own). LL128 wins where a
-// collective only moves data: AllGather (LL to 256 KiB sent, LL128 to 2 MiB), Broadcast
-// (512 KiB, 1 MiB), Send/Recv and AlltoAll (128 KiB: 7.2 us against LL128's 8.1; then LL128
-// to 2 MiB: at 1 MiB 13.3 us against LL's 15.4 and Simple's 17.0; at 4 MiB Simple wins,
-// 26.2 against 28.2). AllReduce takes LL128 from 1 MiB (15.2 us against LL's 16.5) to 2 MiB
-// (24.6 against 28.5 and Simple's 28.7). Reduce and ReduceScatter, whose rank sends half as
-// much per step or less, stay on LL up to its crossover with Simple: Reduce 1 MiB (12.0 us
-// against Simple's 13.1 and LL128's 14.5), ReduceScatter 1 MiB sent (2 MiB in all: LL
-// 17.2, LL128 17.4, Simple 19.5).
+// above that up to its own (MCCL_LL128_MAX_BYTES), Simple beyond. Measured on 2 x H100 (NV18)
+// with each protocol forced, 16 KiB - 32 MiB, NCCL alongside (bench/results/gpu-2xH100-
+// 2026-11-25/protosweep.md), after Simple got kernels of its own and warp tiles (its 2 MiB
+// AllReduce 28.7 -> 20.2 us since the 2 x H200 sweep of 2026-11-24 that set the limits
+// before). LL128 wins where a collective only moves data, up to where Simple's fixed cost
+// is paid back: AllGather (LL to 256 KiB sent, LL128 to 512 KiB: at 1 MiB sent Simple 17.1
+// us against 21.7), Broadcast (512 KiB, 1 MiB), Send/Recv and AlltoAll (128 KiB, then LL128
+// to 2 MiB: AlltoAll of 2 MiB a peer 19.5 against Simple's 21.7). AllReduce takes LL128 at
+// 1 MiB (15.9 against LL's 16.6) and Simple from 2 MiB (20.2 against 24.5). Reduce and
+// ReduceScatter stay on LL up to 512 KiB sent, then Simple (ReduceScatter of 1 MiB sent:
+// 14.0 against LL's 17.8; Reduce 1 MiB 11.1 against 12.4).
 struct ProtoLimits {
   int64_t ll;     // LL up to this many bytes sent per rank
   int64_t ll128;  // then LL128 up to this many (0: never)
 };
 ProtoLimits protoLimits(OpKind k) {
   switch (k) {
-    case OpKind::AllReduce: return {512 << 10, 2 << 20};
-    case OpKind::ReduceScatter: return {1 << 20, 0};
-    case OpKind::Reduce: return {1 << 20, 0};
-    case OpKind::AllGather: return {256 << 10, 2 << 20};
+    case OpKind::AllReduce: return {512 << 10, 1 << 20};
+    case OpKind::ReduceScatter: return {512 << 10, 0};
+    case OpKind::Reduce: return {512 << 10, 0};
+    case OpKind::AllGather: return {256 << 10, 512 << 10};
     case OpKind::Broadcast: return {512 << 10, 1 << 20};
     case OpKind::Send:
     case OpKind::Recv: return {128 << 10, 2 << 20};
@@ -43,9 +43,14 @@ ProtoLimits protoLimits(OpKind k) {
 // bench/results/gpu-2xH200-2026-11-23): AllReduce 2 MiB, every other collective 1 MiB.
 constexpr int64_t kLlOnlyMaxTraffic = 1 << 20;
 constexpr int64_t kLlOnlyAllReduceMaxTraffic = 2 << 20;
-// Bytes of each peer's data per channel: LL 8 KiB, LL128 16 KiB (LL128 per block is bound
-// by the latency of its rounds: at 1 MiB AllGather 32 channels took 10.7 us, 16 took 13.0).
-constexpr double kLlBytesPerChannel = 8 * 1024;
+// Bytes of each peer's data per channel: LL 4 KiB, LL128 16 KiB. 4 KiB is what the lean LL
+// kernel takes in one step (a line of 8 data bytes per thread of a 512-thread block,
+// llLeanFits): 8 KiB on one channel ran the general LL kernel, 1.5-2.5 us slower (2 x H100,
+// AllReduce 16 KiB: 4 channels 5.3 us against 2 channels' 6.8; ReduceScatter 64 KiB 5.7
+// against 7.9; bench/results/gpu-2xH100-2026-11-25/llsweep.md). It costs blocks: an
+// AllReduce of 32 KiB takes 8 (NCCL 4), of 128 KiB 32 (NCCL 16). LL128 per block is bound
+// by the latency of its rounds: at 1 MiB AllGather 32 channels took 10.7 us, 16 took 13.0.
+constexpr double kLlBytesPerChannel = 4 * 1024;
 constexpr double kLl128BytesPerChannel = 16 * 1024;
 constexpr int64_t kP2pMinChunkBytes = 256 * 1024;
 
