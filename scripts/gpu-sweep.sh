@@ -7,7 +7,8 @@
 #
 #   scripts/gpu-sweep.sh [tests] [perf] [graph] [llsweep] [simplesweep] [micro] [memory]
 #                        [profile] [fifosweep] [init] [protosweep] [devapi] [shared] [launch]
-#                        [nccltests] [windows] [osu] [protos] [preload]
+#                        [nccltests] [windows] [osu] [protos] [preload] [channels] [chsweep]
+#                        [hoststall]
 #                        (default: tests perf graph llsweep simplesweep micro)
 #   shared  ranks as threads sharing the GPUs (MCCL_SHARED_GPU): the single-process tests at
 #           2, 3 and 4 ranks, and mccl-threads-bench (host path and kernel fixed costs)
@@ -21,6 +22,8 @@
 #           (NCCL_CTA_POLICY=2) between processes, and against the SM path on 2+ GPUs
 #   chsweep Simple forced at 8/16/24/32/64 channels (CH_COUNTS), 2 MiB - 2 GiB, mccl default and
 #           NCCL alongside: the fewest channels within 3 % of the best, per collective and size
+#   hoststall  a collective order run with MCCL_PROFILE's host phases (host time per call
+#           as long as the kernel's, seen once in an eager sweep), then AllGather alone
 #   preload  MPI_Allreduce on device buffers (mpi_examples/mpi_allreduce_bench, 8 B - 16 MiB),
 #           Open MPI staged through host memory against LD_PRELOAD=libmccl_mpi.so (2 GPUs or more)
 #   nccltests  NVIDIA's nccl-tests on mccl and on NCCL (scripts/nccl-tests.sh); on one GPU,
@@ -264,19 +267,18 @@ fi
 
 if has llsweep; then
   # LL: channels x threads over the sizes where it is a candidate.
-  # LL_THREADS, LL_OPS, LL_MIN, LL_MAX narrow it.
+  # LL_THREADS, LL_OPS, LL_MIN, LL_MAX, LL_F narrow it.
+  llargs=(-b "${LL_MIN:-4K}" -e "${LL_MAX:-16M}" -f "${LL_F:-4}" -o "${LL_OPS:-allreduce,allgather,sendrecv,reducescatter}"
+          -t 1 -c 0)
   for th in ${LL_THREADS:-256 512}; do
     for ch in 1 2 4 8 16 32; do
       PERF_X="-x NCCL_PROTO=LL -x NCCL_MIN_NCHANNELS=$ch -x NCCL_MAX_NCHANNELS=$ch -x NCCL_NTHREADS=$th" \
-        perf ll_t${th}_c${ch} mccl -b ${LL_MIN:-4K} -e ${LL_MAX:-16M} -f ${LL_F:-4} \
-        -o ${LL_OPS:-allreduce,allgather,sendrecv,reducescatter} -t 1 -c 0
+        perf ll_t${th}_c${ch} mccl "${llargs[@]}"
     done
   done
   PERF_X=""
   # mccl's default and NCCL over the same sizes, in the same call.
-  for lib in mccl nccl; do
-    perf ll_$lib $lib -b ${LL_MIN:-4K} -e ${LL_MAX:-16M} -f ${LL_F:-4} -o ${LL_OPS:-allreduce,allgather,sendrecv,reducescatter} -t 1 -c 0
-  done
+  for lib in mccl nccl; do perf ll_$lib $lib "${llargs[@]}"; done
   python3 - "$OUT" <<'EOF' > "$OUT/llsweep.md"
 import csv, glob, os, re, sys
 out = sys.argv[1]
