@@ -8,7 +8,8 @@
 #   scripts/gpu-sweep.sh [tests] [perf] [graph] [llsweep] [simplesweep] [micro] [memory]
 #                        [profile] [fifosweep] [init] [protosweep] [devapi] [shared] [launch]
 #                        [nccltests] [windows] [osu] [protos] [preload] [channels] [chsweep]
-#                        [hoststall]
+#                        [hoststall] [mpitiny] [pipesweep]
+#                        [chprofile] [units] [unitsweep]
 #                        (default: tests perf graph llsweep simplesweep micro)
 #   shared  ranks as threads sharing the GPUs (MCCL_SHARED_GPU): the single-process tests at
 #           2, 3 and 4 ranks, and mccl-threads-bench (host path and kernel fixed costs)
@@ -22,6 +23,11 @@
 #           (NCCL_CTA_POLICY=2) between processes, and against the SM path on 2+ GPUs
 #   chsweep Simple forced at 8/16/24/32/64 channels (CH_COUNTS), 2 MiB - 2 GiB, mccl default and
 #           NCCL alongside: the fewest channels within 3 % of the best, per collective and size
+#   mpitiny ways to complete an 8-byte MPI_Allreduce on device buffers (micro_mpi_tiny)
+#   pipesweep  Simple at PIPE_CH channels (24): FIFO slots, slot bytes, slices, threads
+#   units   the GPU tests that run Simple units (single process and MPI np 2)
+#   unitsweep  Simple units on and off at forced channels and FIFO sizes (UNIT_CFG), 8 MiB - 2 GiB, NCCL alongside
+#   chprofile  MCCL_PROFILE of Simple at PROF_CH channels (16 24 64): blocks' run times, SMs
 #   hoststall  a collective order run with MCCL_PROFILE's host phases (host time per call
 #           as long as the kernel's, seen once in an eager sweep), then AllGather alone
 #   preload  MPI_Allreduce on device buffers (mpi_examples/mpi_allreduce_bench, 8 B - 16 MiB),
@@ -356,6 +362,125 @@ EOF
   cat "$OUT/protosweep.md"
 fi
 
+if has units; then
+  # Simple with units (DevWork::units): the tests that run them (small FIFOs and few
+  # channels make many units of moderate calls), single process and MPI np 2.
+  UENV=(NCCL_PROTO=Simple NCCL_BUFFSIZE=65536 NCCL_MAX_NCHANNELS=2)
+  timeout 300 "$BIN/mccl_gpu_tests" --gtest_filter='GpuSingleProcess.SimpleUnits*:GpuSingleProcess.SimpleKernelsAndGeneric*:GpuSingleProcess.LargeBuffers' \
+    > "$OUT/units_single.log" 2>&1
+  echo "units single (own env): rc=$? $(grep -aE '^\[  (PASSED|FAILED) ' "$OUT/units_single.log" | tr '\n' ' ')"
+  grep -a -m8 -E 'rank [0-9]+:|Failure|expected|FAILED' "$OUT/units_single.log" | cut -c1-300
+  env "${UENV[@]}" timeout 300 "$BIN/mccl_gpu_tests" \
+    --gtest_filter='GpuSingleProcess.EveryTypeOpAndForm:GpuSingleProcess.GraphCapture*:GpuSingleProcess.TwoCommunicators*:GpuSingleProcess.OneThreadGroups*:GpuSingleProcess.LoneCalls*' \
+    > "$OUT/units_forced.log" 2>&1
+  echo "units single (forced): rc=$? $(grep -aE '^\[  (PASSED|FAILED) ' "$OUT/units_forced.log" | tr '\n' ' ')"
+  grep -a -m8 -E 'rank [0-9]+:|Failure|expected|FAILED' "$OUT/units_forced.log" | cut -c1-300
+  env "${UENV[@]}" MCCL_TEST_QUICK=1 timeout 200 $MPIRUN -x NCCL_PROTO -x NCCL_BUFFSIZE -x NCCL_MAX_NCHANNELS -x MCCL_TEST_QUICK \
+    -np "$NGPU" "$BIN/mccl_gpu_mpi_tests" > "$OUT/units_mpi.log" 2>&1
+  echo "units mpi (forced): rc=$? $(grep -aE '(PASSED|FAILED) ' "$OUT/units_mpi.log" | head -2 | tr '\n' ' ')"
+  grep -a -m5 -E 'Failure|expected' "$OUT/units_mpi.log" | cut -c1-300
+fi
+if has unitsweep; then
+  # Units on and off at forced channel counts (UNIT_CH), Simple, 8 MiB - 2 GiB; mccl's
+  # default and NCCL alongside. One table: time per configuration.
+  OPS=allreduce,allgather,reducescatter,broadcast,reduce
+  # UNIT_CFG: channels:units[:NCCL_BUFFSIZE] (4 slots a FIFO: a step is a quarter of it).
+  for cfg in ${UNIT_CFG:-16:0 16:1 24:0 24:1 32:0 32:1 64:0 64:1}; do
+    IFS=: read -r ch u buff <<< "$cfg"
+    PERF_X="-x NCCL_PROTO=Simple -x NCCL_MIN_NCHANNELS=$ch -x NCCL_MAX_NCHANNELS=$ch -x MCCL_SIMPLE_UNITS=$u"
+    name=c${ch}u$u
+    [ -n "$buff" ] && { PERF_X="$PERF_X -x NCCL_BUFFSIZE=$buff"; name=${name}b$((buff >> 10))k; }
+    perf unit_$name mccl -b 8M -e 2G -f 4 -o $OPS -t 3 -c 0
+  done
+  PERF_X=""
+  perf unit_default mccl -b 8M -e 2G -f 4 -o $OPS -t 3 -c 0
+  perf unit_nccl nccl -b 8M -e 2G -f 4 -o $OPS -t 3 -c 0
+  python3 - "$OUT" <<'PYEOF' > "$OUT/unitsweep.md"
+import csv, glob, os, re, sys
+out = sys.argv[1]
+rows, names = {}, []
+for f in glob.glob(os.path.join(out, "unit_*.csv")):
+    name = re.search(r"unit_(.*)\.csv", f)[1]
+    names.append(name)
+    for r in csv.DictReader(open(f)):
+        rows.setdefault((r["op"], int(r["bytes"])), {})[name] = float(r["time_us"])
+forced = sorted([n for n in names if n.startswith("c")], key=lambda n: (int(re.match(r"c(\d+)", n)[1]), n))
+order = forced + [n for n in ("default", "nccl") if n in names]
+print("Simple, time (us): cNuU = N channels forced, units off (u0) / on (u1); default = mccl's choice; nccl = NCCL 2.28.3; same call\n")
+print("| op | bytes | " + " | ".join(order) + " | nccl/best u1 | fewest u1 channels within 3% of nccl |")
+print("|---|---:|" + "---:|" * (len(order) + 2))
+for k in sorted(rows):
+    v = rows[k]
+    u1 = {n: v[n] for n in forced if "u1" in n and n in v}
+    best = min(u1.values()) if u1 else float("nan")
+    ok = [int(re.match(r"c(\d+)", n)[1]) for n, t in u1.items() if "nccl" in v and t <= v["nccl"] * 1.03]
+    cells = [f"{v[n]:.1f}" if n in v else "" for n in order]
+    r = v["nccl"] / best if "nccl" in v and u1 else float("nan")
+    print(f"| {k[0]} | {k[1]} | " + " | ".join(cells) + f" | {r:.2f} | {min(ok) if ok else '-'} |")
+PYEOF
+  cat "$OUT/unitsweep.md"
+fi
+if has mpitiny && [ "$NGPU" -ge 2 ] && [ -x "$BIN/micro_mpi_tiny" ]; then
+  # Ways to complete an 8-byte MPI_Allreduce on device buffers (bench/micro/mpi_tiny.cu):
+  # the kernel path of libmccl_mpi, staging through pinned host memory, a mapped kernel.
+  timeout 120 $MPIRUN -np 2 "$BIN/micro_mpi_tiny" > "$OUT/mpi_tiny.txt" 2>&1
+  cat "$OUT/mpi_tiny.txt"
+fi
+if has pipesweep; then
+  # Simple at NCCL's channel count (PIPE_CH, default 24): what the FIFO's depth, slot size,
+  # flags per slot and threads per block do to the large sizes, mccl's default (its own
+  # channels) and NCCL alongside; then MCCL_PROFILE at that count (wait against move).
+  ch=${PIPE_CH:-24}
+  OPS=allreduce,allgather,reducescatter,broadcast
+  for cfg in base "sl2:MCCL_GPU_SLICES=2" "sl4:MCCL_GPU_SLICES=4" "s8:MCCL_FIFO_SLOTS=8" \
+             "s8b8:MCCL_FIFO_SLOTS=8 NCCL_BUFFSIZE=8388608" "s2b2:MCCL_FIFO_SLOTS=2 NCCL_BUFFSIZE=2097152" \
+             "b16:NCCL_BUFFSIZE=16777216" "t256:NCCL_NTHREADS=256" \
+             "sl2s8b8:MCCL_GPU_SLICES=2 MCCL_FIFO_SLOTS=8 NCCL_BUFFSIZE=8388608"; do
+    name=${cfg%%:*}; envs=""; [ "$cfg" != "$name" ] && envs=${cfg#*:}
+    PERF_X="-x NCCL_PROTO=Simple -x NCCL_MIN_NCHANNELS=$ch -x NCCL_MAX_NCHANNELS=$ch"
+    for e in $envs; do PERF_X="$PERF_X -x $e"; done
+    perf pipe_$name mccl -b 32M -e 2G -f 4 -o $OPS -t 3 -c 0
+  done
+  PERF_X=""
+  perf pipe_default mccl -b 32M -e 2G -f 4 -o $OPS -t 3 -c 0
+  perf pipe_nccl nccl -b 32M -e 2G -f 4 -o $OPS -t 3 -c 0
+  python3 - "$OUT" "$ch" <<'PYEOF' > "$OUT/pipesweep.md"
+import csv, glob, os, re, sys
+out, ch = sys.argv[1], sys.argv[2]
+rows, names = {}, []
+for f in sorted(glob.glob(os.path.join(out, "pipe_*.csv"))):
+    name = re.search(r"pipe_(.*)\.csv", f)[1]
+    names.append(name)
+    for r in csv.DictReader(open(f)):
+        rows.setdefault((r["op"], int(r["bytes"])), {})[name] = float(r["time_us"])
+order = ["base"] + [n for n in names if n not in ("base", "default", "nccl")] + ["default", "nccl"]
+order = [n for n in order if n in names]
+print(f"Simple at {ch} channels: time (us) per FIFO configuration; default = mccl's own choice, nccl = NCCL 2.28.3; same call\n")
+print("| op | bytes | " + " | ".join(order) + " | nccl/base | nccl/best forced |")
+print("|---|---:|" + "---:|" * (len(order) + 2))
+for k in sorted(rows):
+    v = rows[k]
+    forced = [v[n] for n in order if n in v and n not in ("default", "nccl")]
+    cells = [f"{v[n]:.1f}" if n in v else "" for n in order]
+    rb = v["nccl"] / v["base"] if "nccl" in v and "base" in v else float("nan")
+    rf = v["nccl"] / min(forced) if "nccl" in v and forced else float("nan")
+    print(f"| {k[0]} | {k[1]} | " + " | ".join(cells) + f" | {rb:.2f} | {rf:.2f} |")
+PYEOF
+  cat "$OUT/pipesweep.md"
+fi
+if has chprofile; then
+  # MCCL_PROFILE of Simple at PROF_CH channel counts (16 24 64), 1 GiB: per step wait and
+  # move, every block's run time, and the last launch's channels (start, end, SM).
+  for ch in ${PROF_CH:-16 24 64}; do
+    for op in ${PROF_OPS:-broadcast allreduce}; do
+      PERF_X="-x NCCL_PROTO=Simple -x NCCL_MIN_NCHANNELS=$ch -x NCCL_MAX_NCHANNELS=$ch -x MCCL_PROFILE=1" \
+        perf chprof_${op}_$ch mccl -b 1G -e 1G -o $op -t 1 -c 0
+      { echo "== $op 1G at $ch channels"; grep -E '^ +[0-9]' "$OUT/chprof_${op}_$ch.txt"; grep -h 'mccl profile' "$OUT/chprof_${op}_$ch.err"; } >> "$OUT/chprofile.txt"
+    done
+  done
+  PERF_X=""
+  cat "$OUT/chprofile.txt"
+fi
 if has chsweep; then
   # Simple's channels (blocks, SMs) at large sizes: each count forced, mccl's default and
   # NCCL (its own choice) in the same call. One table: time per count, the fewest channels
@@ -459,7 +584,7 @@ if has simplesweep; then
 fi
 
 tar -C "$OUT" -czf "$FINAL/logs.tgz" . 2>/dev/null
-for f in hoststall.txt ratio.md ratio_graph.md chsweep.md channels.md protosweep.md llsweep.md simplesweep.txt micro_latency.txt profile.txt fifosweep.txt memory.txt init.txt threads_bench.txt launch_args.txt nccl_tests.txt windows_bench_direct1.txt windows_bench_direct0.txt osu.txt protos.txt; do [ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"; done
+for f in unitsweep.md mpi_tiny.txt pipesweep.md chprofile.txt hoststall.txt ratio.md ratio_graph.md chsweep.md channels.md protosweep.md llsweep.md simplesweep.txt micro_latency.txt profile.txt fifosweep.txt memory.txt init.txt threads_bench.txt launch_args.txt nccl_tests.txt windows_bench_direct1.txt windows_bench_direct0.txt osu.txt protos.txt; do [ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"; done
 [ -f "$OUT/ratio.md" ] && { echo "== eager"; cat "$OUT/ratio.md"; }
 [ -f "$OUT/ratio_graph.md" ] && { echo "== graph"; cat "$OUT/ratio_graph.md"; }
 [ -f "$OUT/llsweep.md" ] && cat "$OUT/llsweep.md"

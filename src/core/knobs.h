@@ -49,6 +49,8 @@ enum class KnobType { Int, Size, Bool, String };
     "GPU communicators: a lone operation, or a group on this communicator alone, that repeats one of the last 8 plans reuses it") \
   X(SimpleKernel, "MCCL_SIMPLE_KERNEL", Bool, "1",                                              \
     "GPU communicators: Simple ring, chain and point-to-point launches run in kernels of their own (0: the generic kernel)") \
+  X(SimpleUnits, "MCCL_SIMPLE_UNITS", Bool, "1",                                                \
+    "GPU communicators: channels of a large Simple ring or chain collective take its units as they free up (0: a fixed range each)") \
   X(Profile, "MCCL_PROFILE", Bool, "0",                                                          \
     "GPU communicators: time the host phases of each launch and the phases of each kernel step; averages printed at destroy") \
   X(ProfileInit, "MCCL_PROFILE_INIT", Bool, "0",                                                  \

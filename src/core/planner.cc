@@ -53,6 +53,10 @@ constexpr int64_t kLlOnlyAllReduceMaxTraffic = 2 << 20;
 constexpr double kLlBytesPerChannel = 4 * 1024;
 constexpr double kLl128BytesPerChannel = 16 * 1024;
 constexpr int64_t kP2pMinChunkBytes = 256 * 1024;
+constexpr int64_t kUnitMinChunkBytes = 256 * 1024;
+// Simple channels of a GPU communicator: what NCCL 2.28 takes from 4 MiB on 2 x H100 and
+// 2 x H200 (NV18), 24 (bench/results/gpu-2xH100-2026-11-25/channels.md).
+constexpr int kSimpleGpuMaxChannels = 24;
 
 // Latency per step (us) and bandwidth per link (GB/s) of the fabric a comm uses.
 struct Fabric {
@@ -183,12 +187,13 @@ PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes) 
     nch = static_cast<int>(knobInt(Knob::HostChannels));
     if (nch <= 0) nch = 1;
   } else {
-    // A GPU channel moves about 5-10 GB/s with this kernel generation (one CUDA block,
-    // bench/micro shows one SM can push 45 GB/s over NVLink, so the protocol is the
-    // limit): large messages spread over up to 64 channels.
+    // A channel a 128 KiB of the bytes a rank moves, up to the SMs NCCL takes (they are the
+    // user's): with units (DevWork::units) no block waits for a slower one, and 24 channels
+    // match or beat NCCL's 24 from 8 MiB to 2 GiB on 2 x H200 but for Broadcast of 32 MiB
+    // (0.97; bench/results/gpu-2xH200-2026-11-25/unitsweep.md).
     const double perChannel = 128.0 * 1024;
     const double total = bytes * (op.kind == OpKind::AllGather || op.kind == OpKind::ReduceScatter ? n : 1);
-    nch = static_cast<int>(std::min(64.0, std::max(1.0, std::ceil(total / perChannel))));
+    nch = static_cast<int>(std::min<double>(kSimpleGpuMaxChannels, std::max(1.0, std::ceil(total / perChannel))));
     // Over the network the proxy, not the SMs, is the limit: a few channels keep enough
     // puts in flight, and each costs pinned staging memory per peer.
     if (comm->gpuNet) nch = std::min<int>(nch, static_cast<int>(std::max<int64_t>(1, knobInt(Knob::NetChannels))));
@@ -210,6 +215,21 @@ PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes) 
   int64_t chunkBytes = static_cast<int64_t>(slotBytes);
   if (!comm->isHost() && op.isP2p())
     chunkBytes = std::min(chunkBytes, std::max(kP2pMinChunkBytes, static_cast<int64_t>(bytes) / c.nchannels / 2));
+  // A ring or chain collective that would have too few slot-sized units for every channel
+  // to take kUnitsPerChannel (gpu_plan.cc, takesUnits) takes smaller steps, down to 256
+  // KiB, so its channels still share the work as they free up: on 2 x H200 at 24 channels
+  // an AllReduce of 128 MiB took 455.5 us in 256 KiB steps against 488.9 in fixed 1 MiB
+  // ranges (NCCL 471.7); below 256 KiB the steps' fixed costs outweigh it (Broadcast of
+  // 8 MiB in 256 KiB steps 36.1 us against 33.4).
+  if (!comm->isHost() && !comm->gpuNet && !op.isP2p() && (c.algo == Algo::Ring || c.algo == Algo::Chain) &&
+      knobBool(Knob::SimpleUnits)) {
+    const int64_t perRank = static_cast<int64_t>(op.kind == OpKind::AllGather || op.kind == OpKind::ReduceScatter
+                                                     ? op.count * esize
+                                                     : op.bytes());
+    const int64_t unitRanks = c.algo == Algo::Ring && op.kind == OpKind::AllReduce ? n : 1;
+    const int64_t want = perRank / (kUnitsPerChannel * c.nchannels * unitRanks);
+    if (want < chunkBytes && want >= kUnitMinChunkBytes) chunkBytes = want;
+  }
   c.chunk = std::max<int64_t>(c.align, chunkBytes / static_cast<int64_t>(esize) / c.align * c.align);
   return c;
 }

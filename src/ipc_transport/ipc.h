@@ -51,6 +51,7 @@ class IpcTransport {
   uint64_t* devCtrl() const { return ctrl_; }
   int maxChannels() const { return maxChannels_; }
   size_t slotBytes() const { return slotBytes_; }
+  uint32_t slots() const { return slots_; }  // of the Simple classes' FIFOs
 
   // True when this GPU can reach peer's GPU directly (peer access / IPC allowed).
   bool canReach(int peer) const;

@@ -29,8 +29,26 @@ struct DevConn {
 // Layout of a receiver's FIFO region in device memory.
 struct ConnRegion {
   static constexpr uint64_t kFlagOff = 0;     // tail, written by the sender
+  static constexpr uint64_t kUnitOff = 8;     // Simple units: a word per slot (kUnitSlots)
   static constexpr uint64_t kDataOff = 256;   // FIFO slots
 };
+
+// Simple works with units (DevWork::units): a large ring or chain collective is cut into
+// units (a ring AllReduce's loop of chunk x nranks elements, else a chunk), and a channel
+// takes the next unit when it is done with one, so blocks on slower SMs do less (one H200
+// block moves 1.3-1.6x another's over NVLink depending on where it runs, and a fixed
+// range a channel made every launch wait for its slowest block). Channel c starts with
+// unit c; the leader (ring position 0, or the chain's head) claims the unit that follows
+// from DevComm::claims and names it in the unit word of every message of the current unit,
+// which every rank forwards in its own messages: each rank knows it before the unit ends.
+// A unit word: kUnitUnknown, kUnitEnd (the channel is done), or the unit + 1.
+constexpr int kUnitSlots = static_cast<int>((ConnRegion::kDataOff - ConnRegion::kUnitOff) / 8);  // 31
+constexpr uint64_t kUnitUnknown = 0;
+constexpr uint64_t kUnitEnd = ~0ull;
+// Elements of a unit: a ring AllReduce's loop (a chunk for each rank), else a chunk.
+MCCL_HD int64_t unitElems(const Schedule& s) {
+  return s.algo == Algo::Ring && s.coll == Coll::AllReduce ? s.chunk * s.nranks : s.chunk;
+}
 
 // Each connection slot's control words in DevComm::ctrl: the kernel's step counter (posted
 // for a sender, consumed for a receiver) and a sender's head (written by its receiver).
@@ -60,6 +78,8 @@ struct DevComm {
   DevConn* conns;               // [cls][channel][peer][dir] (connSlot); zero until connected
   uint64_t* ctrl;               // kCtrlWords per connection slot
   unsigned long long* prof;     // MCCL_PROFILE: kProfWords counters (device memory), else null
+  uint32_t* claims;             // kClaimWords: units claimed per work of a launch, then its blocks
+                                // done (the last one out zeroes them all)
 };
 
 // MCCL_PROFILE counters: nanoseconds thread 0 of each block spent per phase of a step,
@@ -96,6 +116,7 @@ struct DevWork {
   uint8_t red;           // DevRed
   uint8_t premul;        // multiply the local input by the scalar
   uint8_t proto;         // DevProto
+  uint8_t units;         // Simple: channels take units as they free up (kUnitSlots above)
 };
 
 // How a work moves its data: Simple follows the schedule s through the FIFOs of its
@@ -153,6 +174,7 @@ struct KernelArgs {
 };
 
 constexpr int kSmallLaunch = 8;     // works that fit the small kernel (2 KiB of parameters)
+constexpr int kClaimWords = kSmallLaunch + 1;  // DevComm::claims: a counter per work of a Simple launch, blocks done
 constexpr int kLargeLaunch = 128;   // works of the large kernel
 using TinyArgs = KernelArgs<2, 16>; // the LL kernels' launch of one or two works
 

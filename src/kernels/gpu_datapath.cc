@@ -30,6 +30,7 @@
 #include "kernels/direct_plan.h"
 #include "kernels/driver_launch.h"
 #include "kernels/gpu_plan.h"
+#include "kernels/prof_channels.h"
 #include "kernels/launch.h"
 #include "kernels/launch_fn.h"
 
@@ -93,10 +94,10 @@ class GpuDataPath : public DataPath {
                    prof_.runtime / 1e3 / prof_.n, prof_.after / 1e3 / prof_.n);
     if (devProf_) {
       waitLast(5);
-      unsigned long long p[kProfWords] = {};
+      unsigned long long p[kProfAllWords] = {};
       if (cudaMemcpy(p, devProf_, sizeof p, cudaMemcpyDeviceToHost) == cudaSuccess) printKernelProfile(p);
       cudaFree(devProf_);
-      comm_->mem.sub(MemKind::Tables, sizeof(unsigned long long) * kProfWords);
+      comm_->mem.sub(MemKind::Tables, sizeof(unsigned long long) * kProfAllWords);
     }
     if (lastEvent_) {
       // Kernels still running use what is freed below: they end (or were aborted) first.
@@ -105,9 +106,11 @@ class GpuDataPath : public DataPath {
     }
     lanes_.release();
     if (dRing_) cudaFree(dRing_);
+    if (claims_) cudaFree(claims_);
     for (void* s : scratch_) cudaFree(s);
     if (hostFlags_) cudaFreeHost(hostFlags_);
     comm_->mem.sub(MemKind::Tables, ringBytes_);
+    if (claims_) comm_->mem.sub(MemKind::Tables, sizeof(uint32_t) * kClaimWords);
     comm_->mem.sub(MemKind::Scratch, scratchTotal_);
     if (hostFlags_) comm_->mem.sub(MemKind::HostMapped, kHostFlagBytes);
   }
@@ -155,15 +158,19 @@ class GpuDataPath : public DataPath {
     h.slices = static_cast<int32_t>(slices < 1 ? 1 : slices > 16 ? 16 : slices);
     h.ring = dRing_;
     h.ringPos = dRing_ + n;
+    CUDA_TRY(cudaMalloc(&claims_, sizeof(uint32_t) * kClaimWords), "cudaMalloc(unit claims)");
+    comm_->mem.add(MemKind::Tables, sizeof(uint32_t) * kClaimWords);
+    CUDA_TRY(cudaMemset(claims_, 0, sizeof(uint32_t) * kClaimWords), "cudaMemset(unit claims)");
+    h.claims = claims_;
     h.ringPosition = comm_->topo.ringPos[static_cast<size_t>(comm_->rank)];
     h.ringPrev = comm_->topo.ring[static_cast<size_t>((h.ringPosition + n - 1) % n)];
     h.ringNext = comm_->topo.ring[static_cast<size_t>((h.ringPosition + 1) % n)];
     h.conns = ipc_.devConns();
     h.ctrl = ipc_.devCtrl();
     if (knobBool(Knob::Profile)) {
-      CUDA_TRY(cudaMalloc(&devProf_, sizeof(unsigned long long) * kProfWords), "cudaMalloc(profile)");
-      comm_->mem.add(MemKind::Tables, sizeof(unsigned long long) * kProfWords);
-      CUDA_TRY(cudaMemset(devProf_, 0, sizeof(unsigned long long) * kProfWords), "cudaMemset(profile)");
+      CUDA_TRY(cudaMalloc(&devProf_, sizeof(unsigned long long) * kProfAllWords), "cudaMalloc(profile)");
+      comm_->mem.add(MemKind::Tables, sizeof(unsigned long long) * kProfAllWords);
+      CUDA_TRY(cudaMemset(devProf_, 0, sizeof(unsigned long long) * kProfAllWords), "cudaMemset(profile)");
       h.prof = devProf_;
     }
     hComm_ = h;
@@ -275,6 +282,23 @@ class GpuDataPath : public DataPath {
                    p[kProfSimpleGaps] ? p[kProfSimpleGap] / 1e3 / p[kProfSimpleGaps] : 0.0, perBlock(kProfSimpleStart),
                    perBlock(kProfSimpleArgs), perBlock(kProfSimpleSetup), perBlock(kProfSimpleEnd),
                    p[kProfSimpleBlocks]);
+    if (p[kProfSimpleSteps]) {
+      // Every block's run time, and the last launch's channels: start and end (us after
+      // its first block's start) and SM.
+      const double nb = static_cast<double>(p[kProfSimpleBlocks]);
+      const double mean = p[kProfBlockRun] / 1e3 / nb, sq = static_cast<double>(p[kProfBlockRunSq]) / nb;
+      std::fprintf(stderr, "mccl profile: rank %d Simple blocks: run %.1f us avg, %.1f sd, %.1f most; last launch:",
+                   comm_->rank, mean, std::sqrt(std::max(0.0, sq - mean * mean)),
+                   p[kProfBlockRunMax] / 1e3);
+      unsigned long long first = ~0ull;
+      for (int c = 0; c < kProfChannels; ++c)
+        if (p[kProfChanEnd + c]) first = std::min(first, p[kProfChanEntry + c]);
+      for (int c = 0; c < kProfChannels; ++c)
+        if (p[kProfChanEnd + c])
+          std::fprintf(stderr, " ch%d %.1f-%.1f sm%llu", c, (p[kProfChanEntry + c] - first) / 1e3,
+                       (p[kProfChanEnd + c] - first) / 1e3, p[kProfChanSm + c]);
+      std::fprintf(stderr, "\n");
+    }
     if (p[kProfLlSteps])
       std::fprintf(stderr,
                    "mccl profile: rank %d LL: %llu block-steps of %.1f KiB avg; us per step: setup %.2f, send %.2f, "
@@ -363,6 +387,7 @@ class GpuDataPath : public DataPath {
   static constexpr size_t kHostFlagBytes = 64;
   int32_t* dRing_ = nullptr;
   size_t ringBytes_ = 0;
+  uint32_t* claims_ = nullptr;  // DevComm::claims
   std::vector<void*> scratch_;  // the last is the largest
   size_t scratchBytes_ = 0, scratchTotal_ = 0;
   int32_t* hostFlags_ = nullptr;
@@ -471,6 +496,7 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
       MCCL_CHECK(dp_->scratch(static_cast<size_t>(hostView.nchannels) * numLanes(hostView) *
                                   static_cast<size_t>(scratchElems(hostView)) * datatypeSize(op.datatype),
                               &w.scratch));
+    w.units = takesUnits(w, ipc.slots(), comm_->gpuNet) ? 1 : 0;
     if (dump) {
       if (llFamily)
         std::printf("[mccl rank %d] seq %llu %s: %s all pairs, %d channel(s)\n", comm_->rank,

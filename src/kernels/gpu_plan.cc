@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/knobs.h"
+#include "core/planner.h"
 #include "kernels/driver_launch.h"
 #include "kernels/launch_fn.h"
 
@@ -23,6 +24,18 @@ bool simpleKernelFits(const DevWork& w) {
     case Algo::P2p: return (s.coll == Coll::Send || s.coll == Coll::Recv) && s.root != s.rank;
     default: return false;
   }
+}
+
+// Whether a work's channels take its units as they free up (DevWork::units): a Simple ring
+// or chain collective that the Simple kernel runs, over CUDA IPC only (the unit words live
+// next to the tail of a receiver's FIFO, one per slot), with kUnitsPerChannel units a
+// channel or more (core/planner.h).
+bool takesUnits(const DevWork& w, uint32_t fifoSlots, bool network) {
+  const Schedule& s = w.s;
+  if (network || fifoSlots > static_cast<uint32_t>(kUnitSlots) || !simpleKernelFits(w) || s.algo == Algo::P2p ||
+      !knobBool(Knob::SimpleUnits) || !knobBool(Knob::SimpleKernel))
+    return false;
+  return divUp(s.count, unitElems(s)) >= kUnitsPerChannel * s.nchannels;
 }
 
 int launchThreads() {
@@ -64,22 +77,37 @@ LaunchSpec specFor(const std::vector<DevWork>& works, size_t nqueues) {
   return spec;
 }
 
-// The launches of a group. Kernels are compiled per arithmetic type, so a group whose
-// works reduce several types is launched once per type, in order of first appearance; the
-// works that only move data (point-to-point among them) go with the first launch. Every
-// rank splits its group the same way (collectives come in the same order everywhere), so
-// the launches match across ranks and no connection is used by two at once.
+// The launches of a group. A work with units (DevWork::units) is a Simple launch of its
+// own, first, in call order: every rank runs it in the Simple kernel, whatever else its
+// group holds (a rank's point-to-point works may send the rest to the generic kernel,
+// which takes fixed ranges). Kernels are compiled per arithmetic type, so the other works,
+// if they reduce several types, are launched once per type, in order of first appearance;
+// those that only move data (point-to-point among them) go with the first. Every rank
+// splits its group the same way (collectives come in the same order everywhere), so the
+// launches match across ranks and no connection is used by two at once.
 std::vector<GpuPlan::LaunchPart> launchParts(const std::vector<DevWork>& works, size_t nqueues) {
   if (works.empty()) return {};
-  std::vector<int> types;
+  std::vector<GpuPlan::LaunchPart> parts;
   for (const DevWork& w : works)
+    if (w.units) {
+      parts.emplace_back();
+      parts.back().works.push_back(w);
+    }
+  std::vector<int> types;
+  bool rest = false;
+  for (const DevWork& w : works) {
+    if (w.units) continue;
+    rest = true;
     if (collReducesHost(w.s.coll) && std::find(types.begin(), types.end(), w.type) == types.end())
       types.push_back(w.type);
-  std::vector<GpuPlan::LaunchPart> parts(std::max<size_t>(types.size(), 1));
+  }
+  const size_t first = parts.size();
+  if (rest) parts.resize(first + std::max<size_t>(types.size(), 1));
   for (const DevWork& w : works) {
+    if (w.units) continue;
     size_t k = 0;
     if (collReducesHost(w.s.coll)) k = std::find(types.begin(), types.end(), w.type) - types.begin();
-    parts[k].works.push_back(w);
+    parts[first + k].works.push_back(w);
   }
   for (GpuPlan::LaunchPart& p : parts) {
     p.spec = specFor(p.works, nqueues);

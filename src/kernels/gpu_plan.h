@@ -47,6 +47,10 @@ struct GpuPlan {
 // AllReduce, ReduceScatter and Reduce: the collectives whose works add (or otherwise reduce).
 bool collReducesHost(Coll c);
 
+// Whether a Simple work's channels take its units as they free up (DevWork::units): fifoSlots
+// of the FIFOs, network: the communicator has peers over the network.
+bool takesUnits(const DevWork& w, uint32_t fifoSlots, bool network);
+
 // Threads a block of the GPU kernels (NCCL_NTHREADS, rounded to warps of 64, 64-512).
 int launchThreads();
 

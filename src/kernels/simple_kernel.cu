@@ -27,6 +27,7 @@
 #include "kernels/dev_work.h"
 #include "kernels/launch.h"
 #include "kernels/launch_fn.h"
+#include "kernels/prof_channels.h"
 #include "kernels/ll_proto.cuh"
 #include "kernels/simple_proto.cuh"
 #include "nccl.h"
@@ -57,6 +58,7 @@ struct SimpleShared {
   DevConn recv, send;
   uint64_t recvStep, sendStep;  // the connections' persistent counters at the work's start
   int32_t ring[kRingShared];    // ring order (AllGather, ReduceScatter)
+  uint64_t next;                // units: the unit word of the unit after this one (kUnitSlots)
   // MCCL_PROFILE (thread 0): when the block started, the time from then to its first step,
   // when the last step's post ended, per step wait / move / post / bytes / steps, and the
   // time between steps (ProfWord).
@@ -88,16 +90,22 @@ class SimpleWork {
   static constexpr int kCopyUnroll = std::is_same<S, NoArith>::value ? kSimpleUnroll : kUnroll;
 
  public:
-  __device__ __forceinline__ SimpleWork(const DevComm& comm, const DevWork& w, int ch, SimpleShared& sh)
-      : comm_(comm), w_(w), ch_(ch), sh_(sh), esize_(typeBytes(w.type)), tid_(threadIdx.x), nt_(blockDim.x) {}
+  __device__ __forceinline__ SimpleWork(const DevComm& comm, const DevWork& w, int wi, int ch, SimpleShared& sh)
+      : comm_(comm), w_(w), wi_(wi), ch_(ch), sh_(sh), esize_(typeBytes(w.type)), tid_(threadIdx.x),
+        nt_(blockDim.x), units_(w.units != 0) {}
 
   // The work's peers and whether it receives and sends on this rank; then its connections.
   __device__ __forceinline__ bool run() {
     const Schedule& s = w_.s;
     const int n = s.nranks;
-    int64_t off, cnt;
-    channelRange(s.count, s.nchannels, s.align, ch_, &off, &cnt);
-    if (cnt <= 0) return true;
+    int64_t off = 0, cnt = 0;
+    if (units_) {
+      nUnits_ = divUp(s.count, unitElems(s));
+      if (ch_ >= nUnits_) return true;
+    } else {
+      channelRange(s.count, s.nchannels, s.align, ch_, &off, &cnt);
+      if (cnt <= 0) return true;
+    }
     const bool p2p = s.algo == Algo::P2p;
     // The ring's neighbours come with the communicator: the connections' loads depend on
     // nothing else, and the chain's place (a load of the ring table) is found meanwhile.
@@ -118,12 +126,16 @@ class SimpleWork {
     __syncthreads();
     use(recv, send);
     bool ok;
-    switch (s.algo) {
-      case Algo::Ring:
-        ok = s.coll == Coll::AllReduce ? ringAllReduce(off, cnt, p) : ringGather(off, cnt, p);
-        break;
-      case Algo::Chain: ok = chain(off, cnt, rel); break;
-      default: ok = pointToPoint(off, cnt); break;
+    if (units_) {
+      ok = runUnits(p, rel);
+    } else {
+      switch (s.algo) {
+        case Algo::Ring:
+          ok = s.coll == Coll::AllReduce ? ringAllReduce(off, cnt, p) : ringGather(off, cnt, p);
+          break;
+        case Algo::Chain: ok = chain(off, cnt, rel); break;
+        default: ok = pointToPoint(off, cnt); break;
+      }
     }
     close(recv, send);
     return ok;
@@ -145,23 +157,25 @@ class SimpleWork {
   // Ring AllReduce: per loop of chunk·n elements, n−1 reduce steps then n gather steps, step
   // k on the chunk of ring position p − k (schedule.h, stepAt).
   __device__ __forceinline__ bool ringAllReduce(int64_t off, int64_t cnt, int p) {
+    const int64_t loopSize = w_.s.chunk * w_.s.nranks;
+    for (int64_t base = off; base < off + cnt; base += loopSize)
+      if (!allReduceLoop(base, min64(loopSize, off + cnt - base), p)) return false;
+    return true;
+  }
+  __device__ __forceinline__ bool allReduceLoop(int64_t base, int64_t size, int p) {
     const Schedule& s = w_.s;
     const int n = s.nranks;
-    const int64_t loopSize = s.chunk * n;
     const bool pre = premul();
-    for (int64_t base = off; base < off + cnt; base += loopSize) {
-      const int64_t size = min64(loopSize, off + cnt - base);
-      const int64_t part = roundUp(divUp(size, n), s.align);
-      int q = p;
-      for (int k = 0; k < 2 * n - 1; ++k) {
-        const int64_t cOff = base + min64(part * q, size);
-        const int64_t cCnt = min64(part, base + size - cOff);
-        const bool reduce = k < n;
-        SimpleStep st{reduce ? in(cOff) : nullptr, k >= n - 1 ? out(cOff) : nullptr, cCnt, k > 0, k < 2 * n - 2,
-                      reduce && pre};
-        if (!step(st)) return false;
-        q = q == 0 ? n - 1 : q - 1;
-      }
+    const int64_t part = roundUp(divUp(size, n), s.align);
+    int q = p;
+    for (int k = 0; k < 2 * n - 1; ++k) {
+      const int64_t cOff = base + min64(part * q, size);
+      const int64_t cCnt = min64(part, base + size - cOff);
+      const bool reduce = k < n;
+      SimpleStep st{reduce ? in(cOff) : nullptr, k >= n - 1 ? out(cOff) : nullptr, cCnt, k > 0, k < 2 * n - 2,
+                    reduce && pre};
+      if (!step(st)) return false;
+      q = q == 0 ? n - 1 : q - 1;
     }
     return true;
   }
@@ -170,35 +184,73 @@ class SimpleWork {
   // step k carries the block of ring position p − k, ReduceScatter's reduces that of p − k − 1
   // and completes this rank's own block at the last step.
   __device__ __forceinline__ bool ringGather(int64_t off, int64_t cnt, int p) {
+    for (int64_t o = off; o < off + cnt; o += w_.s.chunk)
+      if (!gatherChunk(o, min64(w_.s.chunk, off + cnt - o), p)) return false;
+    return true;
+  }
+  __device__ __forceinline__ bool gatherChunk(int64_t o, int64_t len, int p) {
     const Schedule& s = w_.s;
     const int n = s.nranks;
     const bool gather = s.coll == Coll::AllGather;
     const bool pre = premul();
-    for (int64_t o = off; o < off + cnt; o += s.chunk) {
-      const int64_t len = min64(s.chunk, off + cnt - o);
-      for (int k = 0; k < n; ++k) {
-        const int64_t blockOff = static_cast<int64_t>(ringAt(p - k - (gather ? 0 : 1))) * s.count + o;
-        SimpleStep st = gather ? SimpleStep{k == 0 ? in(o) : nullptr, out(blockOff), len, k > 0, k < n - 1, false}
-                               : SimpleStep{in(blockOff), k == n - 1 ? out(o) : nullptr, len, k > 0, k < n - 1, pre};
-        if (!step(st)) return false;
-      }
+    for (int k = 0; k < n; ++k) {
+      const int64_t blockOff = static_cast<int64_t>(ringAt(p - k - (gather ? 0 : 1))) * s.count + o;
+      SimpleStep st = gather ? SimpleStep{k == 0 ? in(o) : nullptr, out(blockOff), len, k > 0, k < n - 1, false}
+                             : SimpleStep{in(blockOff), k == n - 1 ? out(o) : nullptr, len, k > 0, k < n - 1, pre};
+      if (!step(st)) return false;
     }
     return true;
   }
 
   // Along the ring from the root: Broadcast root -> root+1 -> ...; Reduce root+1 -> ... -> root.
   __device__ __forceinline__ bool chain(int64_t off, int64_t cnt, int rel) {
+    for (int64_t o = off; o < off + cnt; o += w_.s.chunk)
+      if (!chainChunk(o, min64(w_.s.chunk, off + cnt - o), rel)) return false;
+    return true;
+  }
+  __device__ __forceinline__ bool chainChunk(int64_t o, int64_t len, int rel) {
     const Schedule& s = w_.s;
     const bool bcast = s.coll == Coll::Broadcast;
-    const bool pre = premul();
     const bool recv = bcast ? rel > 0 : rel != 1, send = bcast ? rel < s.nranks - 1 : rel != 0;
-    for (int64_t o = off; o < off + cnt; o += s.chunk) {
-      const int64_t len = min64(s.chunk, off + cnt - o);
-      SimpleStep st = bcast ? SimpleStep{rel == 0 ? in(o) : nullptr, out(o), len, recv, send, false}
-                            : SimpleStep{in(o), rel == 0 ? out(o) : nullptr, len, recv, send, pre};
-      if (!step(st)) return false;
+    SimpleStep st = bcast ? SimpleStep{rel == 0 ? in(o) : nullptr, out(o), len, recv, send, false}
+                          : SimpleStep{in(o), rel == 0 ? out(o) : nullptr, len, recv, send, premul()};
+    return step(st);
+  }
+
+  // Units (DevWork::units, dev_work.h): the channel's units, from unit ch_ on: each ends with every thread reading the unit word of the next one
+  // (claimed by the leader, learnt by the others from the messages of this unit).
+  __device__ __forceinline__ bool runUnits(int p, int rel) {
+    const Schedule& s = w_.s;
+    const bool ring = s.algo == Algo::Ring;
+    const bool leader = ring ? p == 0 : rel == (s.coll == Coll::Broadcast ? 0 : 1);
+    const int64_t size = unitElems(s);
+    int64_t u = ch_;
+    for (;;) {
+      if (tid_ == kSendThread) sh_.next = leader ? claim() : kUnitUnknown;
+      __syncthreads();
+      const int64_t o = u * size, len = min64(size, s.count - o);
+      const bool ok = !ring ? chainChunk(o, len, rel) : s.coll == Coll::AllReduce ? allReduceLoop(o, len, p)
+                                                                                : gatherChunk(o, len, p);
+      if (!ok) return false;
+      const uint64_t next = sh_.next;
+      __syncthreads();  // read by all before the next unit's claim
+      if (next == kUnitEnd) return true;
+      // Every rank learns the word by its step at its ring (or chain) distance from the
+      // leader, within the unit: an unknown one here is a broken invariant.
+      if (next == kUnitUnknown) __trap();
+      u = static_cast<int64_t>(next - 1);
     }
-    return true;
+  }
+  // The leader's next unit: the first nchannels go one to a channel, the rest in the order
+  // channels ask for them.
+  __device__ __forceinline__ uint64_t claim() {
+    const int64_t u = w_.s.nchannels + static_cast<int64_t>(atomicAdd(comm_.claims + wi_, 1u));
+    return u < nUnits_ ? static_cast<uint64_t>(u) + 1 : kUnitEnd;
+  }
+  // The unit word of a FIFO slot, next to the tail in the receiver's memory.
+  __device__ __forceinline__ static volatile uint64_t* unitWord(uint64_t* tail, uint32_t slot) {
+    return reinterpret_cast<volatile uint64_t*>(reinterpret_cast<uint8_t*>(tail) - ConnRegion::kFlagOff +
+                                                ConnRegion::kUnitOff) + slot;
   }
 
   __device__ __forceinline__ bool pointToPoint(int64_t off, int64_t cnt) {
@@ -253,7 +305,8 @@ class SimpleWork {
 
   // One step, in nsl_ slices (each moves one flag; empty steps move none, on both sides).
   __device__ __forceinline__ bool step(const SimpleStep& st) {
-    if (st.count <= 0) return true;
+    // Empty steps move no flag, on both sides; with units they do (the unit word travels).
+    if (st.count <= 0 && !units_) return true;
     const bool prof = comm_.prof != nullptr && tid_ == 0;
     const int64_t per = nsl_ == 1 ? st.count : roundUp(divUp(st.count, nsl_), 16 / static_cast<int64_t>(esize_));
     // In place with nothing else to do: the data is already where it belongs.
@@ -263,7 +316,10 @@ class SimpleWork {
       const int64_t cnt = min64(per, st.count - off);
       const uint64_t t0 = prof ? globalTimer() : 0;
       bool stop = false;
-      if (st.recv && tid_ == kRecvThread) stop = !waitAtLeast(comm_, sh_.recv.tail, rn_ + 1, prev_);
+      if (st.recv && tid_ == kRecvThread) {
+        stop = !waitAtLeast(comm_, sh_.recv.tail, rn_ + 1, prev_);
+        if (!stop && units_ && sh_.next == kUnitUnknown) sh_.next = *unitWord(sh_.recv.tail, rc_.slot);
+      }
       if (st.send && tid_ == kSendThread && sl == 0) {
         // A slot is reused once the receiver has consumed every slice of its last use.
         const uint64_t slot = sn_ / nsl_;
@@ -282,6 +338,7 @@ class SimpleWork {
         if (sh_.send.sizes)
           sh_.send.sizes[sn_ % (static_cast<uint64_t>(sc_.slots) * nsl_)] =
               static_cast<uint64_t>(off) * esize_ << 32 | static_cast<uint64_t>(cnt) * esize_;
+        if (units_) *unitWord(sh_.send.tail, sc_.slot) = sh_.next;
         // Every thread's stores (ordered by the barrier) become visible before the flag.
         fenceSys(comm_.fence);
         *reinterpret_cast<volatile uint64_t*>(sh_.send.tail) = ++sn_;
@@ -343,10 +400,13 @@ class SimpleWork {
 
   const DevComm& comm_;
   const DevWork& w_;
+  const int wi_;  // the work's index in the launch (its claim counter)
   const int ch_;
   SimpleShared& sh_;
   const size_t esize_;
   const int tid_, nt_;
+  const bool units_;
+  int64_t nUnits_ = 0;
   int prev_ = -1, next_ = -1;
   int nsl_ = 1;
   SimpleConn rc_, sc_;
@@ -366,10 +426,18 @@ __global__ void __launch_bounds__(kMaxThreads, 1) simpleKernel(const __grid_cons
   }
   const DevQueue q = args.queues[blockIdx.x];
   copyArgsToShared(args, a);
+  bool units = false;
+  for (int wi = 0; wi < args.nworks; ++wi) units = units || a.works[wi].units;
   for (int wi = 0; wi < args.nworks; ++wi) {
     const DevWork& w = a.works[wi];
     if (!queueRuns(q, w)) continue;
-    if (!SimpleWork<S>(a.comm, w, q.channel, sh).run()) return;
+    if (!SimpleWork<S>(a.comm, w, wi, q.channel, sh).run()) break;
+  }
+  if (units && threadIdx.x == 0) {
+    // The claim counters start at zero in every launch: the last block out zeroes them.
+    __threadfence();
+    if (atomicAdd(a.comm.claims + kSmallLaunch, 1u) == gridDim.x - 1)
+      for (int k = 0; k < kClaimWords; ++k) a.comm.claims[k] = 0;
   }
   if (threadIdx.x == 0 && sh.entryNs && sh.prof[4]) {
     unsigned long long* p = a.comm.prof;
@@ -383,6 +451,17 @@ __global__ void __launch_bounds__(kMaxThreads, 1) simpleKernel(const __grid_cons
     atomicAdd(p + kProfSimpleStart, static_cast<unsigned long long>(sh.startNs));
     atomicAdd(p + kProfSimpleEnd, static_cast<unsigned long long>(globalTimer() - sh.lastNs));
     atomicAdd(p + kProfSimpleBlocks, 1ull);
+    const unsigned long long end = globalTimer(), run = end - sh.entryNs;
+    unsigned sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    atomicAdd(p + kProfBlockRun, run);
+    atomicAdd(p + kProfBlockRunSq, (run / 1000) * (run / 1000));
+    atomicMax(p + kProfBlockRunMax, run);
+    if (q.channel >= 0 && q.channel < kProfChannels) {
+      p[kProfChanEntry + q.channel] = sh.entryNs;
+      p[kProfChanEnd + q.channel] = end;
+      p[kProfChanSm + q.channel] = sm;
+    }
   }
 }
 

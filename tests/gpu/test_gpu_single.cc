@@ -561,6 +561,45 @@ TEST(GpuSingleProcess, SimpleKernelsAndGenericAlternateOnOneCommunicator) {
   alternateKernels(cl, {1, 13, 1023, 4001, 20000, 100003, 77}, 200);
 }
 
+// Simple with units (DevWork::units): 64 KiB FIFOs (16 KiB slots) on two channels, so
+// collectives of 100k-1M elements are cut into 8-512 units, the last one partial, that the
+// channels take as they free up (int8 at 100k stays below 4 units a channel: fixed ranges);
+// every collective, type width, in-place form and root, twice over (each launch starts its
+// claims at zero), against the host reference.
+TEST(GpuSingleProcess, SimpleUnitsEveryCollectiveTypeAndForm) {
+  SKIP_WITHOUT_GPUS(1);
+  struct Env {
+    Env() {
+      for (auto& v : kVars) setenv(v[0], v[1], 1);
+      mccl::knobsReload();
+    }
+    ~Env() {
+      for (auto& v : kVars) unsetenv(v[0]);
+      mccl::knobsReload();
+    }
+    const char* kVars[3][2] = {{"NCCL_PROTO", "Simple"}, {"NCCL_BUFFSIZE", "65536"}, {"NCCL_MAX_NCHANNELS", "2"}};
+  } env;
+  Clique cl(8);
+  if (cl.n < 2) GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=2 on one GPU)";
+  std::vector<CollCase> cases;
+  uint64_t seed = 7;
+  for (int round = 0; round < 2; ++round)
+    for (size_t count : {size_t{100003}, size_t{1} << 20, (size_t{1} << 20) + 5, size_t{3} << 18})
+      for (ncclDataType_t t : {ncclInt8, ncclBfloat16, ncclFloat32, ncclFloat64})
+        for (bool inPlace : {false, true}) {
+          for (ncclRedOp_t op : {ncclSum, ncclMax}) {
+            cases.push_back(CollCase{CollKind::AllReduce, t, op, false, false, count, 0, inPlace, seed++});
+            cases.push_back(CollCase{CollKind::ReduceScatter, t, op, false, false, count / 2, 0, inPlace, seed++});
+            cases.push_back(CollCase{CollKind::Reduce, t, op, false, false, count, cl.n - 1, inPlace, seed++});
+          }
+          cases.push_back(CollCase{CollKind::AllReduce, t, ncclSum, true, false, count, 0, inPlace, seed++});
+          for (int root = 0; root < cl.n; ++root)
+            cases.push_back(CollCase{CollKind::Broadcast, t, ncclSum, false, false, count, root, inPlace, seed++});
+          cases.push_back(CollCase{CollKind::AllGather, t, ncclSum, false, false, count / 2 + 1, 0, inPlace, seed++});
+        }
+  runCases(cl, cases);
+}
+
 // Lone calls and one-communicator groups that repeat a shape reuse its plan (the GPU data
 // path's plan cache, keyed on each operation's collective or peer, buffers, count, type,
 // operator, root and stream). What must not be reused:

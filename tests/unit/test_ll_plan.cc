@@ -102,6 +102,7 @@ class ProtoEnv : public ::testing::Test {
     unsetenv("MCCL_LL_MAX_BYTES");
     unsetenv("MCCL_LL128_MAX_BYTES");
     unsetenv("NCCL_MAX_NCHANNELS");
+    unsetenv("MCCL_SIMPLE_UNITS");
     knobsReload();
   }
   static void set(const char* k, const char* v) {
@@ -223,6 +224,36 @@ TEST_F(ProtoEnv, LlChannelsGrowWithSizeWithinLimits) {
   }
   set("NCCL_MAX_NCHANNELS", "2");
   EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 32u << 20), 1 << 19).nchannels, 2);
+}
+
+// Simple on GPUs: no more channels than NCCL takes (24), and steps small enough (not under
+// 256 KiB) that every channel has kUnitsPerChannel units to take as it frees up.
+TEST_F(ProtoEnv, SimpleChannelsStopAtNcclsAndStepsLeaveUnitsForEach) {
+  FakeGpuComm two(2, false), eight(8, false), net(2, true);
+  const size_t slot = 1 << 20;
+  auto plan = [&](FakeGpuComm& c, OpKind k, size_t bytes) { return choosePlan(&c.comm, opOf(k, bytes), slot); };
+  for (size_t bytes = 4u << 20; bytes <= (size_t{2} << 30); bytes *= 4)
+    for (OpKind k : {OpKind::AllReduce, OpKind::AllGather, OpKind::ReduceScatter, OpKind::Broadcast, OpKind::Reduce})
+      EXPECT_EQ(plan(two, k, bytes).nchannels, 24) << bytes;
+  // Large: slot-sized steps already leave 4 units a channel (2 GiB AllReduce: 1,024 of 2 MiB).
+  EXPECT_EQ(plan(two, OpKind::AllReduce, size_t{2} << 30).chunk * 4, static_cast<int64_t>(slot));
+  // 128 MiB AllReduce: 64 units of 2 MiB would leave channels idle; 96 of 1.33 MiB do not.
+  PlanChoice c = plan(two, OpKind::AllReduce, 128u << 20);
+  const int64_t count = (128 << 20) / 4;
+  EXPECT_LT(c.chunk * 4, static_cast<int64_t>(slot));
+  EXPECT_GE(c.chunk * 4, 256 << 10);
+  EXPECT_GE(divUp(count, c.chunk * 2), kUnitsPerChannel * c.nchannels);
+  // A chain's unit is one step, a ring AllGather's one step of each rank's block.
+  c = plan(two, OpKind::Broadcast, 64u << 20);
+  EXPECT_GE(divUp((64 << 20) / 4, c.chunk), kUnitsPerChannel * c.nchannels);
+  c = plan(eight, OpKind::AllGather, 256u << 20);
+  EXPECT_GE(divUp((256 << 20) / 4, c.chunk), kUnitsPerChannel * c.nchannels);
+  // Too small for 256 KiB units (32 MiB AllReduce: 170 KiB each): slot-sized steps, fixed ranges.
+  EXPECT_EQ(plan(two, OpKind::AllReduce, 32u << 20).chunk * 4, static_cast<int64_t>(slot));
+  // Network peers (no units there) and MCCL_SIMPLE_UNITS=0 keep slot-sized steps.
+  EXPECT_EQ(plan(net, OpKind::AllReduce, 128u << 20).chunk * 4, static_cast<int64_t>(slot));
+  set("MCCL_SIMPLE_UNITS", "0");
+  EXPECT_EQ(plan(two, OpKind::AllReduce, 128u << 20).chunk * 4, static_cast<int64_t>(slot));
 }
 
 // Below the channel cap, LL gives a channel at most 4 KiB of each peer's data: what the lean

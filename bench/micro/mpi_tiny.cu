@@ -1,0 +1,216 @@
+// Microbenchmark: ways to complete an 8-byte MPI_Allreduce on device buffers, each timed
+// alone, one process per GPU (issue 12's goal: <= 10 us through libmccl_mpi). What the
+// preload can do with a tiny device buffer, and the pieces each way is made of:
+//   kernel        mcclMpiAllreduce on a blocking stream + mcclStreamSynchronize (the
+//                 preload's path today: a kernel, then a wait that keeps MPI progressing)
+//   kernel_spin   the same kernel, waited for by spinning on cudaStreamQuery alone
+//   staged        cudaMemcpyAsync D2H to pinned memory, cudaStreamSynchronize, MPI_Allreduce
+//                 on the host, cudaMemcpyAsync H2D, cudaStreamSynchronize
+//   staged_spin   the same, each copy waited for by spinning on cudaStreamQuery
+//   staged_sync   the same with cudaMemcpy (synchronous) to and from pinned memory
+//   mapped        one kernel that copies the buffer to mapped host memory and waits there
+//                 for the host's result (MPI_Allreduce between the two), then writes it back
+//   pieces: d2h, h2d (one copy + wait), mpi (MPI_Allreduce of 8 host bytes), empty (an empty
+//   kernel + wait), attr (cudaPointerGetAttributes on the device buffer)
+// Each row: the slower rank's mean over 2000 calls, median of 5 trials; every variant's
+// result is checked against the sum of the ranks' inputs.
+#include <cuda_runtime.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "mccl_mpi.h"
+
+#define CK(x)                                                                                \
+  do {                                                                                       \
+    cudaError_t e_ = (x);                                                                    \
+    if (e_ != cudaSuccess) {                                                                 \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
+    }                                                                                        \
+  } while (0)
+
+__global__ void emptyKernel() {}
+
+// The mapped variant: the block copies the buffer to host memory, raises the host's flag,
+// waits for the host to post the result, and writes it back.
+__global__ void mappedKernel(float* d, volatile float* h, volatile unsigned* toHost, volatile unsigned* toDev,
+                             unsigned seq, int n) {
+  if (threadIdx.x != 0) return;
+  for (int i = 0; i < n; ++i) h[i] = d[i];
+  __threadfence_system();
+  *toHost = seq;
+  while (*toDev != seq) {
+  }
+  for (int i = 0; i < n; ++i) d[i] = h[n + i];
+}
+
+namespace {
+
+void spin(cudaStream_t s) {
+  cudaError_t e;
+  while ((e = cudaStreamQuery(s)) == cudaErrorNotReady) {
+  }
+  CK(e);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int ndev = 0;
+  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+    if (rank == 0) std::printf("no GPU: nothing to measure\n");
+    MPI_Finalize();
+    return 0;
+  }
+  CK(cudaSetDevice(rank % ndev));
+  const int n = 2;  // 8 bytes of floats
+  const int iters = argc > 1 ? std::atoi(argv[1]) : 2000;
+  float* d = nullptr;
+  float* h = nullptr;
+  unsigned* flags = nullptr;
+  CK(cudaMalloc(&d, 64));
+  CK(cudaHostAlloc(&h, 64, cudaHostAllocMapped));
+  CK(cudaHostAlloc(&flags, 64, cudaHostAllocMapped));
+  std::memset(flags, 0, 64);
+  float* hDev = nullptr;
+  unsigned* fDev = nullptr;
+  CK(cudaHostGetDevicePointer(&hDev, h, 0));
+  CK(cudaHostGetDevicePointer(&fDev, flags, 0));
+  cudaStream_t s;
+  CK(cudaStreamCreateWithFlags(&s, cudaStreamDefault));  // blocking, as the preload's
+  ncclComm_t comm;
+  if (mcclMpiComm(MPI_COMM_WORLD, &comm) != ncclSuccess) {
+    std::fprintf(stderr, "mcclMpiComm: %s\n", ncclGetLastError(nullptr));
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  unsigned seq = 0;
+  volatile unsigned* vf = flags;
+  volatile float* vh = h;
+
+  struct Variant {
+    const char* name;
+    bool checks;  // leaves the sum of the inputs in d
+    std::function<void()> call;
+  };
+  std::vector<Variant> variants = {
+      {"kernel", true,
+       [&] {
+         mcclMpiAllreduce(MPI_IN_PLACE, d, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, s);
+         mcclStreamSynchronize(s, MPI_COMM_WORLD);
+       }},
+      {"kernel_spin", true,
+       [&] {
+         mcclMpiAllreduce(MPI_IN_PLACE, d, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, s);
+         spin(s);
+       }},
+      {"staged", true,
+       [&] {
+         CK(cudaMemcpyAsync(h, d, n * sizeof(float), cudaMemcpyDeviceToHost, s));
+         CK(cudaStreamSynchronize(s));
+         MPI_Allreduce(MPI_IN_PLACE, h, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+         CK(cudaMemcpyAsync(d, h, n * sizeof(float), cudaMemcpyHostToDevice, s));
+         CK(cudaStreamSynchronize(s));
+       }},
+      {"staged_spin", true,
+       [&] {
+         CK(cudaMemcpyAsync(h, d, n * sizeof(float), cudaMemcpyDeviceToHost, s));
+         spin(s);
+         MPI_Allreduce(MPI_IN_PLACE, h, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+         CK(cudaMemcpyAsync(d, h, n * sizeof(float), cudaMemcpyHostToDevice, s));
+         spin(s);
+       }},
+      {"staged_sync", true,
+       [&] {
+         CK(cudaMemcpy(h, d, n * sizeof(float), cudaMemcpyDeviceToHost));
+         MPI_Allreduce(MPI_IN_PLACE, h, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+         CK(cudaMemcpy(d, h, n * sizeof(float), cudaMemcpyHostToDevice));
+       }},
+      {"mapped", true,
+       [&] {
+         ++seq;
+         mappedKernel<<<1, 32, 0, s>>>(d, hDev, fDev, fDev + 16, seq, n);
+         while (vf[0] != seq) {
+         }
+         float v[2] = {vh[0], vh[1]};
+         MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+         vh[2] = v[0];
+         vh[3] = v[1];
+         std::atomic_thread_fence(std::memory_order_seq_cst);
+         vf[16] = seq;
+         spin(s);
+       }},
+      {"d2h", false,
+       [&] {
+         CK(cudaMemcpyAsync(h, d, n * sizeof(float), cudaMemcpyDeviceToHost, s));
+         CK(cudaStreamSynchronize(s));
+       }},
+      {"h2d", false,
+       [&] {
+         CK(cudaMemcpyAsync(d, h, n * sizeof(float), cudaMemcpyHostToDevice, s));
+         CK(cudaStreamSynchronize(s));
+       }},
+      {"mpi", false,
+       [&] {
+         float v[2] = {1, 2};
+         MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+       }},
+      {"empty", false,
+       [&] {
+         emptyKernel<<<1, 32, 0, s>>>();
+         CK(cudaStreamSynchronize(s));
+       }},
+      {"attr", false,
+       [&] {
+         cudaPointerAttributes a;
+         CK(cudaPointerGetAttributes(&a, d));
+       }},
+  };
+  if (rank == 0) std::printf("# 8-byte MPI_Allreduce on device buffers, %d ranks: us per call (slower rank)\n", size);
+  if (rank == 0) std::printf("%-12s %8s %8s %8s  %s\n", "variant", "median", "min", "max", "check");
+  for (const Variant& v : variants) {
+    std::vector<double> trials;
+    bool ok = true;
+    for (int t = 0; t < 5; ++t) {
+      const float mine[2] = {static_cast<float>(rank + 1), 0.5f * static_cast<float>(rank)};
+      CK(cudaMemcpy(d, mine, sizeof mine, cudaMemcpyHostToDevice));
+      v.call();  // warm-up, and the one call checked
+      if (v.checks) {
+        float got[2];
+        CK(cudaMemcpy(got, d, sizeof got, cudaMemcpyDeviceToHost));
+        double want0 = 0, want1 = 0;
+        for (int r = 0; r < size; ++r) want0 += r + 1, want1 += 0.5 * r;
+        ok = ok && got[0] == static_cast<float>(want0) && got[1] == static_cast<float>(want1);
+      }
+      MPI_Barrier(MPI_COMM_WORLD);
+      const double t0 = MPI_Wtime();
+      for (int i = 0; i < iters; ++i) v.call();
+      double us = (MPI_Wtime() - t0) * 1e6 / iters, worst = 0;
+      MPI_Allreduce(&us, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      trials.push_back(worst);
+    }
+    int okAll = ok ? 1 : 0, okMin = 0;
+    MPI_Allreduce(&okAll, &okMin, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    std::sort(trials.begin(), trials.end());
+    if (rank == 0)
+      std::printf("%-12s %8.2f %8.2f %8.2f  %s\n", v.name, trials[2], trials.front(), trials.back(),
+                  v.checks ? (okMin ? "ok" : "WRONG") : "-");
+  }
+  cudaStreamDestroy(s);
+  cudaFree(d);
+  cudaFreeHost(h);
+  cudaFreeHost(flags);
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,144 @@
+// Simple works with units (DevWork::units, kernels/dev_work.h), checked without a GPU: which
+// works take them (takesUnits), that each runs in a Simple launch of its own whatever else
+// a rank's group holds (launchParts), and the invariant the kernel relies on: every rank
+// learns the unit word the leader names (the unit that follows) from the messages of the
+// current unit, before that unit ends, for rings and chains of any size.
+#ifdef MCCL_HAVE_CUDA
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <vector>
+
+#include "core/knobs.h"
+#include "kernels/dev_work.h"
+#include "kernels/gpu_plan.h"
+
+using namespace mccl;
+
+namespace {
+
+DevWork simpleWork(Coll coll, Algo algo, int n, int64_t count, int nchannels, int64_t chunk) {
+  DevWork w{};
+  w.s.coll = coll;
+  w.s.algo = algo;
+  w.s.nranks = n;
+  w.s.rank = 0;
+  w.s.root = algo == Algo::P2p ? 1 : 0;
+  w.s.nchannels = nchannels;
+  w.s.count = count;
+  w.s.chunk = chunk;
+  w.s.align = 16;
+  w.proto = kProtoSimple;
+  w.type = ncclFloat32;
+  return w;
+}
+
+class UnitsEnv : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    unsetenv("MCCL_SIMPLE_UNITS");
+    unsetenv("MCCL_SIMPLE_KERNEL");
+    knobsReload();
+  }
+  static void set(const char* k, const char* v) {
+    setenv(k, v, 1);
+    knobsReload();
+  }
+};
+
+}  // namespace
+
+TEST_F(UnitsEnv, LargeRingAndChainCollectivesOverIpcTakeUnits) {
+  const int64_t chunk = (1 << 20) / 4;  // a 1 MiB slot of floats
+  // AllReduce on 2 ranks: a unit is a loop of 2 chunks; 24 channels need 4 units each.
+  EXPECT_FALSE(takesUnits(simpleWork(Coll::AllReduce, Algo::Ring, 2, (4 * 24 - 1) * 2 * chunk, 24, chunk), 4, false));
+  EXPECT_TRUE(takesUnits(simpleWork(Coll::AllReduce, Algo::Ring, 2, (4 * 24 - 1) * 2 * chunk + 1, 24, chunk), 4, false));
+  for (Coll c : {Coll::AllGather, Coll::ReduceScatter})
+    EXPECT_TRUE(takesUnits(simpleWork(c, Algo::Ring, 3, 96 * chunk, 24, chunk), 4, false));
+  for (Coll c : {Coll::Broadcast, Coll::Reduce})
+    EXPECT_TRUE(takesUnits(simpleWork(c, Algo::Chain, 5, 96 * chunk, 24, chunk), 4, false));
+  const DevWork big = simpleWork(Coll::AllReduce, Algo::Ring, 2, 1 << 28, 24, chunk);
+  EXPECT_FALSE(takesUnits(big, 4, true)) << "network peers: no unit words in a proxy's FIFO";
+  EXPECT_FALSE(takesUnits(big, kUnitSlots + 1, false)) << "a unit word per slot, kUnitSlots of them";
+  EXPECT_TRUE(takesUnits(big, kUnitSlots, false));
+  EXPECT_FALSE(takesUnits(simpleWork(Coll::Send, Algo::P2p, 2, 1 << 28, 24, chunk), 4, false));
+  EXPECT_FALSE(takesUnits(simpleWork(Coll::AllReduce, Algo::Tree, 4, 1 << 28, 24, chunk), 4, false));
+  DevWork avg = big;
+  avg.postDiv = 2;  // the integer average runs in the generic kernel
+  EXPECT_FALSE(takesUnits(avg, 4, false));
+  DevWork ll = big;
+  ll.proto = kProtoLl;
+  EXPECT_FALSE(takesUnits(ll, 4, false));
+  set("MCCL_SIMPLE_UNITS", "0");
+  EXPECT_FALSE(takesUnits(big, 4, false));
+  unsetenv("MCCL_SIMPLE_UNITS");
+  set("MCCL_SIMPLE_KERNEL", "0");
+  EXPECT_FALSE(takesUnits(big, 4, false)) << "only the Simple kernel follows unit words";
+}
+
+TEST(Units, EachRunsInASimpleLaunchOfItsOwnFirst) {
+  const int64_t chunk = (1 << 20) / 4;
+  DevWork units = simpleWork(Coll::AllReduce, Algo::Ring, 2, 1 << 28, 24, chunk);
+  units.units = 1;
+  DevWork units2 = simpleWork(Coll::AllGather, Algo::Ring, 2, 1 << 26, 24, chunk);
+  units2.units = 1;
+  DevWork small = simpleWork(Coll::AllReduce, Algo::Ring, 2, 1 << 10, 1, chunk);
+  DevWork self = simpleWork(Coll::Send, Algo::P2p, 2, 1 << 10, 1, chunk);
+  self.s.root = 0;  // a send to itself: only the generic kernel runs it
+  // One rank's group: [self-send, units AllReduce, small AllReduce, units AllGather].
+  std::vector<GpuPlan::LaunchPart> parts = launchParts({self, units, small, units2}, 24);
+  ASSERT_EQ(parts.size(), 3u);
+  ASSERT_EQ(parts[0].works.size(), 1u);
+  EXPECT_EQ(parts[0].works[0].s.coll, Coll::AllReduce);
+  EXPECT_EQ(parts[0].spec.kind, LaunchKind::Simple);
+  ASSERT_EQ(parts[1].works.size(), 1u);
+  EXPECT_EQ(parts[1].works[0].s.coll, Coll::AllGather);
+  EXPECT_EQ(parts[1].spec.kind, LaunchKind::Simple);
+  ASSERT_EQ(parts[2].works.size(), 2u);
+  EXPECT_EQ(parts[2].spec.kind, LaunchKind::Generic);
+  // Another rank's group, without the send: the same launches for the collectives.
+  parts = launchParts({units, small, units2}, 24);
+  ASSERT_EQ(parts.size(), 3u);
+  EXPECT_EQ(parts[0].works[0].s.coll, Coll::AllReduce);
+  EXPECT_EQ(parts[1].works[0].s.coll, Coll::AllGather);
+  EXPECT_EQ(parts[2].works[0].s.count, small.s.count);
+  // No units: one launch, as before.
+  parts = launchParts({self, small}, 24);
+  ASSERT_EQ(parts.size(), 1u);
+  EXPECT_EQ(parts[0].works.size(), 2u);
+}
+
+// The steps of one unit of a ring collective as simple_kernel.cu runs them, per ring
+// position: which steps receive (from the previous rank, the message it sent one step
+// earlier) and send. Each send carries what the sender knows; a receive teaches the
+// receiver. Every rank must know the word by its last step; the leader (position 0) knows
+// it from the start. (A chain's ranks other than the head receive the unit's one message,
+// which their predecessor sent after receiving it: they always learn it.)
+TEST(Units, EveryRankOfARingLearnsTheNextUnitWithinTheUnit) {
+  for (int n = 2; n <= 64; ++n) {
+    struct Shape {
+      const char* name;
+      int steps;                 // steps per unit
+      bool (*recv)(int k, int n);
+      bool (*send)(int k, int n);
+    };
+    const Shape rings[] = {
+        {"ring AllReduce", 2 * n - 1, [](int k, int) { return k > 0; }, [](int k, int n) { return k < 2 * n - 2; }},
+        {"ring AllGather/ReduceScatter", n, [](int k, int) { return k > 0; }, [](int k, int n) { return k < n - 1; }},
+    };
+    for (const Shape& sh : rings) {
+      std::vector<std::vector<char>> sent(n, std::vector<char>(sh.steps, 0));  // what p sent at step k knew
+      std::vector<char> known(n, 0);
+      known[0] = 1;
+      // Lockstep order is enough: p's step k receives what p-1 sent at step k-1.
+      for (int k = 0; k < sh.steps; ++k)
+        for (int p = 0; p < n; ++p) {
+          if (sh.recv(k, n) && sent[(p + n - 1) % n][k - 1]) known[p] = 1;
+          if (sh.send(k, n)) sent[p][k] = known[p];
+        }
+      for (int p = 0; p < n; ++p) EXPECT_TRUE(known[p]) << sh.name << " n " << n << " position " << p;
+    }
+  }
+}
+#endif  // MCCL_HAVE_CUDA
