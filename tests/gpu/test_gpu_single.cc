@@ -15,6 +15,7 @@
 #include <functional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <nccl_device.h>
@@ -50,6 +51,22 @@ struct Clique {
     for (ncclComm_t c : comms)
       if (c) EXPECT_EQ(ncclCommDestroy(c), ncclSuccess) << ncclGetLastError(c);
   }
+};
+
+// Environment variables for a test's scope, read by the communicators it makes and their calls.
+class ScopedEnv {
+ public:
+  explicit ScopedEnv(std::vector<std::pair<const char*, const char*>> vars) : vars_(std::move(vars)) {
+    for (const auto& v : vars_) setenv(v.first, v.second, 1);
+    mccl::knobsReload();
+  }
+  ~ScopedEnv() {
+    for (const auto& v : vars_) unsetenv(v.first);
+    mccl::knobsReload();
+  }
+
+ private:
+  std::vector<std::pair<const char*, const char*>> vars_;
 };
 
 // Each rank on a thread of its own (its device current), every case in order.
@@ -544,18 +561,7 @@ TEST(GpuSingleProcess, Ll128KernelsAndGenericAlternateOnOneCommunicator) {
 // and a connection's slots and counters wrap many times across the two kernels.
 TEST(GpuSingleProcess, SimpleKernelsAndGenericAlternateOnOneCommunicator) {
   SKIP_WITHOUT_GPUS(1);
-  struct Env {  // set for the test, read by the communicators it makes and their calls
-    Env() {
-      for (auto& v : kVars) setenv(v[0], v[1], 1);
-      mccl::knobsReload();
-    }
-    ~Env() {
-      for (auto& v : kVars) unsetenv(v[0]);
-      mccl::knobsReload();
-    }
-    const char* kVars[4][2] = {
-        {"NCCL_PROTO", "Simple"}, {"NCCL_BUFFSIZE", "65536"}, {"NCCL_MAX_NCHANNELS", "2"}, {"MCCL_GPU_SLICES", "2"}};
-  } env;
+  ScopedEnv env({{"NCCL_PROTO", "Simple"}, {"NCCL_BUFFSIZE", "65536"}, {"NCCL_MAX_NCHANNELS", "2"}, {"MCCL_GPU_SLICES", "2"}});
   Clique cl(8);
   if (cl.n < 2) GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=2 on one GPU)";
   alternateKernels(cl, {1, 13, 1023, 4001, 20000, 100003, 77}, 200);
@@ -568,17 +574,7 @@ TEST(GpuSingleProcess, SimpleKernelsAndGenericAlternateOnOneCommunicator) {
 // claims at zero), against the host reference.
 TEST(GpuSingleProcess, SimpleUnitsEveryCollectiveTypeAndForm) {
   SKIP_WITHOUT_GPUS(1);
-  struct Env {
-    Env() {
-      for (auto& v : kVars) setenv(v[0], v[1], 1);
-      mccl::knobsReload();
-    }
-    ~Env() {
-      for (auto& v : kVars) unsetenv(v[0]);
-      mccl::knobsReload();
-    }
-    const char* kVars[3][2] = {{"NCCL_PROTO", "Simple"}, {"NCCL_BUFFSIZE", "65536"}, {"NCCL_MAX_NCHANNELS", "2"}};
-  } env;
+  ScopedEnv env({{"NCCL_PROTO", "Simple"}, {"NCCL_BUFFSIZE", "65536"}, {"NCCL_MAX_NCHANNELS", "2"}});
   Clique cl(8);
   if (cl.n < 2) GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=2 on one GPU)";
   std::vector<CollCase> cases;
