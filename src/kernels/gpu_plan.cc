@@ -13,15 +13,16 @@ namespace mccl {
 
 bool collReducesHost(Coll c) { return c == Coll::AllReduce || c == Coll::ReduceScatter || c == Coll::Reduce; }
 
-// A Simple work of a ring collective, a chain or a point-to-point operation with another
-// rank, without the integer average's division (which only the generic kernel does).
+// A Simple work of a ring collective, a chain or a point-to-point operation (with itself
+// too: Gather, Scatter and AlltoAll send a rank's own block through its connection to
+// itself), without the integer average's division (which only the generic kernel does).
 bool simpleKernelFits(const DevWork& w) {
   const Schedule& s = w.s;
   if (w.proto != kProtoSimple || s.nranks < 2 || w.postDiv > 1 || w.scratch != nullptr) return false;
   switch (s.algo) {
     case Algo::Ring: return s.coll == Coll::AllReduce || s.coll == Coll::AllGather || s.coll == Coll::ReduceScatter;
     case Algo::Chain: return s.coll == Coll::Broadcast || s.coll == Coll::Reduce;
-    case Algo::P2p: return (s.coll == Coll::Send || s.coll == Coll::Recv) && s.root != s.rank;
+    case Algo::P2p: return s.coll == Coll::Send || s.coll == Coll::Recv;
     default: return false;
   }
 }

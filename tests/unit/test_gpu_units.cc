@@ -84,10 +84,9 @@ TEST(Units, EachRunsInASimpleLaunchOfItsOwnFirst) {
   DevWork units2 = simpleWork(Coll::AllGather, Algo::Ring, 2, 1 << 26, 24, chunk);
   units2.units = 1;
   DevWork small = simpleWork(Coll::AllReduce, Algo::Ring, 2, 1 << 10, 1, chunk);
-  DevWork self = simpleWork(Coll::Send, Algo::P2p, 2, 1 << 10, 1, chunk);
-  self.s.root = 0;  // a send to itself: only the generic kernel runs it
-  // One rank's group: [self-send, units AllReduce, small AllReduce, units AllGather].
-  std::vector<GpuPlan::LaunchPart> parts = launchParts({self, units, small, units2}, 24);
+  DevWork tree = simpleWork(Coll::AllReduce, Algo::Tree, 2, 1 << 10, 1, chunk);  // only the generic kernel runs trees
+  // One rank's group: [tree AllReduce, units AllReduce, small AllReduce, units AllGather].
+  std::vector<GpuPlan::LaunchPart> parts = launchParts({tree, units, small, units2}, 24);
   ASSERT_EQ(parts.size(), 3u);
   ASSERT_EQ(parts[0].works.size(), 1u);
   EXPECT_EQ(parts[0].works[0].s.coll, Coll::AllReduce);
@@ -97,14 +96,14 @@ TEST(Units, EachRunsInASimpleLaunchOfItsOwnFirst) {
   EXPECT_EQ(parts[1].spec.kind, LaunchKind::Simple);
   ASSERT_EQ(parts[2].works.size(), 2u);
   EXPECT_EQ(parts[2].spec.kind, LaunchKind::Generic);
-  // Another rank's group, without the send: the same launches for the collectives.
+  // Another rank's group, without the tree: the same launches for the others.
   parts = launchParts({units, small, units2}, 24);
   ASSERT_EQ(parts.size(), 3u);
   EXPECT_EQ(parts[0].works[0].s.coll, Coll::AllReduce);
   EXPECT_EQ(parts[1].works[0].s.coll, Coll::AllGather);
   EXPECT_EQ(parts[2].works[0].s.count, small.s.count);
   // No units: one launch, as before.
-  parts = launchParts({self, small}, 24);
+  parts = launchParts({tree, small}, 24);
   ASSERT_EQ(parts.size(), 1u);
   EXPECT_EQ(parts[0].works.size(), 2u);
 }
