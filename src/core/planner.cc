@@ -189,8 +189,8 @@ PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes) 
   } else {
     // A channel a 128 KiB of the bytes a rank moves, up to the SMs NCCL takes (they are the
     // user's): with units (DevWork::units) no block waits for a slower one, and 24 channels
-    // match or beat NCCL's 24 from 8 MiB to 2 GiB on 2 x H200 but for Broadcast of 32 MiB
-    // (0.97; bench/results/gpu-2xH200-2026-11-25/unitsweep.md).
+    // match or beat NCCL's 24 from 8 MiB to 2 GiB on 2 x H200 but for AllReduce and
+    // Broadcast of 32 MiB (0.98, 0.99; bench/results/gpu-2xH200-2026-11-25/ratio.md).
     const double perChannel = 128.0 * 1024;
     const double total = bytes * (op.kind == OpKind::AllGather || op.kind == OpKind::ReduceScatter ? n : 1);
     nch = static_cast<int>(std::min<double>(kSimpleGpuMaxChannels, std::max(1.0, std::ceil(total / perChannel))));

@@ -80,8 +80,8 @@ LaunchSpec specFor(const std::vector<DevWork>& works, size_t nqueues) {
 
 // The launches of a group. A work with units (DevWork::units) is a Simple launch of its
 // own, first, in call order: every rank runs it in the Simple kernel, whatever else its
-// group holds (a rank's point-to-point works may send the rest to the generic kernel,
-// which takes fixed ranges). Kernels are compiled per arithmetic type, so the other works,
+// group holds (a rank's own works may send the rest to the generic kernel, which takes
+// fixed ranges: more than kSmallLaunch of them, or protocols mixed). Kernels are compiled per arithmetic type, so the other works,
 // if they reduce several types, are launched once per type, in order of first appearance;
 // those that only move data (point-to-point among them) go with the first. Every rank
 // splits its group the same way (collectives come in the same order everywhere), so the
