@@ -9,7 +9,12 @@
 //
 //   mpirun -np 2 mccl-perf [-b 8] [-e 256M] [-f 2] [-n iters] [-w warmup] [-o allreduce,...]
 //                          [-d float] [-G graph-iters] [-c check] [--csv FILE] [--knobs] [--memory]
-//                          [--from-mpi]
+//                          [--from-mpi] [-R 0|1|2]
+//
+// -R: how the buffers are given to the library, as nccl-tests' -R: 0 cudaMalloc'ed, not
+// registered; 1 ncclMemAlloc'ed and ncclCommRegister'ed; 2 ncclMemAlloc'ed and registered as
+// symmetric windows (ncclCommWindowRegister, NCCL_WIN_COLL_SYMMETRIC). NCCL's best modes
+// for a size are among these (and NCCL_CTA_POLICY=2 with -R 2: the copy engines).
 //
 // --from-mpi: the communicator comes from mcclCommInitFromMpi(MPI_COMM_WORLD) (host
 // communicators then hand small collectives to MPI's own, MCCL_HOST_MPI_MAX_BYTES), not
@@ -80,6 +85,7 @@ struct Options {
   int trials = 3;  // each size is timed this many times, mccl and MPI interleaved; medians
   bool memory = false;  // --memory
   bool fromMpi = false;  // --from-mpi: mcclCommInitFromMpi(MPI_COMM_WORLD) instead of a unique id
+  int reg = 0;  // -R: 0 plain, 1 ncclCommRegister, 2 symmetric windows
 };
 
 using mccl_bench::parseSize;
@@ -158,6 +164,7 @@ class Bench {
     bytes_ = o_.maxBytes;
     alloc(&send_, bytes_);
     alloc(&recv_, bytes_);
+    registerBuffers();
     fill(send_, bytes_, rank_ + 1);
     usedWithBuffers_ = deviceUsed();
   }
@@ -169,6 +176,7 @@ class Bench {
     mcclMemoryInfo_t mi{};
     const bool haveInfo = o_.memory && mcclCommMemoryInfo(comm_, &mi) == ncclSuccess;
 #endif
+    deregisterBuffers();
     free(send_);
     free(recv_);
     CHECK_NCCL(ncclCommDestroy(comm_));
@@ -287,7 +295,8 @@ class Bench {
   void alloc(void** p, size_t bytes) {
 #ifdef MCCL_PERF_CUDA
     if (!host_) {
-      CHECK_CUDA(cudaMalloc(p, bytes));
+      if (o_.reg > 0) CHECK_NCCL(ncclMemAlloc(p, bytes));
+      else CHECK_CUDA(cudaMalloc(p, bytes));
       return;
     }
 #endif
@@ -297,11 +306,28 @@ class Bench {
   void free(void* p) {
 #ifdef MCCL_PERF_CUDA
     if (!host_) {
-      cudaFree(p);
+      if (o_.reg > 0) CHECK_NCCL(ncclMemFree(p));
+      else cudaFree(p);
       return;
     }
 #endif
     std::free(p);
+  }
+  // -R 1 and 2: both buffers registered with the communicator for the whole run (GPU only).
+  void registerBuffers() {
+    if (host_ || o_.reg == 0) return;
+    for (int i = 0; i < 2; ++i) {
+      void* p = i == 0 ? send_ : recv_;
+      if (o_.reg == 1) CHECK_NCCL(ncclCommRegister(comm_, p, bytes_, &regHandle_[i]));
+      else CHECK_NCCL(ncclCommWindowRegister(comm_, p, bytes_, &win_[i], NCCL_WIN_COLL_SYMMETRIC));
+    }
+  }
+  void deregisterBuffers() {
+    if (host_ || o_.reg == 0) return;
+    for (int i = 0; i < 2; ++i) {
+      if (o_.reg == 1) CHECK_NCCL(ncclCommDeregister(comm_, regHandle_[i]));
+      else CHECK_NCCL(ncclCommWindowDeregister(comm_, win_[i]));
+    }
   }
   void fill(void* p, size_t bytes, float v) {
     std::vector<float> h(bytes / sizeof(float), v);
@@ -382,6 +408,8 @@ class Bench {
   void* send_ = nullptr;
   void* recv_ = nullptr;
   size_t bytes_ = 0;
+  void* regHandle_[2] = {nullptr, nullptr};       // -R 1
+  ncclWindow_t win_[2] = {nullptr, nullptr};      // -R 2
 };
 
 int localRankOf(int rank, int n) {
@@ -415,6 +443,7 @@ int main(int argc, char** argv) {
     else if (a == "--csv") o.csv = next();
     else if (a == "--no-mpi") o.mpiCompare = false;
     else if (a == "--from-mpi") o.fromMpi = true;
+    else if (a == "-R") o.reg = std::atoi(next());
     else if (a == "-t") o.trials = std::max(1, std::atoi(next()));
     else if (a == "-d") {
       std::string d = next();
@@ -439,10 +468,15 @@ int main(int argc, char** argv) {
         std::fprintf(stderr,
                      "usage: mccl-perf [-b min] [-e max] [-f factor] [-n iters] [-w warmup] [-o ops|all]\n"
                      "                 [-d float|double|int32|half] [-G graph-iters] [-c 0|1] [--csv file]\n"
-                     "                 [-t trials] [--no-mpi] [--from-mpi] [--knobs] [--memory]\n");
+                     "                 [-t trials] [--no-mpi] [--from-mpi] [--knobs] [--memory] [-R 0|1|2]\n");
       MPI_Finalize();
       return 2;
     }
+  }
+  if (o.reg < 0 || o.reg > 2) {
+    if (rank == 0) std::fprintf(stderr, "mccl-perf: -R %d: must be 0 (plain), 1 (registered) or 2 (windows)\n", o.reg);
+    MPI_Finalize();
+    return 2;
   }
   Bench b(o, rank, n, localRankOf(rank, n));
   b.init();
@@ -460,8 +494,10 @@ int main(int argc, char** argv) {
   if (rank == 0) {
     int v = 0;
     ncclGetVersion(&v);
-    std::printf("# %s-perf: %d ranks, %s memory, version code %d, type size %zu\n", lib, n,
-                b.host() ? "host" : "GPU", v, typeSize(o.type));
+    static const char* const kReg[] = {"cudaMalloc", "ncclMemAlloc + ncclCommRegister",
+                                       "ncclMemAlloc + symmetric windows"};
+    std::printf("# %s-perf: %d ranks, %s memory (%s), version code %d, type size %zu\n", lib, n,
+                b.host() ? "host" : "GPU", b.host() ? "not registered" : kReg[o.reg], v, typeSize(o.type));
   }
   bool allOk = true;
   for (Op op : o.ops) {

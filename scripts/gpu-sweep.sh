@@ -9,7 +9,7 @@
 #                        [profile] [fifosweep] [init] [protosweep] [devapi] [shared] [launch]
 #                        [nccltests] [windows] [osu] [protos] [preload] [channels] [chsweep]
 #                        [hoststall] [mpitiny] [pipesweep]
-#                        [chprofile] [units] [unitsweep]
+#                        [chprofile] [units] [unitsweep] [modes]
 #                        (default: tests perf graph llsweep simplesweep micro)
 #   shared  ranks as threads sharing the GPUs (MCCL_SHARED_GPU): the single-process tests at
 #           2, 3 and 4 ranks, and mccl-threads-bench (host path and kernel fixed costs)
@@ -19,7 +19,7 @@
 #   osu     the OSU Micro-Benchmarks' NCCL benchmarks on mccl and NCCL (2 GPUs or more)
 #   channels  blocks (SMs) per collective and size, mccl next to NCCL (NCCL_DEBUG_SUBSYS=TUNING)
 #   windows collectives on symmetric windows: their tests, and the direct path against the
-#           FIFO path on the same buffers (mccl-threads-bench -w); the copy engines
+#           FIFO path on the same buffers (mccl-threads-bench -w; MCCL_WIN_DIRECT 2, 1, 0); the copy engines
 #           (NCCL_CTA_POLICY=2) between processes, and against the SM path on 2+ GPUs
 #   chsweep Simple forced at 8/16/24/32/64 channels (CH_COUNTS), 2 MiB - 2 GiB, mccl default and
 #           NCCL alongside: the fewest channels within 3 % of the best, per collective and size
@@ -27,6 +27,10 @@
 #   pipesweep  Simple at PIPE_CH channels (24): FIFO slots, slot bytes, slices, threads
 #   units   the GPU tests that run Simple units (single process and MPI np 2)
 #   unitsweep  Simple units on and off at forced channels and FIFO sizes (UNIT_CFG), 8 MiB - 2 GiB, NCCL alongside
+#   modes   every collective in each buffer mode (mccl-perf/nccl-perf -R: 0 cudaMalloc, 1
+#           ncclCommRegister, 2 symmetric windows; and windows under NCCL_CTA_POLICY=2, the
+#           copy engines), eager 8 B - 2 GiB and graphs 8 B - 1 MiB, mccl and NCCL in one
+#           call: mode against mode, and mccl's plain buffers against NCCL's best (modes.md)
 #   chprofile  MCCL_PROFILE of Simple at PROF_CH channels (16 24 64): blocks' run times, SMs
 #   hoststall  a collective order run with MCCL_PROFILE's host phases (host time per call
 #           as long as the kernel's, seen once in an eager sweep), then AllGather alone
@@ -180,7 +184,7 @@ if has windows; then
     echo "windows tests, $NGPU GPUs: rc=$? $(grep -aE '^\[  (PASSED|FAILED) ' "$OUT/windows_tests_gpus.log" | tr '\n' ' ')"
   fi
   if [ -x "$BIN/mccl-threads-bench" ]; then
-    for direct in 1 0; do
+    for direct in 2 1 0; do
       MCCL_WIN_DIRECT=$direct timeout 120 "$BIN/mccl-threads-bench" -r 2 -w -b 8 -e 64M -f 8 -n 100 \
         -o allreduce,allgather,broadcast,reducescatter > "$OUT/windows_bench_direct$direct.txt" 2>&1
       echo "== MCCL_WIN_DIRECT=$direct"; cat "$OUT/windows_bench_direct$direct.txt"
@@ -269,6 +273,22 @@ fi
 if has graph; then
   for lib in mccl nccl; do perf graph_$lib $lib -b 8 -e 4M -f 8 -o allreduce,allgather,broadcast,sendrecv -G 10 -t 3; done
   python3 scripts/ratio_table.py "$OUT/graph_mccl.csv" "$OUT/graph_nccl.csv" > "$OUT/ratio_graph.md"
+fi
+
+if has modes; then
+  # MODES_MAX: the largest eager size (2G); MODES_OPS: the collectives (all).
+  mops=${MODES_OPS:-all}
+  for lib in mccl nccl; do
+    for r in 0 1 2; do
+      perf modes_${lib}_R$r $lib -b 8 -e "${MODES_MAX:-2G}" -f 4 -o "$mops" -t 3 -R $r
+      perf modes_${lib}_R${r}_graph $lib -b 8 -e 1M -f 8 -o "$mops" -t 3 -G 10 -R $r -c 0
+    done
+    PERF_X="-x NCCL_CTA_POLICY=2" perf modes_${lib}_R2_ce $lib -b 1M -e "${MODES_MAX:-2G}" -f 4 \
+      -o allgather,broadcast,alltoall,gather,scatter,sendrecv -t 3 -R 2 -c 0
+    PERF_X=""
+  done
+  python3 scripts/modes_table.py "$OUT" > "$OUT/modes.md"
+  cat "$OUT/modes.md"
 fi
 
 if has llsweep; then
@@ -584,7 +604,7 @@ if has simplesweep; then
 fi
 
 tar -C "$OUT" -czf "$FINAL/logs.tgz" . 2>/dev/null
-for f in unitsweep.md mpi_tiny.txt pipesweep.md chprofile.txt hoststall.txt ratio.md ratio_graph.md chsweep.md channels.md protosweep.md llsweep.md simplesweep.txt micro_latency.txt profile.txt fifosweep.txt memory.txt init.txt threads_bench.txt launch_args.txt nccl_tests.txt windows_bench_direct1.txt windows_bench_direct0.txt osu.txt protos.txt; do [ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"; done
+for f in modes.md unitsweep.md mpi_tiny.txt pipesweep.md chprofile.txt hoststall.txt ratio.md ratio_graph.md chsweep.md channels.md protosweep.md llsweep.md simplesweep.txt micro_latency.txt profile.txt fifosweep.txt memory.txt init.txt threads_bench.txt launch_args.txt nccl_tests.txt windows_bench_direct2.txt windows_bench_direct1.txt windows_bench_direct0.txt osu.txt protos.txt; do [ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"; done
 [ -f "$OUT/ratio.md" ] && { echo "== eager"; cat "$OUT/ratio.md"; }
 [ -f "$OUT/ratio_graph.md" ] && { echo "== graph"; cat "$OUT/ratio_graph.md"; }
 [ -f "$OUT/llsweep.md" ] && cat "$OUT/llsweep.md"

@@ -70,13 +70,13 @@ enum class KnobType { Int, Size, Bool, String };
     "GPU: the LL protocol below this many bytes sent per rank (0: the tuner decides)")         \
   X(Ll128MaxBytes, "MCCL_LL128_MAX_BYTES", Size, "0",                                           \
     "GPU: the LL128 protocol below this many bytes sent per rank (0: the tuner decides)")      \
-  X(WinDirect, "MCCL_WIN_DIRECT", Bool, "1",                                                    \
-    "GPU: collectives on symmetric windows read and write peers' windows in place (0: through the FIFOs)") \
+  X(WinDirect, "MCCL_WIN_DIRECT", Int, "1",                                                     \
+    "GPU: collectives on symmetric windows read and write peers' windows in place: 1 at the sizes where that was measured faster than the FIFOs, 2 at every size, 0 never") \
   X(WinDirectMinBytes, "MCCL_WIN_DIRECT_MIN_BYTES", Size, "0",                                  \
     "GPU: the smallest collective (bytes per rank) that takes the direct path on symmetric windows") \
   X(WinOneShotMaxBytes, "MCCL_WIN_ONESHOT_MAX_BYTES", Size, "262144",                           \
     "GPU: the largest out-of-place AllReduce on windows that every rank reduces whole beyond 2 ranks (above: two-shot)") \
-  X(WinCeMinBytes, "MCCL_WIN_CE_MIN_BYTES", Size, "0",                                         \
+  X(WinCeMinBytes, "MCCL_WIN_CE_MIN_BYTES", Size, "33554432",                                  \
     "GPU: AllGather and Broadcast on symmetric windows of at least this many bytes per rank are moved by the copy engines (0: only under NCCL_CTA_POLICY_ZERO)") \
   X(TreeThreshold, "MCCL_TREE_THRESHOLD", Size, "0",                                            \
     "AllReduce below this many bytes uses the tree (0: the model decides)")                    \

@@ -32,6 +32,8 @@ bool planDirect(ncclComm* comm, const OpDesc& op, DirectWork* w) {
   const size_t perRank = op.count * es;  // AllGather: sent; ReduceScatter: received
   if (perRank < static_cast<size_t>(knobInt(Knob::WinDirectMinBytes))) return false;
   const size_t whole = op.kind == OpKind::AllGather || op.kind == OpKind::ReduceScatter ? perRank * n : perRank;
+  const bool engines = (op.kind == OpKind::AllGather || op.kind == OpKind::Broadcast) && copyEnginesMove(comm, perRank);
+  if (!engines && !directWanted(knobInt(Knob::WinDirect), op.kind, whole)) return false;
   std::memset(w, 0, sizeof *w);
   SymState& sym = *comm->sym;
   uint64_t* flags[kDirectMaxRanks];
@@ -91,16 +93,45 @@ bool planDirect(ncclComm* comm, const OpDesc& op, DirectWork* w) {
   if (maxc > 0) nch = std::min<int>(nch, static_cast<int>(maxc));
   nch = std::max(comm->config.minCTAs, std::min(nch, comm->config.maxCTAs));
   w->nchannels = static_cast<int16_t>(std::max(1, std::min(nch, kDirectMaxChannels)));
-  if ((op.kind == OpKind::AllGather || op.kind == OpKind::Broadcast) && copyEnginesMove(comm, perRank))
-    w->algo = kDirectCopyEngine;
+  if (engines) w->algo = kDirectCopyEngine;
   return true;
+}
+
+// Where the direct path is faster than the FIFO path (LL, LL128, Simple with units), by the
+// bytes of the whole collective (AllGather, ReduceScatter: every rank's block), on 2 × H200
+// with the FIFO path's tuner (bench/results/gpu-2xH200-2026-11-26/modes_call1.md, mccl-perf on
+// cudaMalloc'ed buffers against the same calls on symmetric windows, eager and in graphs):
+//   below the band, one LL store a line and one flag round trip beat the direct kernel's two
+//   barriers and its remote reads (AllReduce of 8 B: 7.0 against 5.0 us eager, 5.5 against
+//   3.6 in a graph; 128 KiB: 10.4 against 7.1);
+//   above it, 24 Simple channels with units move more bytes a second than the direct blocks
+//   (up to 32) reading or writing a peer (AllReduce 2 GiB: 11.7 against 6.2 ms, Broadcast
+//   6.5 against 5.8), except AllGather's writes, faster at every size from 512 KiB (2 GiB:
+//   3.28 against 3.57 ms) until the copy engines take over (copyEnginesMove);
+//   Reduce was slower at every size (512 KiB: 9.2 against 8.3 us; 2 GiB: 7.3 against 5.8 ms).
+// Measured with 2 ranks only; more ranks move more bytes through the FIFO path's hops, so
+// the band is the 2-rank one until more GPUs can be measured.
+bool directWanted(int64_t mode, OpKind kind, size_t wholeBytes) {
+  if (mode <= 0) return false;
+  if (mode >= 2) return true;
+  constexpr size_t kKiB = 1024, kMiB = 1024 * 1024;
+  switch (kind) {
+    case OpKind::AllReduce: return wholeBytes >= 512 * kKiB && wholeBytes <= 4 * kMiB;
+    case OpKind::ReduceScatter: return wholeBytes >= 512 * kKiB && wholeBytes <= 8 * kMiB;
+    case OpKind::AllGather: return wholeBytes >= 512 * kKiB;
+    case OpKind::Broadcast: return wholeBytes >= 1 * kMiB && wholeBytes <= 32 * kMiB;
+    default: return false;
+  }
 }
 
 // AllGather and Broadcast only copy: the copy engines can move their bytes into the peers'
 // windows with no SM at all. NCCL_CTA_POLICY_ZERO asks for that wherever it can be had;
-// MCCL_WIN_CE_MIN_BYTES asks for it from a size on under any policy.
+// MCCL_WIN_CE_MIN_BYTES from a size on under any policy: by default 32 MiB a rank, where
+// they became faster than the SMs on 2 × H200 (modes_call1.md: AllGather of 2 × 128 MiB 371 us
+// against about 420 on the direct blocks, 2 × 512 MiB 1,399 against about 1,650;
+// Broadcast of 256 MiB 700 against about 740 on the FIFOs; at 2 × 2 MiB 23 against about 14).
 //
-// Not where another rank of this process uses this GPU (MCCL_SHARED_GPU=1): the ranks share
+// Not where two ranks of one process use one GPU (MCCL_SHARED_GPU=1): the ranks share
 // one CUDA context, and a copy between two addresses of one device does not start before
 // every command issued earlier on the context's other streams ends (the implicit
 // synchronization of the CUDA programming guide). Those include a peer's barrier kernel
@@ -110,10 +141,14 @@ bool copyEnginesMove(const ncclComm* comm, size_t perRank) {
   const int64_t min = knobInt(Knob::WinCeMinBytes);
   const bool bySize = min > 0 && perRank >= static_cast<size_t>(min);
   if (comm->config.ctaPolicy != NCCL_CTA_POLICY_ZERO && !bySize) return false;
-  const PeerInfo& me = comm->peers[comm->rank];
-  for (int r = 0; r < comm->nranks; ++r)
-    if (r != comm->rank && comm->peers[r].devHash == me.devHash && comm->peers[r].processHash == me.processHash)
-      return false;
+  // Any two ranks of the communicator, not only this one and a peer: every rank must decide
+  // alike (3 ranks on 2 GPUs: the rank alone on its GPU took the copy engines while the two
+  // sharing the other kept the SM path, and their barriers never met).
+  const int n = comm->nranks;
+  for (int a = 0; a < n; ++a)
+    for (int b = a + 1; b < n; ++b)
+      if (comm->peers[a].devHash == comm->peers[b].devHash && comm->peers[a].processHash == comm->peers[b].processHash)
+        return false;
   return true;
 }
 

@@ -7,6 +7,10 @@
 
 #include <vector>
 
+#include <cstddef>
+#include <cstdint>
+
+#include "core/op.h"
 #include "core/redop.h"
 #include "kernels/dev_work.h"
 #include "kernels/direct.h"
@@ -34,9 +38,15 @@ inline DevRed devRed(RedKind k) {
 // ranks registered with NCCL_WIN_COLL_SYMMETRIC. Every rank decides alike without talking.
 bool planDirect(ncclComm* comm, const OpDesc& op, DirectWork* w);
 
+// True when a collective of this kind moving wholeBytes (AllGather, ReduceScatter: every
+// rank's block) takes the direct path on windows under MCCL_WIN_DIRECT = mode: 0 never,
+// 2 always, 1 where the direct path measured faster than the FIFO path (the copy engines
+// aside: where they move an AllGather or Broadcast, that path is taken under any mode but 0).
+bool directWanted(int64_t mode, OpKind kind, size_t wholeBytes);
+
 // True when an AllGather or Broadcast of perRank bytes on windows is moved by the copy
-// engines (NCCL_CTA_POLICY_ZERO, or MCCL_WIN_CE_MIN_BYTES and above; never where ranks of
-// one process share this GPU): planDirect then sets algo = kDirectCopyEngine.
+// engines (NCCL_CTA_POLICY_ZERO, or MCCL_WIN_CE_MIN_BYTES and above; never where two ranks
+// of one process share a GPU, on any rank): planDirect then sets algo = kDirectCopyEngine.
 bool copyEnginesMove(const ncclComm* comm, size_t perRank);
 
 // Side streams the copies of a copy-engine launch fork onto, so that copies to different

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gpu_util.h"
+#include "scoped_env.h"
 #include "mccl_mpi.h"
 #include "mpi_util.h"
 #include "test_util.h"
@@ -175,6 +176,7 @@ TEST(GpuMpi, CollectivesFromMpiComm) {
 // form, root and odd size), with no FIFO connection made.
 TEST(GpuMpi, SymmetricWindowCollectives) {
   if (!gpusForAll()) GTEST_SKIP() << "needs a GPU per rank";
+  ScopedEnv everySize({{"MCCL_WIN_DIRECT", "2"}});  // the direct path at every size, not only where it is faster
   int r = worldRank(), n = worldSize();
   if (n < 2) GTEST_SKIP() << "needs 2 ranks";
   ncclComm_t comm;

@@ -22,6 +22,7 @@
 
 #include "core/knobs.h"
 #include "gpu_util.h"
+#include "scoped_env.h"
 #include "mccl.h"
 #include "test_util.h"
 
@@ -51,22 +52,6 @@ struct Clique {
     for (ncclComm_t c : comms)
       if (c) EXPECT_EQ(ncclCommDestroy(c), ncclSuccess) << ncclGetLastError(c);
   }
-};
-
-// Environment variables for a test's scope, read by the communicators it makes and their calls.
-class ScopedEnv {
- public:
-  explicit ScopedEnv(std::vector<std::pair<const char*, const char*>> vars) : vars_(std::move(vars)) {
-    for (const auto& v : vars_) setenv(v.first, v.second, 1);
-    mccl::knobsReload();
-  }
-  ~ScopedEnv() {
-    for (const auto& v : vars_) unsetenv(v.first);
-    mccl::knobsReload();
-  }
-
- private:
-  std::vector<std::pair<const char*, const char*>> vars_;
 };
 
 // Each rank on a thread of its own (its device current), every case in order.
@@ -605,6 +590,7 @@ TEST(GpuSingleProcess, SimpleUnitsEveryCollectiveTypeAndForm) {
 // calls follow. Every result against the host reference, each call with new inputs.
 TEST(GpuSingleProcess, LoneCallsReusePlansAcrossShapesStreamsAndWindows) {
   SKIP_WITHOUT_GPUS(1);
+  ScopedEnv everySize({{"MCCL_WIN_DIRECT", "2"}});  // every count's plan on windows is a direct one
   Clique cl(8);
   if (cl.n < 2) GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=2 on one GPU)";
   const int n = cl.n;
@@ -832,6 +818,7 @@ TEST(GpuSingleProcess, OneThreadWindowsAndDevCommsOfEveryRank) {
 // scalar each rank chooses, then goes through the FIFOs and is still right.
 TEST(GpuSingleProcess, SymmetricWindowsEveryTypeOpAndForm) {
   SKIP_WITHOUT_GPUS(1);
+  ScopedEnv everySize({{"MCCL_WIN_DIRECT", "2"}});  // the direct path at every size, not only where it is faster
   Clique cl(8);
   if (cl.n < 2) GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=2 on one GPU)";
   std::vector<CollCase> cases, fifo;
@@ -903,6 +890,7 @@ TEST(GpuSingleProcess, SymmetricWindowsEveryTypeOpAndForm) {
 // NCCL_CTA_POLICY=2, scripts/gpu-sweep.sh windows).
 TEST(GpuSingleProcess, SymmetricWindowsCopyEngines) {
   SKIP_WITHOUT_GPUS(1);
+  ScopedEnv everySize({{"MCCL_WIN_DIRECT", "2"}});  // where ranks share a GPU: the SM direct path at every size
   for (const char* how : {"policy", "size"}) {
     SCOPED_TRACE(how);
     const bool policy = std::string(how) == "policy";
@@ -1031,6 +1019,7 @@ TEST(GpuSingleProcess, SymmetricWindowsCopyEngines) {
 // between replays; every tenth replay's results are checked.
 TEST(GpuSingleProcess, SymmetricWindowsGraphReplayAndTwoCommunicators) {
   SKIP_WITHOUT_GPUS(1);
+  ScopedEnv everySize({{"MCCL_WIN_DIRECT", "2"}});  // the small AllReduce on the direct path too
   Clique a(8), b(8);
   const int n = a.n;
   if (n < 2) GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=2 on one GPU)";
