@@ -322,8 +322,10 @@ __global__ void __launch_bounds__(kMaxThreads, 1) collKernel(const __grid_consta
     const DevWork& w = a.works[wi];
     if (!queueRuns(q, w)) continue;
     const int ch = q.channel;
-    bool ok;
-    if (w.proto != kProtoSimple) {
+    bool ok = true;
+    if (w.selfCopy) {
+      selfCopyChannel(w, typeBytes(w.type), ch, threadIdx.x, nt);
+    } else if (w.proto != kProtoSimple) {
       ok = llRun<S>(comm, w, ch, llShared);
     } else {
       if (threadIdx.x == 0) shared[0].abort = shared[1].abort = 0;

@@ -117,6 +117,8 @@ struct DevWork {
   uint8_t premul;        // multiply the local input by the scalar
   uint8_t proto;         // DevProto
   uint8_t units;         // Simple: channels take units as they free up (kUnitSlots above)
+  uint8_t selfCopy;      // a Simple Send to this rank paired with its Recv (GpuWork::pairSelf):
+                         // the blocks copy in -> out (the Recv's buffer), no connection
 };
 
 // How a work moves its data: Simple follows the schedule s through the FIFOs of its

@@ -69,6 +69,7 @@ class GpuWork : public Work {
 
  private:
   bool planCopies();
+  std::vector<int> pairSelf(const std::vector<OpDesc>& ops, size_t slotBytes);
   ncclComm* comm_;
   GpuDataPath* dp_;
   GpuPlan p_;
@@ -183,6 +184,11 @@ class GpuDataPath : public DataPath {
     return runCached(ops.data(), ops.size(), result);
   }
   bool runCached(const OpDesc* ops, size_t n, ncclResult_t* result);
+  // Sends to this rank minus Recvs from it that went through its connection to itself, over
+  // every plan so far (GpuPlan::selfBacklog): a Send and a Recv of one group are paired
+  // only while none is outstanding, so each Recv still takes the oldest Send's data.
+  int64_t selfBacklog() const { return selfBacklog_; }
+  void addSelfBacklog(int d) { selfBacklog_ += d; }
   // Launches a planned group on its first stream (eager, or into the graph being captured).
   ncclResult_t launch(const GpuPlan& p, uint64_t planStart, uint64_t planEnd);
   void remember(GpuPlan&& p);
@@ -392,6 +398,7 @@ class GpuDataPath : public DataPath {
   size_t scratchBytes_ = 0, scratchTotal_ = 0;
   int32_t* hostFlags_ = nullptr;
   CopyEngineLanes lanes_;  // side streams of the copy-engine path (direct_plan.h)
+  int64_t selfBacklog_ = 0;
   // The plans of the last eager launches (runCached, remember), valid while the knobs and
   // the symmetric windows they were made under stay.
   struct CachedPlan {
@@ -444,6 +451,43 @@ bool GpuWork::planCopies() {
   return true;
 }
 
+// A rank's Sends to itself and Recvs from itself in one group (Gather's root, Scatter's
+// root, AlltoAll's own block, a user's own pairs), matched in call order as NCCL matches
+// them: where every pair has the same size on Simple, each Send's work copies its data
+// straight into its Recv's buffer (DevWork::selfCopy) and the Recv has no work: one copy
+// instead of two through the rank's FIFO to itself, and no block on the receiving side.
+// partner[i]: for a paired Send the index of its Recv, for a paired Recv -2, else -1.
+// Groups whose self operations do not pair one to one (or that find earlier Sends still in
+// that FIFO) keep the connection, as before.
+std::vector<int> GpuWork::pairSelf(const std::vector<OpDesc>& ops, size_t slotBytes) {
+  std::vector<int> partner(ops.size(), -1);
+  if (comm_->nranks < 2) return partner;
+  std::vector<int> sends, recvs;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const OpDesc& op = ops[i];
+    if (!op.isP2p() || op.root != comm_->rank) continue;
+    (op.kind == OpKind::Send ? sends : recvs).push_back(static_cast<int>(i));
+  }
+  const int backlog = static_cast<int>(sends.size()) - static_cast<int>(recvs.size());
+  bool pair = !sends.empty() && backlog == 0 && dp_->selfBacklog() == 0;
+  for (size_t k = 0; pair && k < sends.size(); ++k) {
+    const OpDesc& s = ops[static_cast<size_t>(sends[k])];
+    pair = s.bytes() == ops[static_cast<size_t>(recvs[k])].bytes() &&
+           choosePlan(comm_, s, slotBytes).proto == Proto::Simple;
+  }
+  if (pair) {
+    for (size_t k = 0; k < sends.size(); ++k) {
+      partner[static_cast<size_t>(sends[k])] = recvs[k];
+      partner[static_cast<size_t>(recvs[k])] = -2;
+    }
+    p_.selfPaired = true;
+  } else {
+    p_.selfBacklog = backlog;
+  }
+  dp_->addSelfBacklog(p_.selfBacklog);
+  return partner;
+}
+
 ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
   if (!ops.empty() && ops.front().enqueueNs) planNs_[0] = steadyNs();  // MCCL_PROFILE
   p_.ops = ops;
@@ -453,8 +497,11 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
   int maxCh = 0;
   const bool copyOnly = planCopies();
   if (!copyOnly) p_.copies.clear();
-  static const std::vector<OpDesc> kNoOps;
-  for (const OpDesc& op : copyOnly ? kNoOps : p_.ops) {
+  const std::vector<int> partner = copyOnly ? std::vector<int>() : pairSelf(p_.ops, ipc.slotBytes());
+  for (size_t oi = 0; oi < partner.size(); ++oi) {
+    const OpDesc& op = p_.ops[oi];
+    if (partner[oi] == -2) continue;  // a Recv from itself: its Send's work writes its buffer
+    const bool selfCopy = partner[oi] >= 0;
     DirectWork dw;
     if (planDirect(comm_, op, &dw)) {
       const bool engines = dw.algo == kDirectCopyEngine;
@@ -497,8 +544,15 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
                                   static_cast<size_t>(scratchElems(hostView)) * datatypeSize(op.datatype),
                               &w.scratch));
     w.units = takesUnits(w, ipc.slots(), comm_->gpuNet) ? 1 : 0;
+    if (selfCopy) {
+      w.out = p_.ops[static_cast<size_t>(partner[oi])].recvbuff;
+      w.selfCopy = 1;
+    }
     if (dump) {
-      if (llFamily)
+      if (selfCopy)
+        std::printf("[mccl rank %d] seq %llu %s: to itself, copied into its Recv's buffer, %d channel(s)\n",
+                    comm_->rank, static_cast<unsigned long long>(op.seq), opKindName(op.kind), hostView.nchannels);
+      else if (llFamily)
         std::printf("[mccl rank %d] seq %llu %s: %s all pairs, %d channel(s)\n", comm_->rank,
                     static_cast<unsigned long long>(op.seq), opKindName(op.kind), w.proto == kProtoLl ? "LL" : "LL128",
                     hostView.nchannels);
@@ -523,7 +577,7 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
       for (int c = 0; c < hostView.nchannels; ++c) {
         int64_t off, cnt;
         scheduleChannelRange(hostView, c, &off, &cnt);
-        if (cnt > 0) MCCL_CHECK(ipc.need(ConnKey{op.root, c, cls, send}));
+        if (cnt > 0 && !selfCopy) MCCL_CHECK(ipc.need(ConnKey{op.root, c, cls, send}));
         int& have = p2pQueue[{op.root * 2 + (send ? 1 : 0), c}];
         if (have) continue;
         have = 1;
@@ -695,7 +749,7 @@ bool GpuDataPath::runCached(const OpDesc* ops, size_t n, ncclResult_t* result) {
       break;
     }
   }
-  if (hit == nullptr) return false;
+  if (hit == nullptr || (hit->plan.selfPaired && selfBacklog_ != 0)) return false;
   for (size_t i = 0; i < n; ++i) {
     if (i > 0 && ops[i].stream == ops[i - 1].stream) continue;
     cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
@@ -708,6 +762,7 @@ bool GpuDataPath::runCached(const OpDesc* ops, size_t n, ncclResult_t* result) {
     hit->plan.ops[i].enqueueNs = ops[i].enqueueNs;
   }
   ++cacheHits_;
+  selfBacklog_ += hit->plan.selfBacklog;
   *result = launch(hit->plan, 0, 0);
   return true;
 }

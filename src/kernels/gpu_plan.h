@@ -42,6 +42,11 @@ struct GpuPlan {
   };
   std::vector<LaunchPart> parts;  // launchParts(works, queues)
   bool capturing = false;         // the first stream is being captured into a graph
+  // Sends to this rank paired with its Recvs (DevWork::selfCopy, GpuWork::pairSelf), and the
+  // Sends to itself minus the Recvs from itself left to the rank's connection to itself
+  // (what the plan leaves in that FIFO, or takes from it).
+  bool selfPaired = false;
+  int selfBacklog = 0;
 };
 
 // AllReduce, ReduceScatter and Reduce: the collectives whose works add (or otherwise reduce).

@@ -96,6 +96,10 @@ class SimpleWork {
 
   // The work's peers and whether it receives and sends on this rank; then its connections.
   __device__ __forceinline__ bool run() {
+    if (w_.selfCopy) {
+      selfCopyChannel<kCopyUnroll>(w_, esize_, ch_, tid_, nt_);
+      return true;
+    }
     const Schedule& s = w_.s;
     const int n = s.nranks;
     int64_t off = 0, cnt = 0;

@@ -154,6 +154,22 @@ __device__ __forceinline__ void copyBytes(const Io& io, size_t bytes, bool fromF
   }
 }
 
+// A Send to this rank paired with its Recv (DevWork::selfCopy): channel ch's share of the
+// data copied straight from the Send's buffer to the Recv's, as NCCL does, instead of
+// through the rank's connection to itself (a FIFO copy in and out: twice the memory
+// traffic and a block for each side).
+template <int U = kUnroll>
+__device__ __forceinline__ void selfCopyChannel(const DevWork& w, size_t esize, int ch, int tid, int nt) {
+  int64_t off, cnt;
+  channelRange(w.s.count, w.s.nchannels, w.s.align, ch, &off, &cnt);
+  if (cnt <= 0) return;
+  Io io{};
+  io.src = static_cast<const uint8_t*>(w.in) + static_cast<size_t>(off) * esize;
+  io.out[0] = static_cast<uint8_t*>(w.out) + static_cast<size_t>(off) * esize;
+  io.nout = 1;
+  copyBytes<U>(io, static_cast<size_t>(cnt) * esize, false, tid, nt);
+}
+
 // Any operator on one type, chosen per element: the general loop (integer average, three
 // inputs, unaligned buffers or counts).
 template <typename A>

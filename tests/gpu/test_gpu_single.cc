@@ -122,6 +122,119 @@ TEST(GpuSingleProcess, PointToPointPatterns) {
   for (int r = 0; r < cl.n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ":\n" << errs[r];
 }
 
+// A rank's Sends to itself and Recvs from itself. Paired in one group at Simple sizes, each
+// Send's work copies straight into its Recv's buffer (GpuWork::pairSelf; the schedule dump
+// says so): two pairs of odd sizes at unaligned addresses beside a ring exchange. A Send that
+// one group leaves in the rank's FIFO to itself is what the next group's Recv takes, even
+// when that group also sends to itself (no pairing while a Send is outstanding), and the
+// group after takes that group's Send; then pairs again. (A Send to itself alone in a
+// group, with no connection to itself made before, waits for its connection's other side
+// and fails at MCCL_TIMEOUT: not a form this test uses.)
+TEST(GpuSingleProcess, SelfSendRecvPairsAndBacklog) {
+  SKIP_WITHOUT_GPUS(1);
+  Clique cl(8);
+  const int n = cl.n;
+  const size_t big = (size_t{5} << 20) + 3, big2 = (size_t{3} << 20) + 16, ring = size_t{4} << 20;
+  std::vector<std::string> errs(static_cast<size_t>(n));
+  std::string dump;
+  {
+    ScopedEnv env({{"MCCL_DUMP_SCHEDULE", "1"}});
+    testing::internal::CaptureStdout();
+    runThreads(n, [&](int r) {
+      cudaSetDevice(cl.dev(r));
+      cudaStream_t s;
+      cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+      const size_t cap = big + 64;
+      uint8_t *a, *b, *x, *y, *rin, *rout;
+      for (uint8_t** p : {&a, &b, &x, &y, &rin, &rout}) cudaMalloc(p, cap);
+      auto pattern = [](int rank, int tag, size_t i) { return static_cast<uint8_t>((rank * 131 + tag * 17 + i * 7 + i / 251) & 0xff); };
+      auto fill = [&](uint8_t* d, size_t bytes, int tag) {
+        std::vector<uint8_t> h(bytes);
+        for (size_t i = 0; i < bytes; ++i) h[i] = pattern(r, tag, i);
+        cudaMemcpyAsync(d, h.data(), bytes, cudaMemcpyHostToDevice, s);
+        cudaStreamSynchronize(s);
+      };
+      auto check = [&](const uint8_t* d, size_t bytes, int from, int tag, const char* what) {
+        std::vector<uint8_t> h(bytes);
+        cudaMemcpyAsync(h.data(), d, bytes, cudaMemcpyDeviceToHost, s);
+        cudaStreamSynchronize(s);
+        for (size_t i = 0; i < bytes; ++i)
+          if (h[i] != pattern(from, tag, i)) {
+            errs[r] += std::string(what) + ": byte " + std::to_string(i) + " is " + std::to_string(h[i]) +
+                       ", expected " + std::to_string(pattern(from, tag, i)) + "\n";
+            return;
+          }
+      };
+      auto ok = [&](ncclResult_t rc, const char* what) {
+        if (rc != ncclSuccess) errs[r] += std::string(what) + ": " + ncclGetLastError(cl.comms[r]) + "\n";
+        return rc == ncclSuccess;
+      };
+      ncclComm_t c = cl.comms[r];
+      const int next = (r + 1) % n, prev = (r + n - 1) % n;
+      // Group 1: two pairs (unaligned, odd; aligned) and the ring.
+      fill(a + 1, big, 1);
+      fill(b, big2, 2);
+      fill(rin, ring, 3);
+      cudaMemsetAsync(x, 0, cap, s);
+      cudaMemsetAsync(y, 0, cap, s);
+      ncclGroupStart();
+      ncclSend(a + 1, big, ncclUint8, r, c, s);
+      ncclSend(b, big2 / 4, ncclFloat32, r, c, s);
+      if (n > 1) ncclSend(rin, ring, ncclInt8, next, c, s);
+      ncclRecv(x + 3, big, ncclInt8, r, c, s);
+      if (n > 1) ncclRecv(rout, ring, ncclUint8, prev, c, s);
+      ncclRecv(y, big2 / 2, ncclFloat16, r, c, s);
+      ok(ncclGroupEnd(), "group 1");
+      cudaStreamSynchronize(s);
+      check(x + 3, big, r, 1, "group 1, first pair");
+      check(y, big2, r, 2, "group 1, second pair");
+      if (n > 1) check(rout, ring, prev, 3, "group 1, ring");
+      // Groups 2-4: two Sends and a Recv (the second Send stays in the FIFO), then a Send
+      // and a Recv, then a Recv.
+      fill(a, big, 4);
+      fill(b, big, 5);
+      fill(rin, big, 7);
+      cudaMemsetAsync(x, 0, cap, s);
+      cudaMemsetAsync(y, 0, cap, s);
+      cudaMemsetAsync(rout, 0, cap, s);
+      ncclGroupStart();
+      ncclSend(a, big, ncclUint8, r, c, s);
+      ncclRecv(x, big, ncclUint8, r, c, s);
+      ncclSend(b, big, ncclUint8, r, c, s);
+      ok(ncclGroupEnd(), "group 2");
+      ncclGroupStart();
+      ncclSend(rin, big, ncclUint8, r, c, s);
+      ncclRecv(y, big, ncclUint8, r, c, s);
+      ok(ncclGroupEnd(), "group 3");
+      ok(ncclRecv(rout, big, ncclUint8, r, c, s), "group 4");
+      cudaStreamSynchronize(s);
+      check(x, big, r, 4, "group 2's Recv (its first Send)");
+      check(y, big, r, 5, "group 3's Recv (group 2's second Send)");
+      check(rout, big, r, 7, "group 4's Recv (group 3's Send)");
+      // Group 5: paired again.
+      fill(a, big2, 6);
+      cudaMemsetAsync(x, 0, cap, s);
+      ncclGroupStart();
+      ncclRecv(x, big2, ncclUint8, r, c, s);
+      ncclSend(a, big2, ncclUint8, r, c, s);
+      ok(ncclGroupEnd(), "group 5");
+      cudaStreamSynchronize(s);
+      check(x, big2, r, 6, "group 5");
+      if (cudaGetLastError() != cudaSuccess) errs[r] += "CUDA error\n";
+      for (uint8_t* p : {a, b, x, y, rin, rout}) cudaFree(p);
+      cudaStreamDestroy(s);
+    });
+    dump = testing::internal::GetCapturedStdout();
+  }
+  for (int r = 0; r < n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ":\n" << errs[r];
+  // Groups 1 and 5 paired (three pairs a rank), groups 2-4 not.
+  size_t paired = 0;
+  for (size_t at = dump.find("copied into its Recv's buffer"); at != std::string::npos;
+       at = dump.find("copied into its Recv's buffer", at + 1))
+    ++paired;
+  EXPECT_EQ(paired, static_cast<size_t>(3 * n)) << dump.substr(0, 4000);
+}
+
 // NCCL 2.28's AlltoAll, Gather, Scatter and mccl's AlltoAllv on device buffers, alone and
 // in a group with older calls.
 TEST(GpuSingleProcess, AlltoAllGatherScatterAlltoAllv) {
