@@ -498,6 +498,12 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
   const bool copyOnly = planCopies();
   if (!copyOnly) p_.copies.clear();
   const std::vector<int> partner = copyOnly ? std::vector<int>() : pairSelf(p_.ops, ipc.slotBytes());
+  // Sends and Recvs take units (one Simple launch for all of them, launchParts) on two
+  // ranks, where a group's operations with the peer are the same number on both sides (each
+  // Send meets a Recv), when they fit one launch; the operations with itself never do.
+  size_t peerOps = 0;
+  for (const OpDesc& op : p_.ops) peerOps += op.isP2p() && op.root != comm_->rank ? 1 : 0;
+  const bool p2pUnits = comm_->nranks == 2 && peerOps <= static_cast<size_t>(kSmallLaunch);
   for (size_t oi = 0; oi < partner.size(); ++oi) {
     const OpDesc& op = p_.ops[oi];
     if (partner[oi] == -2) continue;  // a Recv from itself: its Send's work writes its buffer
@@ -543,11 +549,11 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
       MCCL_CHECK(dp_->scratch(static_cast<size_t>(hostView.nchannels) * numLanes(hostView) *
                                   static_cast<size_t>(scratchElems(hostView)) * datatypeSize(op.datatype),
                               &w.scratch));
-    w.units = takesUnits(w, ipc.slots(), comm_->gpuNet) ? 1 : 0;
     if (selfCopy) {
       w.out = p_.ops[static_cast<size_t>(partner[oi])].recvbuff;
       w.selfCopy = 1;
     }
+    w.units = takesUnits(w, ipc.slots(), comm_->gpuNet, p2pUnits) ? 1 : 0;
     if (dump) {
       if (selfCopy)
         std::printf("[mccl rank %d] seq %llu %s: to itself, copied into its Recv's buffer, %d channel(s)\n",

@@ -28,14 +28,17 @@ bool simpleKernelFits(const DevWork& w) {
 }
 
 // Whether a work's channels take its units as they free up (DevWork::units): a Simple ring
-// or chain collective that the Simple kernel runs, over CUDA IPC only (the unit words live
+// or chain collective that the Simple kernel runs, or a Send or Recv with another rank where
+// the group allows it (p2pUnits, GpuWork::init), over CUDA IPC only (the unit words live
 // next to the tail of a receiver's FIFO, one per slot), with kUnitsPerChannel units a
-// channel or more (core/planner.h).
-bool takesUnits(const DevWork& w, uint32_t fifoSlots, bool network) {
+// channel or more (core/planner.h). Both sides of a connection decide alike: from the
+// size, the channels and the FIFO, which they share.
+bool takesUnits(const DevWork& w, uint32_t fifoSlots, bool network, bool p2pUnits) {
   const Schedule& s = w.s;
-  if (network || fifoSlots > static_cast<uint32_t>(kUnitSlots) || !simpleKernelFits(w) || s.algo == Algo::P2p ||
+  if (network || fifoSlots > static_cast<uint32_t>(kUnitSlots) || !simpleKernelFits(w) || w.selfCopy ||
       !knobBool(Knob::SimpleUnits) || !knobBool(Knob::SimpleKernel))
     return false;
+  if (s.algo == Algo::P2p && (!p2pUnits || s.root == s.rank)) return false;
   return divUp(s.count, unitElems(s)) >= kUnitsPerChannel * s.nchannels;
 }
 
@@ -78,10 +81,13 @@ LaunchSpec specFor(const std::vector<DevWork>& works, size_t nqueues) {
   return spec;
 }
 
-// The launches of a group. A work with units (DevWork::units) is a Simple launch of its
-// own, first, in call order: every rank runs it in the Simple kernel, whatever else its
+// The launches of a group. A collective with units (DevWork::units) is a Simple launch of
+// its own, first, in call order: every rank runs it in the Simple kernel, whatever else its
 // group holds (a rank's own works may send the rest to the generic kernel, which takes
-// fixed ranges: more than kSmallLaunch of them, or protocols mixed). Kernels are compiled per arithmetic type, so the other works,
+// fixed ranges: more than kSmallLaunch of them, or protocols mixed). The Sends and Recvs
+// with units are one Simple launch after those (a Send's peer may be waiting in its Recv:
+// they run at once; at most kSmallLaunch of them, GpuWork::init), at the same place on both
+// ranks whatever the order of the calls, with the rank's copies to itself. Kernels are compiled per arithmetic type, so the other works,
 // if they reduce several types, are launched once per type, in order of first appearance;
 // those that only move data (point-to-point among them) go with the first. Every rank
 // splits its group the same way (collectives come in the same order everywhere), so the
@@ -90,22 +96,39 @@ std::vector<GpuPlan::LaunchPart> launchParts(const std::vector<DevWork>& works, 
   if (works.empty()) return {};
   std::vector<GpuPlan::LaunchPart> parts;
   for (const DevWork& w : works)
-    if (w.units) {
+    if (w.units && w.s.algo != Algo::P2p) {
       parts.emplace_back();
       parts.back().works.push_back(w);
     }
+  bool p2pPart = false;
+  for (const DevWork& w : works)
+    if (w.units && w.s.algo == Algo::P2p) {
+      if (!p2pPart) parts.emplace_back();
+      p2pPart = true;
+      parts.back().works.push_back(w);
+    }
+  // A rank's copies to itself (Gather's and Scatter's root, AlltoAll's own block) run beside
+  // its Sends and Recvs, not after them, where the launch has room.
+  std::vector<char> moved(works.size(), 0);
+  for (size_t i = 0; p2pPart && i < works.size(); ++i)
+    if (works[i].selfCopy && parts.back().works.size() < static_cast<size_t>(kSmallLaunch)) {
+      parts.back().works.push_back(works[i]);
+      moved[i] = 1;
+    }
   std::vector<int> types;
   bool rest = false;
-  for (const DevWork& w : works) {
-    if (w.units) continue;
+  for (size_t i = 0; i < works.size(); ++i) {
+    const DevWork& w = works[i];
+    if (w.units || moved[i]) continue;
     rest = true;
     if (collReducesHost(w.s.coll) && std::find(types.begin(), types.end(), w.type) == types.end())
       types.push_back(w.type);
   }
   const size_t first = parts.size();
   if (rest) parts.resize(first + std::max<size_t>(types.size(), 1));
-  for (const DevWork& w : works) {
-    if (w.units) continue;
+  for (size_t i = 0; i < works.size(); ++i) {
+    const DevWork& w = works[i];
+    if (w.units || moved[i]) continue;
     size_t k = 0;
     if (collReducesHost(w.s.coll)) k = std::find(types.begin(), types.end(), w.type) - types.begin();
     parts[first + k].works.push_back(w);

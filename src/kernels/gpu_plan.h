@@ -53,8 +53,9 @@ struct GpuPlan {
 bool collReducesHost(Coll c);
 
 // Whether a Simple work's channels take its units as they free up (DevWork::units): fifoSlots
-// of the FIFOs, network: the communicator has peers over the network.
-bool takesUnits(const DevWork& w, uint32_t fifoSlots, bool network);
+// of the FIFOs, network: the communicator has peers over the network, p2pUnits: the
+// group's Sends and Recvs may (GpuWork::init).
+bool takesUnits(const DevWork& w, uint32_t fifoSlots, bool network, bool p2pUnits);
 
 // Threads a block of the GPU kernels (NCCL_NTHREADS, rounded to warps of 64, 64-512).
 int launchThreads();

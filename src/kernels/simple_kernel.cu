@@ -223,18 +223,21 @@ class SimpleWork {
 
   // Units (DevWork::units, dev_work.h): the channel's units, from unit ch_ on: each ends with every thread reading the unit word of the next one
   // (claimed by the leader, learnt by the others from the messages of this unit).
+  // A point-to-point work's leader is its sender; a unit is one step.
   __device__ __forceinline__ bool runUnits(int p, int rel) {
     const Schedule& s = w_.s;
-    const bool ring = s.algo == Algo::Ring;
-    const bool leader = ring ? p == 0 : rel == (s.coll == Coll::Broadcast ? 0 : 1);
+    const bool ring = s.algo == Algo::Ring, p2p = s.algo == Algo::P2p;
+    const bool leader = p2p ? s.coll == Coll::Send : ring ? p == 0 : rel == (s.coll == Coll::Broadcast ? 0 : 1);
     const int64_t size = unitElems(s);
     int64_t u = ch_;
     for (;;) {
       if (tid_ == kSendThread) sh_.next = leader ? claim() : kUnitUnknown;
       __syncthreads();
       const int64_t o = u * size, len = min64(size, s.count - o);
-      const bool ok = !ring ? chainChunk(o, len, rel) : s.coll == Coll::AllReduce ? allReduceLoop(o, len, p)
-                                                                                : gatherChunk(o, len, p);
+      const bool ok = p2p    ? pointToPoint(o, len)
+                      : !ring ? chainChunk(o, len, rel)
+                      : s.coll == Coll::AllReduce ? allReduceLoop(o, len, p)
+                                                  : gatherChunk(o, len, p);
       if (!ok) return false;
       const uint64_t next = sh_.next;
       __syncthreads();  // read by all before the next unit's claim

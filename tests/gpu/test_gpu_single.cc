@@ -690,8 +690,72 @@ TEST(GpuSingleProcess, SimpleUnitsEveryCollectiveTypeAndForm) {
           for (int root = 0; root < cl.n; ++root)
             cases.push_back(CollCase{CollKind::Broadcast, t, ncclSum, false, false, count, root, inPlace, seed++});
           cases.push_back(CollCase{CollKind::AllGather, t, ncclSum, false, false, count / 2 + 1, 0, inPlace, seed++});
+          // Sends and Recvs with units on two ranks (their own launch; the root's block to
+          // itself a copy without units).
+          cases.push_back(CollCase{CollKind::AlltoAll, t, ncclSum, false, false, count / 2 + 3, 0, inPlace, seed++});
+          cases.push_back(CollCase{CollKind::Gather, t, ncclSum, false, false, count / 2 + 1, cl.n - 1, inPlace, seed++});
+          cases.push_back(CollCase{CollKind::Scatter, t, ncclSum, false, false, count / 2 + 1, 0, inPlace, seed++});
         }
   runCases(cl, cases);
+}
+
+// Sends and Recvs with units go in one launch after the collectives' own, wherever a rank
+// calls them in its group: rank 0 calls an AllReduce and then its Send and Recv, rank 1 its
+// Recv and Send first (the launches must still meet), with 64 KiB FIFOs on two channels
+// (units from 128 KiB); results against the host.
+TEST(GpuSingleProcess, PointToPointUnitsBesideCollectiveUnitsInAnyCallOrder) {
+  SKIP_WITHOUT_GPUS(1);
+  ScopedEnv env({{"NCCL_PROTO", "Simple"}, {"NCCL_BUFFSIZE", "65536"}, {"NCCL_MAX_NCHANNELS", "2"}});
+  Clique cl(8);
+  if (cl.n != 2) GTEST_SKIP() << "two ranks: where Sends and Recvs take units";
+  const size_t count = (size_t{1} << 20) + 7;  // floats: 4 MiB + 28 B, 257 units a channel
+  std::vector<std::string> errs(2);
+  runThreads(2, [&](int r) {
+    cudaSetDevice(cl.dev(r));
+    ncclComm_t c = cl.comms[r];
+    cudaStream_t s;
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    float *a, *b, *x, *y;
+    for (float** p : {&a, &b, &x, &y}) cudaMalloc(p, count * sizeof(float));
+    std::vector<float> h(count);
+    auto value = [](int rank, int k, size_t i) { return static_cast<float>((rank * 7 + k * 3 + i % 1013) % 512); };
+    for (int k = 0; k < 3 && errs[r].empty(); ++k) {
+      for (size_t i = 0; i < count; ++i) h[i] = value(r, k, i);
+      cudaMemcpyAsync(a, h.data(), count * sizeof(float), cudaMemcpyHostToDevice, s);
+      for (size_t i = 0; i < count; ++i) h[i] = value(r, k + 10, i);
+      cudaMemcpyAsync(b, h.data(), count * sizeof(float), cudaMemcpyHostToDevice, s);
+      ncclGroupStart();
+      if (r == 0) {
+        ncclAllReduce(a, x, count, ncclFloat32, ncclSum, c, s);
+        ncclSend(b, count, ncclFloat32, 1, c, s);
+        ncclRecv(y, count, ncclFloat32, 1, c, s);
+      } else {
+        ncclRecv(y, count, ncclFloat32, 0, c, s);
+        ncclSend(b, count, ncclFloat32, 0, c, s);
+        ncclAllReduce(a, x, count, ncclFloat32, ncclSum, c, s);
+      }
+      if (ncclGroupEnd() != ncclSuccess) {
+        errs[r] = std::string("group: ") + ncclGetLastError(c);
+        break;
+      }
+      std::vector<float> gx(count), gy(count);
+      cudaMemcpyAsync(gx.data(), x, count * sizeof(float), cudaMemcpyDeviceToHost, s);
+      cudaMemcpyAsync(gy.data(), y, count * sizeof(float), cudaMemcpyDeviceToHost, s);
+      if (cudaStreamSynchronize(s) != cudaSuccess) {
+        errs[r] = "CUDA error";
+        break;
+      }
+      for (size_t i = 0; i < count && errs[r].empty(); ++i) {
+        if (gx[i] != value(0, k, i) + value(1, k, i))
+          errs[r] = "AllReduce " + std::to_string(k) + " element " + std::to_string(i);
+        else if (gy[i] != value(1 - r, k + 10, i))
+          errs[r] = "Recv " + std::to_string(k) + " element " + std::to_string(i);
+      }
+    }
+    for (float* p : {a, b, x, y}) cudaFree(p);
+    cudaStreamDestroy(s);
+  });
+  for (int r = 0; r < 2; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
 }
 
 // Lone calls and one-communicator groups that repeat a shape reuse its plan (the GPU data

@@ -1,6 +1,7 @@
 // Simple works with units (DevWork::units, kernels/dev_work.h), checked without a GPU: which
-// works take them (takesUnits), that each runs in a Simple launch of its own whatever else
-// a rank's group holds (launchParts), and the invariant the kernel relies on: every rank
+// works take them (takesUnits), that each collective runs in a Simple launch of its own
+// whatever else a rank's group holds and the Sends and Recvs in one after those
+// (launchParts), and the invariant the kernel relies on: every rank
 // learns the unit word the leader names (the unit that follows) from the messages of the
 // current unit, before that unit ends, for rings and chains of any size.
 #ifdef MCCL_HAVE_CUDA
@@ -52,29 +53,43 @@ class UnitsEnv : public ::testing::Test {
 TEST_F(UnitsEnv, LargeRingAndChainCollectivesOverIpcTakeUnits) {
   const int64_t chunk = (1 << 20) / 4;  // a 1 MiB slot of floats
   // AllReduce on 2 ranks: a unit is a loop of 2 chunks; 24 channels need 4 units each.
-  EXPECT_FALSE(takesUnits(simpleWork(Coll::AllReduce, Algo::Ring, 2, (4 * 24 - 1) * 2 * chunk, 24, chunk), 4, false));
-  EXPECT_TRUE(takesUnits(simpleWork(Coll::AllReduce, Algo::Ring, 2, (4 * 24 - 1) * 2 * chunk + 1, 24, chunk), 4, false));
+  EXPECT_FALSE(takesUnits(simpleWork(Coll::AllReduce, Algo::Ring, 2, (4 * 24 - 1) * 2 * chunk, 24, chunk), 4, false, false));
+  EXPECT_TRUE(takesUnits(simpleWork(Coll::AllReduce, Algo::Ring, 2, (4 * 24 - 1) * 2 * chunk + 1, 24, chunk), 4, false, false));
   for (Coll c : {Coll::AllGather, Coll::ReduceScatter})
-    EXPECT_TRUE(takesUnits(simpleWork(c, Algo::Ring, 3, 96 * chunk, 24, chunk), 4, false));
+    EXPECT_TRUE(takesUnits(simpleWork(c, Algo::Ring, 3, 96 * chunk, 24, chunk), 4, false, false));
   for (Coll c : {Coll::Broadcast, Coll::Reduce})
-    EXPECT_TRUE(takesUnits(simpleWork(c, Algo::Chain, 5, 96 * chunk, 24, chunk), 4, false));
+    EXPECT_TRUE(takesUnits(simpleWork(c, Algo::Chain, 5, 96 * chunk, 24, chunk), 4, false, false));
   const DevWork big = simpleWork(Coll::AllReduce, Algo::Ring, 2, 1 << 28, 24, chunk);
-  EXPECT_FALSE(takesUnits(big, 4, true)) << "network peers: no unit words in a proxy's FIFO";
-  EXPECT_FALSE(takesUnits(big, kUnitSlots + 1, false)) << "a unit word per slot, kUnitSlots of them";
-  EXPECT_TRUE(takesUnits(big, kUnitSlots, false));
-  EXPECT_FALSE(takesUnits(simpleWork(Coll::Send, Algo::P2p, 2, 1 << 28, 24, chunk), 4, false));
-  EXPECT_FALSE(takesUnits(simpleWork(Coll::AllReduce, Algo::Tree, 4, 1 << 28, 24, chunk), 4, false));
+  EXPECT_FALSE(takesUnits(big, 4, true, false)) << "network peers: no unit words in a proxy's FIFO";
+  EXPECT_FALSE(takesUnits(big, kUnitSlots + 1, false, false)) << "a unit word per slot, kUnitSlots of them";
+  EXPECT_TRUE(takesUnits(big, kUnitSlots, false, false));
+  // Sends and Recvs with the other rank, where the group allows it (GpuWork::init: two
+  // ranks, at most kSmallLaunch operations with the peer); never to itself.
+  for (Coll c : {Coll::Send, Coll::Recv}) {
+    const DevWork p2p = simpleWork(c, Algo::P2p, 2, 1 << 28, 24, chunk);
+    EXPECT_FALSE(takesUnits(p2p, 4, false, false));
+    EXPECT_TRUE(takesUnits(p2p, 4, false, true));
+    EXPECT_FALSE(takesUnits(simpleWork(c, Algo::P2p, 2, (4 * 24 - 1) * chunk, 24, chunk), 4, false, true));
+    DevWork self = p2p;
+    self.s.root = self.s.rank;
+    EXPECT_FALSE(takesUnits(self, 4, false, true)) << "a connection to itself";
+  }
+  DevWork copy = simpleWork(Coll::Send, Algo::P2p, 2, 1 << 28, 24, chunk);
+  copy.s.root = 0;
+  copy.selfCopy = 1;
+  EXPECT_FALSE(takesUnits(copy, 4, false, true)) << "a copy into its own Recv's buffer has no connection";
+  EXPECT_FALSE(takesUnits(simpleWork(Coll::AllReduce, Algo::Tree, 4, 1 << 28, 24, chunk), 4, false, false));
   DevWork avg = big;
   avg.postDiv = 2;  // the integer average runs in the generic kernel
-  EXPECT_FALSE(takesUnits(avg, 4, false));
+  EXPECT_FALSE(takesUnits(avg, 4, false, false));
   DevWork ll = big;
   ll.proto = kProtoLl;
-  EXPECT_FALSE(takesUnits(ll, 4, false));
+  EXPECT_FALSE(takesUnits(ll, 4, false, false));
   set("MCCL_SIMPLE_UNITS", "0");
-  EXPECT_FALSE(takesUnits(big, 4, false));
+  EXPECT_FALSE(takesUnits(big, 4, false, false));
   unsetenv("MCCL_SIMPLE_UNITS");
   set("MCCL_SIMPLE_KERNEL", "0");
-  EXPECT_FALSE(takesUnits(big, 4, false)) << "only the Simple kernel follows unit words";
+  EXPECT_FALSE(takesUnits(big, 4, false, false)) << "only the Simple kernel follows unit words";
 }
 
 TEST(Units, EachRunsInASimpleLaunchOfItsOwnFirst) {
@@ -102,6 +117,35 @@ TEST(Units, EachRunsInASimpleLaunchOfItsOwnFirst) {
   EXPECT_EQ(parts[0].works[0].s.coll, Coll::AllReduce);
   EXPECT_EQ(parts[1].works[0].s.coll, Coll::AllGather);
   EXPECT_EQ(parts[2].works[0].s.count, small.s.count);
+  // Sends and Recvs with units: one launch for all of them, after the collectives' own,
+  // wherever the calls stand in the group (the peer's order of calls may differ).
+  DevWork send = simpleWork(Coll::Send, Algo::P2p, 2, 1 << 28, 24, chunk);
+  send.units = 1;
+  DevWork recv = simpleWork(Coll::Recv, Algo::P2p, 2, 1 << 27, 24, chunk);
+  recv.units = 1;
+  DevWork smallSend = simpleWork(Coll::Send, Algo::P2p, 2, 1 << 10, 1, chunk);
+  parts = launchParts({send, units, smallSend, recv, small}, 24 * 3 + 1);
+  ASSERT_EQ(parts.size(), 3u);
+  EXPECT_EQ(parts[0].works[0].s.coll, Coll::AllReduce);
+  ASSERT_EQ(parts[1].works.size(), 2u);
+  EXPECT_EQ(parts[1].works[0].s.coll, Coll::Send);
+  EXPECT_EQ(parts[1].works[1].s.coll, Coll::Recv);
+  EXPECT_EQ(parts[1].spec.kind, LaunchKind::Simple);
+  ASSERT_EQ(parts[2].works.size(), 2u);  // the small Send and AllReduce
+  // A Gather's root: its copy to itself joins the Recv's launch.
+  DevWork copy = simpleWork(Coll::Send, Algo::P2p, 2, 1 << 27, 24, chunk);
+  copy.s.root = 0;
+  copy.selfCopy = 1;
+  parts = launchParts({units, copy, recv, send}, 24 * 3);
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[0].works[0].s.coll, Coll::AllReduce);
+  ASSERT_EQ(parts[1].works.size(), 3u);
+  EXPECT_EQ(parts[1].works[2].selfCopy, 1);
+  EXPECT_EQ(parts[1].spec.kind, LaunchKind::Simple);
+  // Without units the copy stays with the rest.
+  parts = launchParts({copy, smallSend}, 24 * 2);
+  ASSERT_EQ(parts.size(), 1u);
+  EXPECT_EQ(parts[0].works.size(), 2u);
   // No units: one launch, as before.
   parts = launchParts({tree, small}, 24);
   ASSERT_EQ(parts.size(), 1u);
