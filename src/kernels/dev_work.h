@@ -33,14 +33,15 @@ struct ConnRegion {
   static constexpr uint64_t kDataOff = 256;   // FIFO slots
 };
 
-// Simple works with units (DevWork::units): a large ring or chain collective is cut into
-// units (a ring AllReduce's loop of chunk x nranks elements, else a chunk), and a channel
-// takes the next unit when it is done with one, so blocks on slower SMs do less (one H200
-// block moves 1.3-1.6x another's over NVLink depending on where it runs, and a fixed
-// range a channel made every launch wait for its slowest block). Channel c starts with
-// unit c; the leader (ring position 0, or the chain's head) claims the unit that follows
-// from DevComm::claims and names it in the unit word of every message of the current unit,
-// which every rank forwards in its own messages: each rank knows it before the unit ends.
+// Simple works with units (DevWork::units): a large ring or chain collective, or a Send
+// and its Recv on two ranks, is cut into units (a ring AllReduce's loop of chunk x nranks
+// elements, else a chunk), and a channel takes the next unit when it is done with one, so
+// blocks on slower SMs do less (one H200 block moves 1.3-1.6x another's over NVLink
+// depending on where it runs, and a fixed range a channel made every launch wait for its
+// slowest block). Channel c starts with unit c; the leader (ring position 0, the chain's
+// head, the Send) claims the unit that follows from DevComm::claims and names it in the
+// unit word of every message of the current unit, which every rank forwards in its own
+// messages: each rank knows it before the unit ends.
 // A unit word: kUnitUnknown, kUnitEnd (the channel is done), or the unit + 1.
 constexpr int kUnitSlots = static_cast<int>((ConnRegion::kDataOff - ConnRegion::kUnitOff) / 8);  // 31
 constexpr uint64_t kUnitUnknown = 0;
