@@ -84,7 +84,7 @@ bool overlaps(const void* a, size_t aBytes, const void* b, size_t bBytes) {
 
 // Queues xs as one group (joining the caller's group when there is one).
 ncclResult_t submit(ncclComm* comm, const std::vector<Xfer>& xs, ncclDataType_t datatype,
-                    cudaStream_t stream, const char* call) {
+                    cudaStream_t stream, const char* call, bool oneWay = false) {
   if (xs.empty()) return ncclSuccess;
   MCCL_CHECK(groupStart());
   ncclResult_t r = ncclSuccess;
@@ -96,6 +96,7 @@ ncclResult_t submit(ncclComm* comm, const std::vector<Xfer>& xs, ncclDataType_t 
     d.count = x.count;
     d.datatype = datatype;
     d.root = x.peer;
+    d.oneWay = oneWay;
     d.stream = stream;
     r = enqueueOp(comm, d, call);
     if (r != ncclSuccess) break;
@@ -222,7 +223,7 @@ ncclResult_t gather(const void* sendbuff, void* recvbuff, size_t count, ncclData
     }
     if (!(isRoot && inPlace)) xs.push_back({OpKind::Send, static_cast<const char*>(sendbuff), count, root});
   }
-  return submit(comm, xs, datatype, stream, call);
+  return submit(comm, xs, datatype, stream, call, /*oneWay=*/true);
 }
 
 ncclResult_t scatter(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
@@ -257,7 +258,7 @@ ncclResult_t scatter(const void* sendbuff, void* recvbuff, size_t count, ncclDat
       }
     }
   }
-  return submit(comm, xs, datatype, stream, call);
+  return submit(comm, xs, datatype, stream, call, /*oneWay=*/true);
 }
 
 // The elements [0, end) one side of an AlltoAllv touches, checking every block's bounds.

@@ -24,6 +24,9 @@ struct OpDesc {
   ncclRedOp_t op = ncclSum;
   RedOpInfo red;
   int root = 0;  // Broadcast/Reduce root; Send/Recv peer
+  // Send/Recv of a Gather or Scatter: nothing flows back from the peer in the same call, so
+  // the protocol thresholds differ (planner.cc). Both ends of each pair set it alike.
+  bool oneWay = false;
   cudaStream_t stream = nullptr;
   uint64_t seq = 0;  // collective sequence number on its communicator (p2p: 0)
   uint64_t enqueueNs = 0;  // MCCL_PROFILE: when the API call entered the library

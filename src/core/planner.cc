@@ -23,19 +23,26 @@ namespace {
 // 1 MiB (15.9 against LL's 16.6) and Simple from 2 MiB (20.2 against 24.5). Reduce and
 // ReduceScatter stay on LL up to 512 KiB sent, then Simple (ReduceScatter of 1 MiB sent:
 // 14.0 against LL's 17.8; Reduce 1 MiB 11.1 against 12.4).
+// Point-to-point again on 2 x H200 (bench/results/gpu-2xH200-2026-11-26c, call 1): where both
+// peers send (Send/Recv, AlltoAll) Simple wins from 2 MiB a peer (Send/Recv of 2 MiB 17.1 us
+// against LL128's 18.1, AlltoAll of 2 MiB a peer 17.6 against 18.9), LL128 at 256 KiB - 1 MiB;
+// where one side only sends (Gather, Scatter: OpDesc::oneWay) LL128 never wins: LL to 512
+// KiB a peer (Gather of 2 x 512 KiB 8.8 against LL128's 9.8), Simple from 1 MiB (Gather of
+// 2 x 1 MiB 10.2 against 12.9, Scatter 10.5 against 12.6; 2 x 2 MiB 12.9 against 17.9).
 struct ProtoLimits {
   int64_t ll;     // LL up to this many bytes sent per rank
   int64_t ll128;  // then LL128 up to this many (0: never)
 };
-ProtoLimits protoLimits(OpKind k) {
-  switch (k) {
+ProtoLimits protoLimits(const OpDesc& op) {
+  if (op.isP2p() && op.oneWay) return {512 << 10, 0};
+  switch (op.kind) {
     case OpKind::AllReduce: return {512 << 10, 1 << 20};
     case OpKind::ReduceScatter: return {512 << 10, 0};
     case OpKind::Reduce: return {512 << 10, 0};
     case OpKind::AllGather: return {256 << 10, 512 << 10};
     case OpKind::Broadcast: return {512 << 10, 1 << 20};
     case OpKind::Send:
-    case OpKind::Recv: return {128 << 10, 2 << 20};
+    case OpKind::Recv: return {128 << 10, 1 << 20};
   }
   return {1 << 20, 0};
 }
@@ -115,7 +122,7 @@ Proto chooseProto(const ncclComm* comm, const OpDesc& op) {
   if (!ll && !ll128 && !simple) return fp8Reduction ? Proto::LL : Proto::Simple;
   if (!ll && !ll128) return Proto::Simple;
   const double traffic = llTrafficBytes(op, comm->nranks);
-  const ProtoLimits lim = protoLimits(op.kind);
+  const ProtoLimits lim = protoLimits(op);
   int64_t llLimit = knobInt(Knob::LlMaxBytes);
   if (llLimit <= 0)
     llLimit = ll128 ? lim.ll : op.kind == OpKind::AllReduce ? kLlOnlyAllReduceMaxTraffic : kLlOnlyMaxTraffic;

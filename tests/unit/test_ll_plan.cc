@@ -126,8 +126,8 @@ TEST_F(ProtoEnv, SmallMessagesOnOneNodeUseLl) {
   EXPECT_EQ(choosePlan(&eight.comm, opOf(OpKind::AllGather, 1u << 20), 1 << 19).proto, Proto::Simple);
 }
 
-// The measured crossovers (2 x H100, 2026-11-25, bytes sent per rank): LL, LL128 where it
-// wins (data movement, and AllReduce at 1 MiB), Simple.
+// The measured crossovers (2 x H100, 2026-11-25; point-to-point 2 x H200, 2026-11-26; bytes
+// sent per rank): LL, LL128 where it wins (data movement, and AllReduce at 1 MiB), Simple.
 TEST_F(ProtoEnv, ProtocolThresholdsFollowTheMeasuredCrossovers) {
   FakeGpuComm two(2, false);
   struct Edge {
@@ -136,8 +136,8 @@ TEST_F(ProtoEnv, ProtocolThresholdsFollowTheMeasuredCrossovers) {
   };
   for (const Edge& e : {Edge{OpKind::AllReduce, 512u << 10, 1u << 20}, Edge{OpKind::ReduceScatter, 512u << 10, 0},
                         Edge{OpKind::Reduce, 512u << 10, 0}, Edge{OpKind::AllGather, 256u << 10, 512u << 10},
-                        Edge{OpKind::Broadcast, 512u << 10, 1u << 20}, Edge{OpKind::Send, 128u << 10, 2u << 20},
-                        Edge{OpKind::Recv, 128u << 10, 2u << 20}}) {
+                        Edge{OpKind::Broadcast, 512u << 10, 1u << 20}, Edge{OpKind::Send, 128u << 10, 1u << 20},
+                        Edge{OpKind::Recv, 128u << 10, 1u << 20}}) {
     const int k = static_cast<int>(e.k);
     EXPECT_EQ(choosePlan(&two.comm, opOf(e.k, e.llMax), 1 << 19).proto, Proto::LL) << k;
     if (e.ll128Max) {
@@ -147,6 +147,19 @@ TEST_F(ProtoEnv, ProtocolThresholdsFollowTheMeasuredCrossovers) {
     } else {
       EXPECT_EQ(choosePlan(&two.comm, opOf(e.k, e.llMax + 4), 1 << 19).proto, Proto::Simple) << k;
     }
+  }
+  // A Gather's or Scatter's Sends and Recvs (one way): LL to 512 KiB a peer, then Simple.
+  for (OpKind k : {OpKind::Send, OpKind::Recv}) {
+    OpDesc oneWay = opOf(k, 512u << 10);
+    oneWay.oneWay = true;
+    EXPECT_EQ(choosePlan(&two.comm, oneWay, 1 << 19).proto, Proto::LL);
+    oneWay.count += 1;
+    EXPECT_EQ(choosePlan(&two.comm, oneWay, 1 << 19).proto, Proto::Simple);
+    // Both ends decide alike, and forcing a protocol still holds.
+    set("NCCL_PROTO", "LL128");
+    EXPECT_EQ(choosePlan(&two.comm, oneWay, 1 << 19).proto, Proto::LL128);
+    unsetenv("NCCL_PROTO");
+    knobsReload();
   }
   // fp8 reductions never take LL128 (the kernels have none); fp8 data movement may.
   OpDesc fp8 = opOf(OpKind::AllReduce, 4096);
