@@ -70,17 +70,18 @@ TEST(InitRecord, WatchPeersAreSymmetricAndLogarithmic) {
     for (int n : {1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 17, 31, 33, 100, 1024}) {
       ncclComm comm;
       comm.nranks = n;
-      comm.peers.resize(static_cast<size_t>(n));
+      std::vector<PeerInfo> peers(static_cast<size_t>(n));
       std::vector<uint64_t> proc(static_cast<size_t>(n));
       for (int r = 0; r < n; ++r) {
-        comm.peers[r].rank = r;
-        proc[r] = comm.peers[r].processHash = 1000 + static_cast<uint64_t>(r / ranksPerProcess);
+        peers[r].rank = r;
+        proc[r] = peers[r].processHash = 1000 + static_cast<uint64_t>(r / ranksPerProcess);
       }
       std::vector<std::set<int>> of(static_cast<size_t>(n));
       int logn = 0;
       while ((1 << logn) < n) ++logn;
       for (int r = 0; r < n; ++r) {
         comm.rank = r;
+        comm.topo = Topology::fromAll(peers, r);
         std::vector<int> w = Watchdog::watchPeers(&comm);
         std::set<int> s(w.begin(), w.end());
         ASSERT_EQ(s.size(), w.size()) << "duplicates, n " << n << " rank " << r;
