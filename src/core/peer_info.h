@@ -11,15 +11,22 @@
 
 namespace mccl {
 
-// Fixed-size record every rank sends every other rank at init (one allgather, plain
-// bytes): only what planning and topology need about *every* rank. Everything else travels
-// to the few peers that need it, when they need it:
+// Fixed-size record of a rank at init (plain bytes): only what planning and topology need
+// about the ranks of its node. Who receives it depends on the bootstrap:
+//   * MPI (InitFromMpi, splits of MPI-backed comms): the ranks of the same node only,
+//     through MPI_Comm_split by host and an allgather inside the node; what a rank needs
+//     about the whole communicator comes from one MPI_Allreduce (core/node_exchange.h), so
+//     a rank receives sizeof(PeerInfo) * (localRanks - 1) + O(1) bytes (+ 4 bytes per rank
+//     for scattered mappings);
+//   * unique id (TCP), in-process, and MPI init polled from the user's thread: every rank
+//     (one allgather, sizeof(PeerInfo) * (N - 1) bytes per rank); the topology built from
+//     it keeps the same compact form.
+// Everything else travels to the few peers that need it, when they need it:
 //   * the UCX worker address (and the peer's host name) inside the connection record that
 //     lazy connection setup exchanges (host_engine/transport.h ConnInfo, ucx_transport/
 //     gpu_net.h NetRecord);
 //   * the liveness watchdog's address and the host name in a LiveRecord, sent at init to
 //     the O(log N) watchdog peers only (core/watchdog.h).
-// So the exchange is sizeof(PeerInfo) * (N - 1) bytes per rank (was 1,200 B per peer).
 struct PeerInfo {
   static constexpr uint32_t kMagic = 0x4d504932;  // "MPI2"
   uint32_t magic = kMagic;
@@ -30,10 +37,10 @@ struct PeerInfo {
   uint64_t processHash = 0;   // unique per process: equal means threads of one process
   uint64_t devHash = 0;       // hash of the CUDA device UUID (0: host rank)
   int64_t busId = -1;         // PCI bus id of the GPU as an integer (busIdToInt64), -1: none
-  uint64_t shmToken = 0;      // host communicators: rank 0's names the node's shared segment
+  uint64_t shmToken = 0;      // host communicators: the node's first rank's names its shared segment
   uint64_t liveSecret = 0;    // rank 0's is the secret every watchdog hello proves
 };
-static_assert(sizeof(PeerInfo) <= 64, "the init record is exchanged by every rank with every rank");
+static_assert(sizeof(PeerInfo) <= 64, "the init record is exchanged by every rank of a node (of the comm: TCP)");
 
 // PCI bus ids ("0000:19:00.0") as integers and back ("0000:19:00.0", lower case; CUDA and
 // hwloc parse either case). -1 for a string that is not a bus id.

@@ -167,7 +167,12 @@ TEST(NodeExchange, SplitChildrenMatchTheFullExchange) {
     EXPECT_EQ(child->topo.exchangeBytes(), byNodeBytes(child->topo));
     std::vector<float> buf(4096, 1.0f);
     NCCL_OK(ncclAllReduce(buf.data(), buf.data(), buf.size(), ncclFloat32, ncclSum, child, nullptr));
-    for (float v : buf) ASSERT_EQ(v, static_cast<float>(csize));
+    int wrong = 0;
+    for (float v : buf) wrong += v != static_cast<float>(csize);
+    EXPECT_EQ(wrong, 0);
+    // Nobody tears the child down while a peer may still be connecting to it (a peer
+    // that finds the FIFO segment of a destroyed connection reports the rank as lost).
+    MPI_Barrier(mpiChild);
     MPI_Comm_free(&mpiChild);
     NCCL_OK(ncclCommDestroy(child));
   }
