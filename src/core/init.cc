@@ -256,7 +256,10 @@ ncclResult_t InitTask::runPhase(bool blocking, bool* progressed) {
       phase_ = Phase::Exchange;
       return ncclSuccess;
     case Phase::Exchange:
-      if (auto* mb = dynamic_cast<MpiBootstrap*>(comm_->bootstrap.get())) {
+      // Below MCCL_INIT_BY_NODE_MIN_RANKS every rank's record (at most 64 B each) costs less
+      // than the node communicator (MPI_Comm_split) of the exchange by node.
+      if (auto* mb = dynamic_cast<MpiBootstrap*>(comm_->bootstrap.get());
+          mb && p_.nranks >= knobInt(Knob::InitByNodeMinRanks)) {
         byNode_.reset(new NodeExchange(mb));
         MCCL_CHECK(byNode_->start(blocking));
         phase_ = Phase::WaitAgree;

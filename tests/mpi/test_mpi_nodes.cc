@@ -13,8 +13,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <set>
+#include <string>
 
 #include "core/comm.h"
+#include "core/knobs.h"
 #include "core/node_exchange.h"
 #include "core/peer_info.h"
 #include "mccl_mpi.h"
@@ -73,6 +75,27 @@ size_t byNodeBytes(const mccl::Topology& t) {
          5 * sizeof(int64_t) + (t.arithmetic() ? 0 : sizeof(int32_t) * (n - 1));
 }
 
+// Forces the exchange by node (MCCL_INIT_BY_NODE_MIN_RANKS=1) for one test, on every rank.
+class ByNode {
+ public:
+  ByNode() {
+    const char* v = std::getenv("MCCL_INIT_BY_NODE_MIN_RANKS");
+    had_ = v != nullptr;
+    if (had_) saved_ = v;
+    setenv("MCCL_INIT_BY_NODE_MIN_RANKS", "1", 1);
+    mccl::knobsReload();
+  }
+  ~ByNode() {
+    if (had_) setenv("MCCL_INIT_BY_NODE_MIN_RANKS", saved_.c_str(), 1);
+    else unsetenv("MCCL_INIT_BY_NODE_MIN_RANKS");
+    mccl::knobsReload();
+  }
+
+ private:
+  bool had_ = false;
+  std::string saved_;
+};
+
 }  // namespace
 
 TEST(FakeNodes, TopologyGroupsRanksByHostAndTheRingCrossesOncePerNode) {
@@ -113,6 +136,7 @@ TEST(FakeNodes, TopologyGroupsRanksByHostAndTheRingCrossesOncePerNode) {
 // would give, identical on every rank, this node's records only, and the bytes received
 // are the model's (no longer 64 per rank).
 TEST(NodeExchange, BlockingInitMatchesTheFullExchange) {
+  ByNode byNode;
   ncclComm_t comm;
   NCCL_OK(mcclCommInitFromMpi(&comm, MPI_COMM_WORLD, MCCL_DEVICE_HOST, nullptr));
   const mccl::Topology& t = comm->topo;
@@ -128,6 +152,7 @@ TEST(NodeExchange, BlockingInitMatchesTheFullExchange) {
 // Nonblocking init polled from the user's thread never blocks in MPI: every rank takes the
 // full exchange then, and gets the same topology.
 TEST(NodeExchange, PolledInitTakesTheFullExchangeAndAgrees) {
+  ByNode byNode;
   ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
   cfg.blocking = 0;
   ncclComm_t comm = nullptr;
@@ -147,6 +172,7 @@ TEST(NodeExchange, PolledInitTakesTheFullExchangeAndAgrees) {
 // ncclCommSplit of an MPI-backed comm (MPI_Comm_split + init from it): the children's
 // topology is the one their ranks' records give, whatever the mapping of the parent.
 TEST(NodeExchange, SplitChildrenMatchTheFullExchange) {
+  ByNode byNode;
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -177,4 +203,18 @@ TEST(NodeExchange, SplitChildrenMatchTheFullExchange) {
     NCCL_OK(ncclCommDestroy(child));
   }
   NCCL_OK(ncclCommDestroy(parent));
+}
+
+// Below MCCL_INIT_BY_NODE_MIN_RANKS (64 by default) every rank's record is exchanged, as
+// before the exchange by node: 64 bytes per peer, no agreement.
+TEST(NodeExchange, SmallCommsKeepTheFullExchange) {
+  setenv("MCCL_INIT_BY_NODE_MIN_RANKS", "100000", 1);
+  mccl::knobsReload();
+  ncclComm_t comm;
+  NCCL_OK(mcclCommInitFromMpi(&comm, MPI_COMM_WORLD, MCCL_DEVICE_HOST, nullptr));
+  expectMatchesReference(MPI_COMM_WORLD, comm->topo);
+  EXPECT_EQ(comm->topo.exchangeBytes(), sizeof(mccl::PeerInfo) * static_cast<size_t>(comm->nranks - 1));
+  NCCL_OK(ncclCommDestroy(comm));
+  unsetenv("MCCL_INIT_BY_NODE_MIN_RANKS");
+  mccl::knobsReload();
 }
