@@ -1,5 +1,5 @@
-// The init exchange (issue 17): every rank sends every rank a PeerInfo, so it must stay
-// small; the liveness records go only to the watch peers, which must pair up (a rank waits
+// The init exchange (issue 17): a rank sends its PeerInfo to every rank of its node (MPI
+// exchange by node) or of the communicator (full exchange), so it must stay small; the liveness records go only to the watch peers, which must pair up (a rank waits
 // for the record of each of its watch peers, so the relation has to be symmetric).
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 using namespace mccl;
 
 TEST(InitRecord, PeerInfoIsCompact) {
-  // The whole record crosses the allgather N - 1 times per rank: 64 B (56 B and the host shared-memory token), was 1,200 B (a UCX
+  // The whole record crosses the allgather L - 1 (by node) or N - 1 times per rank: 64 B (56 B and the host shared-memory token), was 1,200 B (a UCX
   // address slot, the host name and the watchdog address: sent lazily now).
   EXPECT_LE(sizeof(PeerInfo), 64u);
   EXPECT_EQ(sizeof(PeerInfo) % 8, 0u);
