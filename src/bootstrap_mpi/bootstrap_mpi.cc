@@ -98,6 +98,13 @@ ncclResult_t MpiBootstrap::testReady(bool* ready) {
   return ncclSuccess;
 }
 
+ncclResult_t MpiBootstrap::waitReady() {
+  bool ready;
+  MCCL_CHECK(testReady(&ready));
+  if (!ready) MCCL_CHECK(waitRequest(&dupReq_, "MPI_Comm_idup"));
+  return ncclSuccess;
+}
+
 ncclResult_t MpiBootstrap::waitRequest(MPI_Request* req, const char* what) {
   auto deadline = std::chrono::steady_clock::now() +
                   std::chrono::duration<double>(bootstrapTimeoutSeconds());

@@ -37,6 +37,10 @@ class MpiBootstrap : public Bootstrap {
                       std::unique_ptr<Bootstrap>* child) override;
 
   MPI_Comm comm() const { return comm_; }
+  // Completes MPI_Comm_idup (waiting, bounded like every wait).
+  ncclResult_t waitReady();
+  // Waits for req: bounded by MCCL_BOOTSTRAP_TIMEOUT, ended by abort; errors name what.
+  ncclResult_t waitRequest(MPI_Request* req, const char* what);
 
   // True when MPI may be called from a thread other than the one that initialised it.
   static bool threadMultiple();
@@ -47,7 +51,6 @@ class MpiBootstrap : public Bootstrap {
 
  private:
   MpiBootstrap(MPI_Comm comm, int rank, int size);
-  ncclResult_t waitRequest(MPI_Request* req, const char* what);
   void reapSends();
   ncclResult_t drain(int peer);  // probed messages from peer into the mailbox
   ncclResult_t take(int peer, uint64_t tag, void* data, size_t bytes, bool* got);

@@ -43,8 +43,7 @@ struct ncclComm {
 
   mccl::CommConfig config;
   std::unique_ptr<mccl::Bootstrap> bootstrap;
-  std::vector<mccl::PeerInfo> peers;  // indexed by rank, filled by init
-  mccl::Topology topo;                // nodes and local ranks, from peers
+  mccl::Topology topo;                // nodes, this node's records, the ring (filled by init)
   mccl::PeerHosts hosts;              // peers' host names, as far as this rank learnt them
   bool gpuNet = false;                // a GPU comm with peers reached over the network
 

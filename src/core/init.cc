@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/group.h"
 #include "core/knobs.h"
+#include "core/node_exchange.h"
 #include "core/topo.h"
 #include "core/watchdog.h"
 #include "bootstrap_mpi/socket.h"
@@ -105,25 +106,43 @@ ncclResult_t InitTask::localSetup() {
   MCCL_CHECK(Watchdog::listen(!comm_->bootstrap->allRanksInProcess(), p_.rank, &liveMine_, &me.liveSecret,
                               &liveFd_));
   phaseMark("watchdog-listen");
+  me_ = me;
+  return ncclSuccess;
+}
+
+// Every rank's record to every rank: the unique-id and in-process bootstraps, and MPI
+// init when some rank is polled (core/node_exchange.h).
+ncclResult_t InitTask::startFullExchange(bool blocking) {
   exchange_.assign(static_cast<size_t>(p_.nranks), PeerInfo{});
-  exchange_[p_.rank] = me;
+  exchange_[p_.rank] = me_;
+  if (blocking) {
+    MCCL_CHECK(comm_->bootstrap->allGather(exchange_.data(), sizeof(PeerInfo)));
+    phaseMark("exchange");
+    phase_ = Phase::Finish;
+  } else {
+    MCCL_CHECK(comm_->bootstrap->startAllGather(exchange_.data(), sizeof(PeerInfo)));
+    phaseMark("exchange");
+    phase_ = Phase::WaitExchange;
+  }
   return ncclSuccess;
 }
 
 ncclResult_t InitTask::finish() {
-  for (int r = 0; r < p_.nranks; ++r) {
-    const PeerInfo& pi = exchange_[r];
-    if (pi.magic != PeerInfo::kMagic || pi.rank != r)
-      return MCCL_ERR(ncclInternalError, comm_, "init: rank %d sent a malformed peer record", r);
+  if (!comm_->topo.built()) {  // the full exchange
+    for (int r = 0; r < p_.nranks; ++r) {
+      const PeerInfo& pi = exchange_[r];
+      if (pi.magic != PeerInfo::kMagic || pi.rank != r)
+        return MCCL_ERR(ncclInternalError, comm_, "init: rank %d sent a malformed peer record", r);
+    }
+    comm_->topo = Topology::fromAll(exchange_, p_.rank);
+    comm_->topo.setExchangeBytes(comm_->topo.exchangeBytes() + agreeBytes_);
+    std::vector<PeerInfo>().swap(exchange_);
   }
-  comm_->peers = std::move(exchange_);
-  comm_->topo = Topology::build(comm_->peers, p_.rank);
-  const PeerInfo& me = comm_->peers[p_.rank];
+  const PeerInfo& me = comm_->topo.me();
   // Host names are not in the exchange: this host's ranks share this rank's; the others'
   // arrive with the liveness and connection records.
   const std::string host = localHostName();
-  for (int r = 0; r < p_.nranks; ++r)
-    if (comm_->peers[r].hostHash == me.hostHash) comm_->hosts.set(r, host.c_str());
+  for (const PeerInfo& o : comm_->topo.localPeers()) comm_->hosts.set(o.rank, host.c_str());
   // Two ranks of one node must not drive the same GPU: their spinning kernels would be
   // time-sliced between processes. MCCL_SHARED_GPU=1 lets ranks of one process share one
   // (one CUDA context: their kernels run side by side), for tests and benchmarks on
@@ -132,13 +151,12 @@ ncclResult_t InitTask::finish() {
   // the OSU benchmarks for correctness on one GPU).
   if (p_.cudaDev >= 0) {
     const int64_t share = knobInt(Knob::SharedGpu);
-    for (int r = 0; r < p_.nranks; ++r) {
-      const PeerInfo& o = comm_->peers[r];
+    for (const PeerInfo& o : comm_->topo.localPeers()) {  // one GPU is shared on one node only
       if (share >= 2 || (share == 1 && o.processHash == me.processHash)) continue;
-      if (r != p_.rank && o.cudaDev >= 0 && o.hostHash == me.hostHash && o.devHash == me.devHash)
+      if (o.rank != p_.rank && o.cudaDev >= 0 && o.devHash == me.devHash)
         return MCCL_ERR(ncclInvalidUsage, comm_,
                         "%s: ranks %d and %d use the same GPU (%s); give each rank its own device",
-                        p_.call, p_.rank, r, busIdString(me.busId).c_str());
+                        p_.call, p_.rank, o.rank, busIdString(me.busId).c_str());
     }
   }
   phaseMark("peer-check+topology");
@@ -180,7 +198,7 @@ ncclResult_t InitTask::receiveLive(bool blocking, bool* all) {
 // Init failed after some watch peers' LiveRecords arrived: those peers may have finished
 // init and watch this rank, and must not take its leaving for the failure's cause.
 void InitTask::tellWatchPeersFailed() {
-  if (liveFd_ < 0 || comm_->peers.empty()) return;
+  if (liveFd_ < 0 || !comm_->topo.built()) return;
   // The init's error stays the last error, whatever the bootstrap says below.
   const std::string commError = comm_->lastError(), threadError = threadLastError();
   std::vector<LiveRecord> got;
@@ -197,7 +215,7 @@ void InitTask::tellWatchPeersFailed() {
   }
   comm_->setLastError(commError.c_str());
   setThreadLastError(threadError.c_str());
-  if (!got.empty()) Watchdog::leaveFailedInit(p_.rank, comm_->peers[0].liveSecret, got);
+  if (!got.empty()) Watchdog::leaveFailedInit(p_.rank, comm_->topo.liveSecret(), got);
 }
 
 ncclResult_t InitTask::startWatchdog() {
@@ -205,15 +223,15 @@ ncclResult_t InitTask::startWatchdog() {
   liveFd_ = -1;
   phaseMark("watchdog-start");
   // What this rank received at init (the scale model of bench/results/init-*.md).
-  const size_t n = static_cast<size_t>(p_.nranks);
-  p_.prof.note("init-recv " + std::to_string(sizeof(PeerInfo) * (n - 1) + sizeof(LiveRecord) * watch_.size()) +
-               " B (" + std::to_string(sizeof(PeerInfo)) + " x " + std::to_string(n - 1) + " + " +
-               std::to_string(sizeof(LiveRecord)) + " x " + std::to_string(watch_.size()) + ") peer-table " +
-               std::to_string(sizeof(PeerInfo) * n) + " B");
+  const Topology& t = comm_->topo;
+  p_.prof.note("init-recv " + std::to_string(t.exchangeBytes() + sizeof(LiveRecord) * watch_.size()) +
+               " B (exchange " + std::to_string(t.exchangeBytes()) + " + " + std::to_string(sizeof(LiveRecord)) +
+               " x " + std::to_string(watch_.size()) + ") topology " + std::to_string(t.memoryBytes()) + " B (" +
+               t.describe() + ")");
   logTopology(comm_);
   INFO(kLogInit, "comm %p rank %d nranks %d cudaDev %d nodes %d localRank %d/%d bootstrap %s - Init COMPLETE",
-       static_cast<void*>(comm_), p_.rank, p_.nranks, p_.cudaDev, comm_->topo.nNodes,
-       comm_->topo.localRank, comm_->topo.localRanks, comm_->bootstrap->kind());
+       static_cast<void*>(comm_), p_.rank, p_.nranks, p_.cudaDev, comm_->topo.nNodes(),
+       comm_->topo.localRank(), comm_->topo.localRanks(), comm_->bootstrap->kind());
   return ncclSuccess;
 }
 
@@ -238,16 +256,31 @@ ncclResult_t InitTask::runPhase(bool blocking, bool* progressed) {
       phase_ = Phase::Exchange;
       return ncclSuccess;
     case Phase::Exchange:
-      if (blocking) {
-        MCCL_CHECK(comm_->bootstrap->allGather(exchange_.data(), sizeof(PeerInfo)));
-        phaseMark("exchange");
-        phase_ = Phase::Finish;
-      } else {
-        MCCL_CHECK(comm_->bootstrap->startAllGather(exchange_.data(), sizeof(PeerInfo)));
-        phaseMark("exchange");
-        phase_ = Phase::WaitExchange;
+      // Below MCCL_INIT_BY_NODE_MIN_RANKS every rank's record (at most 64 B each) costs less
+      // than the node communicator (MPI_Comm_split) of the exchange by node.
+      if (auto* mb = dynamic_cast<MpiBootstrap*>(comm_->bootstrap.get());
+          mb && p_.nranks >= knobInt(Knob::InitByNodeMinRanks)) {
+        byNode_.reset(new NodeExchange(mb));
+        MCCL_CHECK(byNode_->start(blocking));
+        phase_ = Phase::WaitAgree;
+        return ncclSuccess;
       }
+      return startFullExchange(blocking);
+    case Phase::WaitAgree: {
+      bool done = false, byNode = false;
+      MCCL_CHECK(byNode_->test(&done, &byNode));
+      if (!done) {
+        *progressed = false;
+        return ncclSuccess;
+      }
+      phaseMark("agree");
+      agreeBytes_ = NodeExchange::kAgreeBytes;
+      if (!byNode) return startFullExchange(blocking);
+      MCCL_CHECK(byNode_->run(me_, &comm_->topo));
+      phaseMark("exchange");
+      phase_ = Phase::Finish;
       return ncclSuccess;
+    }
     case Phase::WaitExchange: {
       bool done = false;
       MCCL_CHECK(comm_->bootstrap->testAllGather(&done));

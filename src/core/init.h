@@ -23,6 +23,8 @@ struct ncclComm;
 
 namespace mccl {
 
+class NodeExchange;
+
 struct InitParams {
   enum class Source { UniqueIds, InProc, Ready };
   Source source = Source::UniqueIds;
@@ -60,11 +62,13 @@ class InitTask {
 
  private:
   enum class Phase {
-    CreateBootstrap, WaitBootstrap, LocalSetup, Exchange, WaitExchange, Finish, WaitLive, StartWatchdog, Done
+    CreateBootstrap, WaitBootstrap, LocalSetup, Exchange, WaitAgree, WaitExchange, Finish, WaitLive, StartWatchdog,
+    Done
   };
   ncclResult_t runPhase(bool blocking, bool* progressed);
   ncclResult_t createBootstrap();
   ncclResult_t localSetup();
+  ncclResult_t startFullExchange(bool blocking);
   ncclResult_t finish();
   ncclResult_t receiveLive(bool blocking, bool* all);
   ncclResult_t startWatchdog();
@@ -73,7 +77,11 @@ class InitTask {
   ncclComm* comm_;
   InitParams p_;
   Phase phase_ = Phase::CreateBootstrap;
-  std::vector<PeerInfo> exchange_;
+  PeerInfo me_;                         // this rank's record
+  std::vector<PeerInfo> exchange_;      // every rank's record (the full exchange only)
+  size_t agreeBytes_ = 0;               // received by the MPI agreement (core/node_exchange.h)
+  std::unique_ptr<NodeExchange> byNode_;  // MPI bootstraps: the exchange by node (core/node_exchange.h)
+  bool topoBuilt_ = false;
   int liveFd_ = -1;  // the watchdog's listening socket until startWatchdog() hands it over
   LiveRecord liveMine_;            // sent to each watch peer
   std::vector<int> watch_;         // Watchdog::watchPeers()

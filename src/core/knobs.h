@@ -56,6 +56,8 @@ enum class KnobType { Int, Size, Bool, String };
   X(ProfileInit, "MCCL_PROFILE_INIT", Bool, "0",                                                  \
     "print the phases of every init, split and destroy (one line per rank on stderr)")          \
   X(HostId, "MCCL_HOST_ID", String, "", "overrides the host identity (tests make fake nodes)") \
+  X(InitByNodeMinRanks, "MCCL_INIT_BY_NODE_MIN_RANKS", Int, "64",                                 \
+    "MPI-backed communicators of at least this many ranks exchange init records within nodes only (equal on every rank)") \
   X(Transport, "MCCL_TRANSPORT", String, "auto", "host peers: auto, ucx or loopback")          \
   X(UcxDirect, "MCCL_UCX_DIRECT", Bool, "1", "map peers' FIFOs directly when UCX allows it")   \
   X(UcxKeepalive, "UCX_KEEPALIVE_INTERVAL", String, "",                                         \

@@ -86,10 +86,9 @@ double ringAllReduceUs(Fabric f, int n, double bytes) {
 // several, a binary tree between nodes plus the chain inside the largest node.
 double treeDepth(const ncclComm* comm) {
   const Topology& t = comm->topo;
-  if (t.nNodes <= 1) return log2i(comm->nranks);
-  size_t largest = 1;
-  for (const auto& ranks : t.nodeRanks) largest = std::max(largest, ranks.size());
-  return log2i(t.nNodes) + static_cast<double>(largest - 1);
+  if (t.nNodes() <= 1) return log2i(comm->nranks);
+  const int largest = std::max(1, t.maxLocalRanks());
+  return log2i(t.nNodes()) + static_cast<double>(largest - 1);
 }
 double treeAllReduceUs(Fabric f, double depth, double bytes) {
   return 2 * depth * f.alphaUs + 2.0 * bytes / (f.gbps * 1e3);
@@ -264,10 +263,10 @@ Schedule makeSchedule(const ncclComm* comm, const OpDesc& op, const PlanChoice& 
   s.count = static_cast<int64_t>(op.count);
   s.chunk = choice.chunk;
   s.align = choice.align;
-  s.ring = comm->topo.ring.empty() ? nullptr : comm->topo.ring.data();
-  s.ringPos = comm->topo.ringPos.empty() ? nullptr : comm->topo.ringPos.data();
-  s.nnodes = comm->topo.nNodes;
-  s.nodeFirst = comm->topo.nodeFirst.empty() ? nullptr : comm->topo.nodeFirst.data();
+  s.ring = comm->topo.ringTable();  // nullptr: the identity ring
+  s.ringPos = comm->topo.ringPosTable();
+  s.nnodes = comm->topo.nNodes();
+  s.nodeFirst = comm->topo.nodeFirst().empty() ? nullptr : comm->topo.nodeFirst().data();
   return s;
 }
 

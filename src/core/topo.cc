@@ -105,7 +105,7 @@ void bindThreadNear(const char* busId) {
 
 void logTopology(const ncclComm* comm) {
   if (!logEnabled(LogLevel::Info, kLogInit)) return;
-  const std::string busId = busIdString(comm->peers[comm->rank].busId);
+  const std::string busId = busIdString(comm->topo.me().busId);
   if (comm->isHost())
     INFO(kLogInit, "rank %d: host communicator, %s", comm->rank, describeLocality(nullptr).c_str());
   else

@@ -110,7 +110,7 @@ std::vector<int> Watchdog::watchPeers(const ncclComm* comm) {
   const int n = comm->nranks, r = comm->rank;
   std::vector<int> out;
   auto watch = [&](int q) {
-    if (q == r || comm->peers[q].processHash == comm->peers[r].processHash) return;
+    if (q == r || comm->topo.sameProcess(q)) return;
     if (std::find(out.begin(), out.end(), q) == out.end()) out.push_back(q);
   };
   // Ring distances 1, 2, 4, ...: a symmetric relation (q watches r when r watches q),
@@ -125,7 +125,7 @@ ncclResult_t Watchdog::start(ncclComm* comm, int listenFd, const std::vector<int
   const int r = comm->rank;
   std::unique_ptr<Watchdog> w(new Watchdog(comm, listenFd));
   if (listenFd < 0) return ncclSuccess;
-  w->secret_ = comm->peers[0].liveSecret;
+  w->secret_ = comm->topo.liveSecret();
   int64_t timeout = knobInt(Knob::Timeout);
   w->silenceLimit_ = timeout > 0 ? std::max(2.0, static_cast<double>(timeout) / 2.0) : 0.0;
   for (size_t i = 0; i < watched.size() && i < records.size(); ++i) {

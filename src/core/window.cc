@@ -30,10 +30,11 @@ namespace mccl {
 LsaTeam lsaTeamOf(const ncclComm* comm) {
   LsaTeam t;
   t.first = comm->rank;
-  if (comm->isHost() || knobBool(Knob::P2pDisable) || comm->peers.size() != static_cast<size_t>(comm->nranks))
-    return t;
-  const uint64_t host = comm->peers[comm->rank].hostHash;
-  auto member = [&](int r) { return comm->peers[r].hostHash == host && comm->peers[r].cudaDev >= 0; };
+  if (comm->isHost() || knobBool(Knob::P2pDisable) || !comm->topo.built()) return t;
+  auto member = [&](int r) {
+    const PeerInfo* p = comm->topo.localPeer(r);
+    return p != nullptr && p->cudaDev >= 0;
+  };
   int first = comm->rank, last = comm->rank;
   while (first > 0 && member(first - 1)) first--;
   while (last + 1 < comm->nranks && member(last + 1)) last++;
@@ -290,8 +291,9 @@ bool SymState::directBuffer(const void* p, size_t bytes, uint8_t** each) const {
 }
 
 bool SymState::everyRankInThisProcess() const {
-  for (int r = 0; r < comm_->nranks; ++r)
-    if (comm_->peers[r].processHash != comm_->peers[comm_->rank].processHash) return false;
+  if (comm_->topo.localRanks() != comm_->nranks) return false;
+  for (const PeerInfo& p : comm_->topo.localPeers())
+    if (p.processHash != comm_->topo.me().processHash) return false;
   return true;
 }
 

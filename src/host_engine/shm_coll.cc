@@ -179,7 +179,7 @@ void ShmColls::setup() {
   maxBytes_ = 0;
   int64_t limit = knobInt(Knob::HostShmMaxBytes);
   if (limit <= 0 || knobBool(Knob::ShmDisable) || !knobListAllows(knobStr(Knob::Algo), "oneshot")) return;
-  if (comm_->topo.nNodes != 1) return;
+  if (comm_->topo.nNodes() != 1) return;
   auto* mb = dynamic_cast<MpiBootstrap*>(comm_->bootstrap.get());
   if (mb) mpiComm_ = mb->comm();
   // Slots hold whole cache lines; the segment stays addressable (at most 1 GiB per rank).
@@ -216,7 +216,7 @@ bool ShmColls::use(const OpDesc& op) {
   // same /dev/shm, so where it cannot give the segment every rank turns the path off at this
   // same operation, and the engine runs it.
   char name[64];
-  std::snprintf(name, sizeof name, "/mccl-shm-%016llx", static_cast<unsigned long long>(comm_->peers[0].shmToken));
+  std::snprintf(name, sizeof name, "/mccl-shm-%016llx", static_cast<unsigned long long>(comm_->topo.shmToken()));
   std::string why;
   if (ShmSegment::open(name, segmentBytes(comm_->nranks, maxBytes_), &seg_, &why)) return true;
   WARN("rank %d: small collectives of this communicator run on the engine, not in shared memory: %s", comm_->rank,

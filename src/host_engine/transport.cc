@@ -17,12 +17,12 @@ enum TransportIndex { kLoopback = 0, kUcx = 1 };
 
 struct TransportEntry {
   const char* name;
-  bool (*canConnect)(const PeerInfo& me, const PeerInfo& peer, bool haveUcx);
+  bool (*canConnect)(bool sameProcess, bool haveUcx);
 };
 
 const TransportEntry kTransports[] = {
-    {"loopback", [](const PeerInfo& me, const PeerInfo& peer, bool) { return me.processHash == peer.processHash; }},
-    {"ucx", [](const PeerInfo&, const PeerInfo&, bool haveUcx) { return haveUcx; }},
+    {"loopback", [](bool sameProcess, bool) { return sameProcess; }},
+    {"ucx", [](bool, bool haveUcx) { return haveUcx; }},
 };
 
 // Loopback regions are shared by the two threads of a connection: each holds a
@@ -46,11 +46,11 @@ std::shared_ptr<uint8_t> allocShared(size_t bytes) {
 
 }  // namespace
 
-int chooseTransport(const PeerInfo& me, const PeerInfo& peer, bool haveUcx) {
+int chooseTransport(bool sameProcess, bool haveUcx) {
   std::string forced = knobStr(Knob::Transport);
   for (int i = 0; i < static_cast<int>(sizeof kTransports / sizeof kTransports[0]); ++i) {
     if (forced == "ucx" && i == kLoopback) continue;  // threads talk over UCX too (tests)
-    if (kTransports[i].canConnect(me, peer, haveUcx)) return i;
+    if (kTransports[i].canConnect(sameProcess, haveUcx)) return i;
   }
   return -1;
 }
@@ -131,9 +131,7 @@ ncclResult_t HostTransport::need(const ConnKey& key) {
 }
 
 ncclResult_t HostTransport::start(const ConnKey& key, Conn& c) {
-  const PeerInfo& me = comm_->peers[comm_->rank];
-  const PeerInfo& peer = comm_->peers[key.peer];
-  c.transport = chooseTransport(me, peer, ucx_ != nullptr);
+  c.transport = chooseTransport(comm_->topo.sameProcess(key.peer), ucx_ != nullptr);
   if (c.transport < 0)
     return MCCL_ERR(ncclSystemError, comm_, "no transport reaches rank %d (host %s) from rank %d", key.peer,
                     comm_->hosts.name(key.peer).c_str(), comm_->rank);
@@ -195,14 +193,13 @@ ncclResult_t HostTransport::finish(const ConnKey& key, Conn& c, const ConnInfo& 
     pm.direct = c.peerRegion.get();
     localRegion = c.local.get();
   } else {
-    const PeerInfo& peer = comm_->peers[key.peer];
     char host[sizeof info.host + 1] = {0};
     std::memcpy(host, info.host, sizeof info.host);
     comm_->hosts.set(key.peer, host);
     MCCL_CHECK(ucx_->endpoint(key.peer, info.workerAddr, info.workerAddrLen, &pm.ep));
     // Direct mapping (ucp_rkey_ptr) only on one host: a peer of another host identity is
     // reached with puts even when UCX could map it (MCCL_HOST_ID fake nodes).
-    const bool direct = allowDirect_ && peer.hostHash == comm_->peers[comm_->rank].hostHash;
+    const bool direct = allowDirect_ && comm_->topo.onMyNode(key.peer);
     // The peer's segment held through the unpack (ucx.h, sysvHold): UCX 1.13 crashes when
     // it finds the segment gone; a segment already gone is a peer that died.
     void* held = nullptr;

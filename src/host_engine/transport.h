@@ -83,7 +83,7 @@ class HostTransport {
 
 // Index of the transport that connects me to peer (the first of the table that can),
 // or -1. Exposed for tests.
-int chooseTransport(const PeerInfo& me, const PeerInfo& peer, bool haveUcx);
+int chooseTransport(bool sameProcess, bool haveUcx);
 const char* transportName(int index);
 
 }  // namespace mccl

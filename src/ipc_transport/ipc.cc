@@ -106,11 +106,10 @@ bool IpcTransport::canReach(int peer) const {
   // NCCL, where NCCL_P2P_DISABLE concerns pairs of GPUs).
   if (peer == comm_->rank) return true;
   if (knobBool(Knob::P2pDisable)) return false;
-  const PeerInfo& me = comm_->peers[comm_->rank];
-  const PeerInfo& p = comm_->peers[peer];
-  if (p.hostHash != me.hostHash || p.cudaDev < 0) return false;
+  const PeerInfo* p = comm_->topo.localPeer(peer);  // nullptr: another node
+  if (p == nullptr || p->cudaDev < 0) return false;
   int other = -1;
-  const std::string busId = busIdString(p.busId);
+  const std::string busId = busIdString(p->busId);
   if (busId.empty() || cudaDeviceGetByPCIBusId(&other, busId.c_str()) != cudaSuccess) {
     cudaGetLastError();
     return true;  // not visible here: IPC may still work; mapping will tell
@@ -152,8 +151,7 @@ ncclResult_t IpcTransport::need(const ConnKey& key) {
     return posted(slot, exchange_.post(key, &mine));
   }
   c->mine.dev = comm_->cudaDev;
-  const PeerInfo& me = comm_->peers[comm_->rank];
-  c->mine.sameProcess = comm_->peers[key.peer].processHash == me.processHash ? 1 : 0;
+  c->mine.sameProcess = comm_->topo.sameProcess(key.peer) ? 1 : 0;
   void* exportBase;
   if (key.send) {
     // The receiver writes its consumed count into this connection's head word.

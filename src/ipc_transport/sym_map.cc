@@ -69,7 +69,7 @@ ncclResult_t symDescribe(ncclComm* comm, void* p, size_t size, const char* call,
                     call, p, cudaGetErrorString(e));
   }
   r.dev = comm->cudaDev;
-  r.processHash = comm->peers[comm->rank].processHash;
+  r.processHash = comm->topo.me().processHash;
   r.ptr = reinterpret_cast<uint64_t>(p);
   r.size = size;
   r.offset = offset;
@@ -89,7 +89,7 @@ ncclResult_t SymMapper::open(int peer, const SymExport& rec, char** mapped) {
     *mapped = reinterpret_cast<char*>(rec.ptr);
     return ncclSuccess;
   }
-  if (rec.processHash == comm_->peers[comm_->rank].processHash) {
+  if (rec.processHash == comm_->topo.me().processHash) {
     // A thread of this process: its pointer is valid here once peer access is on.
     if (rec.dev != comm_->cudaDev) {
       cudaError_t e = cudaDeviceEnablePeerAccess(rec.dev, 0);
@@ -126,7 +126,7 @@ ncclResult_t SymMapper::open(int peer, const SymExport& rec, char** mapped) {
 }
 
 void SymMapper::close(int peer, const SymExport& rec) {
-  if (peer == comm_->rank || rec.processHash == comm_->peers[comm_->rank].processHash) return;
+  if (peer == comm_->rank || rec.processHash == comm_->topo.me().processHash) return;
   auto it = opened_.find(key(peer, rec));
   if (it == opened_.end()) return;
   if (--it->second.refs > 0) return;

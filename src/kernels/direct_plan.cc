@@ -144,12 +144,7 @@ bool copyEnginesMove(const ncclComm* comm, size_t perRank) {
   // Any two ranks of the communicator, not only this one and a peer: every rank must decide
   // alike (3 ranks on 2 GPUs: the rank alone on its GPU took the copy engines while the two
   // sharing the other kept the SM path, and their barriers never met).
-  const int n = comm->nranks;
-  for (int a = 0; a < n; ++a)
-    for (int b = a + 1; b < n; ++b)
-      if (comm->peers[a].devHash == comm->peers[b].devHash && comm->peers[a].processHash == comm->peers[b].processHash)
-        return false;
-  return true;
+  return !comm->topo.processSharesDevice();
 }
 
 // The copy-engine works of a group: a barrier with every peer (each peer's stream has

@@ -133,16 +133,17 @@ class GpuDataPath : public DataPath {
     CUDA_TRY(cudaHostGetDevicePointer(&dFlags, hostFlags_, 0), "cudaHostGetDevicePointer");
     const int n = comm_->nranks;
     // ring, ringPos, nodeFirst
-    const size_t nodeEntries = comm_->topo.nodeFirst.size();
+    const size_t nodeEntries = comm_->topo.nodeFirst().size();
+    const std::vector<int32_t> ring = comm_->topo.ringVector(), ringPos = comm_->topo.ringPosVector();
     CUDA_TRY(cudaMalloc(&dRing_, sizeof(int32_t) * (2 * static_cast<size_t>(n) + nodeEntries)), "cudaMalloc(ring)");
     ringBytes_ = sizeof(int32_t) * (2 * static_cast<size_t>(n) + nodeEntries);
     comm_->mem.add(MemKind::Tables, ringBytes_);
     if (nodeEntries > 0)
-      CUDA_TRY(cudaMemcpy(dRing_ + 2 * n, comm_->topo.nodeFirst.data(), sizeof(int32_t) * nodeEntries,
+      CUDA_TRY(cudaMemcpy(dRing_ + 2 * n, comm_->topo.nodeFirst().data(), sizeof(int32_t) * nodeEntries,
                           cudaMemcpyHostToDevice),
                "cudaMemcpy");
-    CUDA_TRY(cudaMemcpy(dRing_, comm_->topo.ring.data(), sizeof(int32_t) * n, cudaMemcpyHostToDevice), "cudaMemcpy");
-    CUDA_TRY(cudaMemcpy(dRing_ + n, comm_->topo.ringPos.data(), sizeof(int32_t) * n, cudaMemcpyHostToDevice),
+    CUDA_TRY(cudaMemcpy(dRing_, ring.data(), sizeof(int32_t) * n, cudaMemcpyHostToDevice), "cudaMemcpy");
+    CUDA_TRY(cudaMemcpy(dRing_ + n, ringPos.data(), sizeof(int32_t) * n, cudaMemcpyHostToDevice),
              "cudaMemcpy");
     DevComm h;
     std::memset(&h, 0, sizeof h);
@@ -163,9 +164,9 @@ class GpuDataPath : public DataPath {
     comm_->mem.add(MemKind::Tables, sizeof(uint32_t) * kClaimWords);
     CUDA_TRY(cudaMemset(claims_, 0, sizeof(uint32_t) * kClaimWords), "cudaMemset(unit claims)");
     h.claims = claims_;
-    h.ringPosition = comm_->topo.ringPos[static_cast<size_t>(comm_->rank)];
-    h.ringPrev = comm_->topo.ring[static_cast<size_t>((h.ringPosition + n - 1) % n)];
-    h.ringNext = comm_->topo.ring[static_cast<size_t>((h.ringPosition + 1) % n)];
+    h.ringPosition = comm_->topo.ringPos(comm_->rank);
+    h.ringPrev = comm_->topo.ringRank(h.ringPosition - 1);
+    h.ringNext = comm_->topo.ringRank(h.ringPosition + 1);
     h.conns = ipc_.devConns();
     h.ctrl = ipc_.devCtrl();
     if (knobBool(Knob::Profile)) {
@@ -534,7 +535,7 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
     w.s = hostView;
     w.s.ring = dp_->devRing();
     w.s.ringPos = dp_->devRing() + comm_->nranks;
-    w.s.nodeFirst = comm_->topo.nodeFirst.empty() ? nullptr : dp_->devRing() + 2 * comm_->nranks;
+    w.s.nodeFirst = comm_->topo.nodeFirst().empty() ? nullptr : dp_->devRing() + 2 * comm_->nranks;
     w.in = op.sendbuff;
     w.out = op.recvbuff;
     w.type = static_cast<uint8_t>(op.datatype);

@@ -126,7 +126,7 @@ ncclResult_t GpuNet::finish(const ConnKey& key, const NetRecord& peer, DevConn* 
     client_->add(std::make_unique<NetConn>(key.send, key.peer, layout_, c.host, worker_.get(), ep, c.remote));
   }
   if (!attached_) {
-    Proxy::attach(client_.get(), busIdString(comm_->peers[comm_->rank].busId));
+    Proxy::attach(client_.get(), busIdString(comm_->topo.me().busId));
     attached_ = true;
     INFO(kLogNet, "rank %d: GPU network path over UCX %s, staging in pinned host memory (%s)", comm_->rank,
          ucp_get_version_string(),

@@ -1,5 +1,5 @@
-// The init exchange (issue 17): every rank sends every rank a PeerInfo, so it must stay
-// small; the liveness records go only to the watch peers, which must pair up (a rank waits
+// The init exchange (issue 17): a rank sends its PeerInfo to every rank of its node (MPI
+// exchange by node) or of the communicator (full exchange), so it must stay small; the liveness records go only to the watch peers, which must pair up (a rank waits
 // for the record of each of its watch peers, so the relation has to be symmetric).
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 using namespace mccl;
 
 TEST(InitRecord, PeerInfoIsCompact) {
-  // The whole record crosses the allgather N - 1 times per rank: 64 B (56 B and the host shared-memory token), was 1,200 B (a UCX
+  // The whole record crosses the allgather L - 1 (by node) or N - 1 times per rank: 64 B (56 B and the host shared-memory token), was 1,200 B (a UCX
   // address slot, the host name and the watchdog address: sent lazily now).
   EXPECT_LE(sizeof(PeerInfo), 64u);
   EXPECT_EQ(sizeof(PeerInfo) % 8, 0u);
@@ -70,17 +70,18 @@ TEST(InitRecord, WatchPeersAreSymmetricAndLogarithmic) {
     for (int n : {1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 17, 31, 33, 100, 1024}) {
       ncclComm comm;
       comm.nranks = n;
-      comm.peers.resize(static_cast<size_t>(n));
+      std::vector<PeerInfo> peers(static_cast<size_t>(n));
       std::vector<uint64_t> proc(static_cast<size_t>(n));
       for (int r = 0; r < n; ++r) {
-        comm.peers[r].rank = r;
-        proc[r] = comm.peers[r].processHash = 1000 + static_cast<uint64_t>(r / ranksPerProcess);
+        peers[r].rank = r;
+        proc[r] = peers[r].processHash = 1000 + static_cast<uint64_t>(r / ranksPerProcess);
       }
       std::vector<std::set<int>> of(static_cast<size_t>(n));
       int logn = 0;
       while ((1 << logn) < n) ++logn;
       for (int r = 0; r < n; ++r) {
         comm.rank = r;
+        comm.topo = Topology::fromAll(peers, r);
         std::vector<int> w = Watchdog::watchPeers(&comm);
         std::set<int> s(w.begin(), w.end());
         ASSERT_EQ(s.size(), w.size()) << "duplicates, n " << n << " rank " << r;

@@ -65,18 +65,3 @@ TEST(RedOps, DeviceResidenceKeepsThePointer) {
   EXPECT_EQ(info.scalarPtr, &scalar);
 }
 
-TEST(Topology, NodesFromHostHashes) {
-  std::vector<PeerInfo> peers(5);
-  uint64_t hosts[5] = {10, 20, 10, 30, 20};
-  for (int r = 0; r < 5; ++r) {
-    peers[r].rank = r;
-    peers[r].hostHash = hosts[r];
-  }
-  Topology t = Topology::build(peers, 4);
-  EXPECT_EQ(t.nNodes, 3);
-  EXPECT_EQ(t.node, 1);
-  EXPECT_EQ(t.localRank, 1);
-  EXPECT_EQ(t.localRanks, 2);
-  EXPECT_EQ(t.nodeRanks[0], (std::vector<int>{0, 2}));
-  EXPECT_EQ(t.nodeOf[3], 2);
-}
