@@ -81,7 +81,6 @@ class InitTask {
   std::vector<PeerInfo> exchange_;      // every rank's record (the full exchange only)
   size_t agreeBytes_ = 0;               // received by the MPI agreement (core/node_exchange.h)
   std::unique_ptr<NodeExchange> byNode_;  // MPI bootstraps: the exchange by node (core/node_exchange.h)
-  bool topoBuilt_ = false;
   int liveFd_ = -1;  // the watchdog's listening socket until startWatchdog() hands it over
   LiveRecord liveMine_;            // sent to each watch peer
   std::vector<int> watch_;         // Watchdog::watchPeers()
