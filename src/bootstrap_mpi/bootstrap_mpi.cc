@@ -18,14 +18,14 @@ bool mpiUsable() {
   return init && !fin;
 }
 
+}  // namespace
+
 std::string mpiErrorString(int code) {
   char s[MPI_MAX_ERROR_STRING];
   int len = 0;
   if (MPI_Error_string(code, s, &len) != MPI_SUCCESS) return "MPI error " + std::to_string(code);
   return std::string(s, static_cast<size_t>(len));
 }
-
-}  // namespace
 
 bool MpiBootstrap::threadMultiple() {
   if (!mpiUsable()) return false;

@@ -9,11 +9,16 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "bootstrap_mpi/bootstrap.h"
 
 namespace mccl {
+
+// MPI's own sentence for an error code (MPI_Error_string), for the errors that name an
+// MPI call.
+std::string mpiErrorString(int code);
 
 class MpiBootstrap : public Bootstrap {
  public:

@@ -8,16 +8,6 @@
 #include "core/error.h"
 
 namespace mccl {
-namespace {
-
-std::string mpiError(int code) {
-  char s[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  if (MPI_Error_string(code, s, &len) != MPI_SUCCESS) return "MPI error " + std::to_string(code);
-  return std::string(s, static_cast<size_t>(len));
-}
-
-}  // namespace
 
 NodeExchange::NodeExchange(MpiBootstrap* b) : b_(b), buf_(new int[2]()) {}
 
@@ -31,7 +21,7 @@ ncclResult_t NodeExchange::start(bool mayBlock) {
   buf_[0] = mayBlock ? 1 : 0;
   int rc = MPI_Iallreduce(&buf_[0], &buf_[1], 1, MPI_INT, MPI_MIN, b_->comm(), &req_);
   if (rc != MPI_SUCCESS)
-    return MCCL_ERR(ncclSystemError, b_->owner(), "MPI_Iallreduce failed: %s", mpiError(rc).c_str());
+    return MCCL_ERR(ncclSystemError, b_->owner(), "MPI_Iallreduce failed: %s", mpiErrorString(rc).c_str());
   return ncclSuccess;
 }
 
@@ -39,7 +29,7 @@ ncclResult_t NodeExchange::test(bool* done, bool* byNode) {
   int flag = 0;
   int rc = MPI_Test(&req_, &flag, MPI_STATUS_IGNORE);
   if (rc != MPI_SUCCESS)
-    return MCCL_ERR(ncclSystemError, b_->owner(), "MPI_Iallreduce failed: %s", mpiError(rc).c_str());
+    return MCCL_ERR(ncclSystemError, b_->owner(), "MPI_Iallreduce failed: %s", mpiErrorString(rc).c_str());
   *done = flag != 0;
   *byNode = flag != 0 && buf_[1] == 1;
   return ncclSuccess;
@@ -52,7 +42,7 @@ ncclResult_t NodeExchange::run(const PeerInfo& me, Topology* out) {
   MPI_Comm group = MPI_COMM_NULL;
   int rc = MPI_Comm_split(comm, static_cast<int>(me.hostHash & 0x7fffffff), rank, &group);
   if (rc != MPI_SUCCESS)
-    return MCCL_ERR(ncclSystemError, b_->owner(), "MPI_Comm_split (node) failed: %s", mpiError(rc).c_str());
+    return MCCL_ERR(ncclSystemError, b_->owner(), "MPI_Comm_split (node) failed: %s", mpiErrorString(rc).c_str());
   MPI_Comm_set_errhandler(group, MPI_ERRORS_RETURN);
   int g = 0;
   MPI_Comm_size(group, &g);
@@ -61,7 +51,7 @@ ncclResult_t NodeExchange::run(const PeerInfo& me, Topology* out) {
   rc = MPI_Iallgather(&me, sizeof me, MPI_BYTE, recs.data(), sizeof me, MPI_BYTE, group, &req);
   ncclResult_t res = rc == MPI_SUCCESS
                          ? b_->waitRequest(&req, "node allgather")
-                         : MCCL_ERR(ncclSystemError, b_->owner(), "MPI_Iallgather failed: %s", mpiError(rc).c_str());
+                         : MCCL_ERR(ncclSystemError, b_->owner(), "MPI_Iallgather failed: %s", mpiErrorString(rc).c_str());
   MPI_Comm_free(&group);
   MCCL_CHECK(res);
   std::vector<PeerInfo> local;
@@ -83,7 +73,7 @@ ncclResult_t NodeExchange::run(const PeerInfo& me, Topology* out) {
   int64_t all[5];
   rc = MPI_Iallreduce(v, all, 5, MPI_INT64_T, MPI_MAX, comm, &req);
   if (rc != MPI_SUCCESS)
-    return MCCL_ERR(ncclSystemError, b_->owner(), "MPI_Iallreduce failed: %s", mpiError(rc).c_str());
+    return MCCL_ERR(ncclSystemError, b_->owner(), "MPI_Iallreduce failed: %s", mpiErrorString(rc).c_str());
   MCCL_CHECK(b_->waitRequest(&req, "node facts"));
   Topology::Facts f;
   f.nodeSize = static_cast<int>(all[1]);
@@ -99,7 +89,7 @@ ncclResult_t NodeExchange::run(const PeerInfo& me, Topology* out) {
     leaderOf[static_cast<size_t>(rank)] = local.front().rank;
     rc = MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, leaderOf.data(), 1, MPI_INT32_T, comm, &req);
     if (rc != MPI_SUCCESS)
-      return MCCL_ERR(ncclSystemError, b_->owner(), "MPI_Iallgather failed: %s", mpiError(rc).c_str());
+      return MCCL_ERR(ncclSystemError, b_->owner(), "MPI_Iallgather failed: %s", mpiErrorString(rc).c_str());
     MCCL_CHECK(b_->waitRequest(&req, "node leaders"));
     received += sizeof(int32_t) * static_cast<size_t>(n - 1);
   }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "bootstrap_mpi/bootstrap_mpi.h"
 #include "core/comm.h"
 #include "core/error.h"
 #include "core/knobs.h"
@@ -38,13 +39,6 @@ MPI_Op mpiOp(RedKind k) {
     case RedKind::Min: return MPI_MIN;
     default: return MPI_OP_NULL;  // PreMulSum (ncclAvg on floats), SumPostDiv (on integers)
   }
-}
-
-std::string mpiError(int code) {
-  char s[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  if (MPI_Error_string(code, s, &len) != MPI_SUCCESS) return "MPI error " + std::to_string(code);
-  return std::string(s, static_cast<size_t>(len));
 }
 
 }  // namespace
@@ -119,7 +113,7 @@ ncclResult_t MpiCollOp::start(ncclComm* comm, MPI_Comm mc) {
   if (rc != MPI_SUCCESS) {
     done = true;
     return MCCL_ERR(ncclSystemError, comm, "%s seq %llu: %s failed: %s", opKindName(op.kind),
-                    static_cast<unsigned long long>(op.seq), call, mpiError(rc).c_str());
+                    static_cast<unsigned long long>(op.seq), call, mpiErrorString(rc).c_str());
   }
   gCount.fetch_add(1, std::memory_order_relaxed);
   return ncclSuccess;
@@ -132,7 +126,7 @@ ncclResult_t MpiCollOp::test(ncclComm* comm) {
   if (rc != MPI_SUCCESS) {
     abandon();
     return MCCL_ERR(ncclRemoteError, comm, "%s seq %llu: MPI_Test failed: %s", opKindName(op.kind),
-                    static_cast<unsigned long long>(op.seq), mpiError(rc).c_str());
+                    static_cast<unsigned long long>(op.seq), mpiErrorString(rc).c_str());
   }
   if (!flag) return ncclSuccess;
   if (copyTo) std::memcpy(copyTo, tmp.data(), tmp.size());

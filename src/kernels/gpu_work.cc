@@ -1,0 +1,262 @@
+// One submitted group of a GPU communicator (GpuWork, gpu_datapath_impl.h): planned when
+// submitted (init: the plan, its connections requested), launched by progress once every
+// peer it needs is connected.
+#include "kernels/gpu_datapath_impl.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <vector>
+
+namespace mccl {
+
+// One rank: every collective but PreMulSum is a copy of its input (or nothing in place),
+// and each Send to itself pairs with the Recv of the same place in call order. When the
+// whole group is such copies, the copy engine does them at the memory's bandwidth (a
+// memcpy node in a graph), as NCCL does; no kernel, no connection.
+bool GpuWork::planCopies() {
+  if (comm_->nranks != 1) return false;
+  std::vector<const OpDesc*> sends, recvs;
+  for (const OpDesc& op : p_.ops) {
+    if (op.kind == OpKind::Send) sends.push_back(&op);
+    else if (op.kind == OpKind::Recv) recvs.push_back(&op);
+    else if (op.hasReduction() && op.red.kind == RedKind::PreMulSum) return false;
+    else if (op.count > 0 && op.sendbuff != op.recvbuff)
+      p_.copies.push_back(GpuPlan::Copy{op.recvbuff, op.sendbuff, op.bytes()});
+  }
+  if (sends.size() != recvs.size()) return false;
+  for (size_t i = 0; i < sends.size(); ++i) {
+    if (sends[i]->bytes() != recvs[i]->bytes()) return false;  // the kernel path reports it
+    if (sends[i]->count > 0 && sends[i]->sendbuff != recvs[i]->recvbuff)
+      p_.copies.push_back(GpuPlan::Copy{recvs[i]->recvbuff, sends[i]->sendbuff, sends[i]->bytes()});
+  }
+  return true;
+}
+
+// A rank's Sends to itself and Recvs from itself in one group (Gather's root, Scatter's
+// root, AlltoAll's own block, a user's own pairs), matched in call order as NCCL matches
+// them: where every pair has the same size on Simple, each Send's work copies its data
+// straight into its Recv's buffer (DevWork::selfCopy) and the Recv has no work: one copy
+// instead of two through the rank's FIFO to itself, and no block on the receiving side.
+// partner[i]: for a paired Send the index of its Recv, for a paired Recv -2, else -1.
+// Groups whose self operations do not pair one to one (or that find earlier Sends still in
+// that FIFO) keep the connection, as before.
+std::vector<int> GpuWork::pairSelf(const std::vector<OpDesc>& ops, size_t slotBytes) {
+  std::vector<int> partner(ops.size(), -1);
+  if (comm_->nranks < 2) return partner;
+  std::vector<int> sends, recvs;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const OpDesc& op = ops[i];
+    if (!op.isP2p() || op.root != comm_->rank) continue;
+    (op.kind == OpKind::Send ? sends : recvs).push_back(static_cast<int>(i));
+  }
+  const int backlog = static_cast<int>(sends.size()) - static_cast<int>(recvs.size());
+  bool pair = !sends.empty() && backlog == 0 && dp_->selfBacklog() == 0;
+  for (size_t k = 0; pair && k < sends.size(); ++k) {
+    const OpDesc& s = ops[static_cast<size_t>(sends[k])];
+    pair = s.bytes() == ops[static_cast<size_t>(recvs[k])].bytes() &&
+           choosePlan(comm_, s, slotBytes).proto == Proto::Simple;
+  }
+  if (pair) {
+    for (size_t k = 0; k < sends.size(); ++k) {
+      partner[static_cast<size_t>(sends[k])] = recvs[k];
+      partner[static_cast<size_t>(recvs[k])] = -2;
+    }
+    p_.selfPaired = true;
+  } else {
+    p_.selfBacklog = backlog;
+  }
+  dp_->addSelfBacklog(p_.selfBacklog);
+  return partner;
+}
+
+ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
+  if (!ops.empty() && ops.front().enqueueNs) planNs_[0] = steadyNs();  // MCCL_PROFILE
+  p_.ops = ops;
+  IpcTransport& ipc = dp_->ipc();
+  const bool dump = knobBool(Knob::DumpSchedule);
+  std::map<std::pair<int, int>, int> p2pQueue;
+  int maxCh = 0;
+  const bool copyOnly = planCopies();
+  if (!copyOnly) p_.copies.clear();
+  const std::vector<int> partner = copyOnly ? std::vector<int>() : pairSelf(p_.ops, ipc.slotBytes());
+  // Sends and Recvs take units (one Simple launch for all of them, launchParts) on two
+  // ranks, where a group's operations with the peer are the same number on both sides (each
+  // Send meets a Recv), when they fit one launch; the operations with itself never do.
+  size_t peerOps = 0;
+  for (const OpDesc& op : p_.ops) peerOps += op.isP2p() && op.root != comm_->rank ? 1 : 0;
+  const bool p2pUnits = comm_->nranks == 2 && peerOps <= static_cast<size_t>(kSmallLaunch);
+  for (size_t oi = 0; oi < partner.size(); ++oi) {
+    const OpDesc& op = p_.ops[oi];
+    if (partner[oi] == -2) continue;  // a Recv from itself: its Send's work writes its buffer
+    const bool selfCopy = partner[oi] >= 0;
+    DirectWork dw;
+    if (planDirect(comm_, op, &dw)) {
+      const bool engines = dw.algo == kDirectCopyEngine;
+      // Which direct path: copy engines, AllReduce one-shot or two-shot, or the one way of
+      // the other collectives; in the dump's words and in the TUNING line's.
+      const int kind = engines ? 0 : op.kind != OpKind::AllReduce ? 1 : dw.algo == kDirectOneShot ? 2 : 3;
+      static const char* const kDumpName[] = {" (copy engines)", "", " (one-shot)", " (two-shot)"};
+      static const char* const kTuningName[] = {"copy-engines", "direct", "direct-oneshot", "direct-twoshot"};
+      if (dump)
+        std::printf("[mccl rank %d] seq %llu %s: direct on symmetric windows%s, %d channel(s)\n", comm_->rank,
+                    static_cast<unsigned long long>(op.seq), opKindName(op.kind), kDumpName[kind],
+                    engines ? 0 : dw.nchannels);
+      if (comm_->rank == 0 && logEnabled(LogLevel::Info, kLogTuning))
+        INFO(kLogTuning, "%s: %zu Bytes -> Algo %s channels %d (%s)", opKindName(op.kind), op.bytes(),
+             kTuningName[kind], engines ? 0 : dw.nchannels, engines ? "no SM moves data" : "symmetric windows");
+      (engines ? p_.engine : p_.direct).push_back(dw);
+      continue;
+    }
+    PlanChoice choice = choosePlan(comm_, op, ipc.slotBytes());
+    choice.nchannels = std::min(choice.nchannels, ipc.maxChannels());
+    DevWork w;
+    std::memset(&w, 0, sizeof w);
+    const Schedule hostView = makeSchedule(comm_, op, choice);  // host ring pointers
+    w.s = hostView;
+    w.s.ring = dp_->devRing();
+    w.s.ringPos = dp_->devRing() + comm_->nranks;
+    w.s.nodeFirst = comm_->topo.nodeFirst().empty() ? nullptr : dp_->devRing() + 2 * comm_->nranks;
+    w.in = op.sendbuff;
+    w.out = op.recvbuff;
+    w.type = static_cast<uint8_t>(op.datatype);
+    w.red = devRed(op.red.kind);
+    w.premul = op.hasReduction() && op.red.kind == RedKind::PreMulSum;
+    w.scalarBits = op.red.scalarBits;
+    w.scalarPtr = op.red.scalarPtr;
+    w.postDiv = op.red.kind == RedKind::SumPostDiv ? op.red.postDivisor : 0;
+    w.proto = choice.proto == Proto::LL ? kProtoLl : choice.proto == Proto::LL128 ? kProtoLl128 : kProtoSimple;
+    const bool llFamily = w.proto != kProtoSimple;
+    if (w.proto == kProtoSimple && scratchElems(hostView) > 0)
+      MCCL_CHECK(dp_->scratch(static_cast<size_t>(hostView.nchannels) * numLanes(hostView) *
+                                  static_cast<size_t>(scratchElems(hostView)) * datatypeSize(op.datatype),
+                              &w.scratch));
+    if (selfCopy) {
+      w.out = p_.ops[static_cast<size_t>(partner[oi])].recvbuff;
+      w.selfCopy = 1;
+    }
+    w.units = takesUnits(w, ipc.slots(), comm_->gpuNet, p2pUnits) ? 1 : 0;
+    if (dump) {
+      if (selfCopy)
+        std::printf("[mccl rank %d] seq %llu %s: to itself, copied into its Recv's buffer, %d channel(s)\n",
+                    comm_->rank, static_cast<unsigned long long>(op.seq), opKindName(op.kind), hostView.nchannels);
+      else if (llFamily)
+        std::printf("[mccl rank %d] seq %llu %s: %s all pairs, %d channel(s)\n", comm_->rank,
+                    static_cast<unsigned long long>(op.seq), opKindName(op.kind), w.proto == kProtoLl ? "LL" : "LL128",
+                    hostView.nchannels);
+      else
+        std::printf("[mccl rank %d] seq %llu %s", comm_->rank, static_cast<unsigned long long>(op.seq),
+                    dumpSchedule(hostView).c_str());
+    }
+    // What NCCL prints at NCCL_DEBUG_SUBSYS=TUNING (rank 0), so the two can be read side by
+    // side (scripts/channels_table.py): the blocks (SMs) a size takes are the user's.
+    if (comm_->rank == 0 && logEnabled(LogLevel::Info, kLogTuning))
+      INFO(kLogTuning, "%s: %zu Bytes -> Algo %s proto %s channels %d threads %d", opKindName(op.kind), op.bytes(),
+           llFamily ? "allpairs" : algoName(hostView.algo),
+           w.proto == kProtoLl ? "LL" : w.proto == kProtoLl128 ? "LL128" : "SIMPLE", hostView.nchannels,
+           launchThreads());
+    const ConnClass cls = w.proto == kProtoLl     ? (op.isP2p() ? ConnClass::LlP2p : ConnClass::Ll)
+                          : w.proto == kProtoLl128 ? (op.isP2p() ? ConnClass::Ll128P2p : ConnClass::Ll128)
+                                                   : connClassOf(hostView.algo);
+    if (op.isP2p()) {
+      // Large messages to a peer are split over several channels, each its own queue
+      // (block) and connection; both sides choose the same split from the size.
+      bool send = op.kind == OpKind::Send;
+      for (int c = 0; c < hostView.nchannels; ++c) {
+        int64_t off, cnt;
+        scheduleChannelRange(hostView, c, &off, &cnt);
+        if (cnt > 0 && !selfCopy) MCCL_CHECK(ipc.need(ConnKey{op.root, c, cls, send}));
+        int& have = p2pQueue[{op.root * 2 + (send ? 1 : 0), c}];
+        if (have) continue;
+        have = 1;
+        DevQueue q{};
+        q.channel = static_cast<int16_t>(c);
+        q.peer = static_cast<int16_t>(op.root);
+        q.send = send ? 1 : 0;
+        p_.queues.push_back(q);
+      }
+    } else if (llFamily) {
+      maxCh = std::max(maxCh, hostView.nchannels);
+      if (op.count > 0)
+        for (int c = 0; c < hostView.nchannels; ++c)
+          for (int r = 0; r < comm_->nranks; ++r) {
+            if (allPairsSendsTo(hostView, r)) MCCL_CHECK(ipc.need(ConnKey{r, c, cls, true}));
+            if (allPairsRecvsFrom(hostView, r)) MCCL_CHECK(ipc.need(ConnKey{r, c, cls, false}));
+          }
+    } else {
+      maxCh = std::max(maxCh, hostView.nchannels);
+      if (op.count > 0 && hostView.nranks > 1) {
+        for (int c = 0; c < hostView.nchannels; ++c)
+          for (int lane = 0; lane < numLanes(hostView); ++lane) {
+            int64_t steps = numSteps(hostView, c, lane);
+            int64_t probe = hostView.algo == Algo::Ring && hostView.coll == Coll::AllReduce ? 2 * hostView.nranks - 1
+                            : hostView.algo == Algo::Ring                                   ? hostView.nranks
+                            : hostView.algo == Algo::Binomial ? binomialStepsPerChunk(hostView)
+                                                              : 1;
+            for (int64_t i = 0; i < steps && i < probe; ++i) {
+              Step st = stepAt(hostView, c, lane, i);
+              for (int k = 0; k < st.nrecv; ++k) MCCL_CHECK(ipc.need(ConnKey{st.recvPeer[k], c, cls, false}));
+              for (int k = 0; k < st.nsend; ++k) MCCL_CHECK(ipc.need(ConnKey{st.sendPeer[k], c, cls, true}));
+            }
+          }
+      }
+    }
+    p_.works.push_back(w);
+  }
+  for (int c = 0; c < maxCh; ++c) {
+    DevQueue q{};
+    q.channel = static_cast<int16_t>(c);
+    q.peer = -1;
+    p_.queues.push_back(q);
+  }
+  if (p_.works.size() > static_cast<size_t>(kLargeLaunch))
+    return MCCL_ERR(ncclInvalidUsage, comm_,
+                    "a group holds %zu operations on one GPU communicator; at most %d are supported",
+                    p_.works.size(), kLargeLaunch);
+  if (p_.queues.size() > static_cast<size_t>(kMaxQueues))
+    return MCCL_ERR(ncclInvalidUsage, comm_, "a group needs %zu GPU queues; at most %d are supported",
+                    p_.queues.size(), kMaxQueues);
+  // Every operation of one launch runs in one stream order; mixing a captured stream with
+  // an uncaptured one (or two captures) cannot be ordered.
+  cudaStreamCaptureStatus first = cudaStreamCaptureStatusNone;
+  for (size_t i = 0; i < p_.ops.size(); ++i) {
+    cudaStreamCaptureStatus st;
+    if (cudaStreamIsCapturing(p_.ops[i].stream, &st) != cudaSuccess)
+      return MCCL_ERR(ncclInvalidArgument, comm_, "stream %p of operation %zu is not a valid CUDA stream",
+                      static_cast<void*>(p_.ops[i].stream), i);
+    if (i == 0) first = st;
+    else if (st != first)
+      return MCCL_ERR(ncclInvalidUsage, comm_,
+                      "a group mixes streams that are being captured into a CUDA graph with streams that "
+                      "are not; capture every stream of the group or none");
+  }
+  p_.capturing = first == cudaStreamCaptureStatusActive;
+  {
+    CudaDeviceGuard guard(comm_->cudaDev);  // the kernels' CUfunctions are the device's
+    p_.parts = launchParts(p_.works, p_.queues.size());
+  }
+  start_ = std::chrono::steady_clock::now();
+  if (planNs_[0]) planNs_[1] = steadyNs();
+  return ncclSuccess;
+}
+
+ncclResult_t GpuWork::progress(bool* done) {
+  *done = false;
+  IpcTransport& ipc = dp_->ipc();
+  MCCL_CHECK(comm_->checkPeers());
+  MCCL_CHECK(ipc.progress());
+  if (!ipc.allReady()) {
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (s > bootstrapTimeoutSeconds())
+      return MCCL_ERR(ncclRemoteError, comm_, "rank %d: connecting GPU peers took longer than %.0f s",
+                      comm_->rank, bootstrapTimeoutSeconds());
+    return ncclSuccess;
+  }
+  MCCL_CHECK(dp_->launch(p_, planNs_[0], planNs_[1]));
+  *done = true;
+  dp_->remember(std::move(p_));
+  return ncclSuccess;
+}
+
+}  // namespace mccl
