@@ -51,8 +51,8 @@ ProtoLimits protoLimits(const OpDesc& op) {
 constexpr int64_t kLlOnlyMaxTraffic = 1 << 20;
 constexpr int64_t kLlOnlyAllReduceMaxTraffic = 2 << 20;
 // Bytes of each peer's data per channel: LL 4 KiB, LL128 16 KiB. 4 KiB is what the lean LL
-// kernel takes in one step (a line of 8 data bytes per thread of a 512-thread block,
-// llLeanFits): 8 KiB on one channel ran the general LL kernel, 1.5-2.5 us slower (2 x H100,
+// kernel's fastest form takes in one step (a line of 8 data bytes per thread of a 512-thread
+// block, llLeanLines): 8 KiB on one channel ran the general LL kernel, 1.5-2.5 us slower (2 x H100,
 // AllReduce 16 KiB: 4 channels 5.3 us against 2 channels' 6.8; ReduceScatter 64 KiB 5.7
 // against 7.9; bench/results/gpu-2xH100-2026-11-25/llsweep.md). It costs blocks: an
 // AllReduce of 32 KiB takes 8 (NCCL 4), of 128 KiB 32 (NCCL 16). LL128 per block is bound

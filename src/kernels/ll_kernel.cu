@@ -31,7 +31,7 @@ __device__ __forceinline__ void llBlockStart(const Args& args, ArgsShared<Args>&
 
 // ---- The lean LL kernel ------------------------------------------------------------------
 // The common small launch: one or two LL works (a collective, or a Send and a Recv) whose
-// every channel moves one step of at most a line per thread (llLeanFits). The general
+// every channel moves one step of at most kLeanLines lines per thread (llLeanLines). The general
 // kernels above spent about 4 us of an 8-byte AllReduce's kernel on one H100 in serial
 // bookkeeping on the block's first thread (bench/results/gpu-1xH100-2026-11-24e: the
 // parameters copied to shared memory, the work loop, the range's arithmetic, the step
@@ -42,6 +42,18 @@ __device__ __forceinline__ void llBlockStart(const Args& args, ArgsShared<Args>&
 // general path does for one step: the same connections, lines, flags and step counters, so
 // calls of either kind follow each other on a communicator.
 struct LeanCopy {};
+
+// After a lean work's one step: the block barrier, the credits and step counters
+// (llEndStep), and the profile's marks. False when the work was stopped.
+__device__ __forceinline__ bool llLeanEnd(const DevComm& comm, const DevWork& w, LlShared& sh, LlProf& prof,
+                                          uint64_t len) {
+  prof.mark(kProfLlRecv);
+  if (!llEndStep(comm, w, sh, 0, 1)) return false;
+  prof.mark(kProfLlEnd);
+  prof.step(len);
+  prof.flush();
+  return true;
+}
 
 // One work on channel ch: T is the arithmetic of its reductions (any operator, LlTypedRt:
 // with ncclAvg's scaling and PreMulSum's factor), LeanCopy when the launch only moves data.
@@ -75,15 +87,7 @@ __device__ __forceinline__ bool llLeanWork(const DevComm& comm, const DevWork& w
     const uint64_t v[1] = {x};
     llSendLines<1>(sh.peer[slot], 0, tid, st.lines, v, &comm, abort, peer);
   };
-  // After the step: the block barrier, the credits and step counters (llEndStep).
-  auto endStep = [&]() {
-    prof.mark(kProfLlRecv);
-    if (!llEndStep(comm, w, sh, 0, 1)) return false;
-    prof.mark(kProfLlEnd);
-    prof.step(st.len);
-    prof.flush();
-    return true;
-  };
+  auto endStep = [&]() { return llLeanEnd(comm, w, sh, prof, st.len); };
   if constexpr (!std::is_same<T, LeanCopy>::value) {
     if (collReduces(coll)) {
       const LlTypedRt<T> red(w);
@@ -132,22 +136,98 @@ __device__ __forceinline__ bool llLeanWork(const DevComm& comm, const DevWork& w
   return endStep();
 }
 
+// The same step with up to U lines a thread: lines tid, tid + nt, ... (the general loop's
+// order, llLoadLines). Four take a channel's 16 KiB, what the planner's 32 LL channels give
+// a peer's 512 KiB, which ran the general LL kernel (its setup: 1.0 - 1.4 us a step,
+// MCCL_PROFILE on 2 x H100, bench/results/gpu-2xH200-2026-11-26d call 4). Measured on 2 x
+// H100 (calls 5, 6): Reduce 256 KiB 6.9 -> 5.9 us, 512 KiB 8.2 -> 7.5, ReduceScatter 512
+// KiB 9.4 -> 8.6, AllReduce 256 KiB 8.4 -> 8.1; but AllReduce 512 KiB (4 lines) 11.1 ->
+// 11.6, the copies neutral, and where one line is enough this form (U = 1) was 0.1 - 0.4 us
+// slower than llLeanWork: so llLeanLines gives it only the reductions where it won.
+constexpr int kLeanLines = 4;
+
+// A reduction (T its arithmetic, never LeanCopy: llLeanLines gives this form only
+// reductions) with up to U lines a thread. False when stopped.
+template <typename T, int U>
+__device__ __forceinline__ bool llLeanWorkLines(const DevComm& comm, const DevWork& w, int ch, LlShared& sh) {
+  static_assert(!std::is_same<T, LeanCopy>::value, "the several-line form runs reductions");
+  const Coll coll = w.s.coll;
+  if (!collReduces(coll)) __trap();  // llLeanLines never launches it for one that does not reduce
+  const LlRange rg = llRange(w, typeBytes(w.type), ch);
+  if (rg.nsteps == 0) return true;
+  const LlStep st(rg, 0);
+  const int n = comm.nranks, me = comm.rank, tid = threadIdx.x, nt = blockDim.x;
+  const bool mine = tid < st.lines;
+  const uint8_t* in = static_cast<const uint8_t*>(w.in);
+  uint8_t* out = static_cast<uint8_t*>(w.out);
+  const LlTypedRt<T> red(w);
+  // My lines, loaded first: what I send (ReduceScatter: my own block) and reduce.
+  const uint8_t* ownSrc = in + (coll == Coll::ReduceScatter ? static_cast<uint64_t>(me) * rg.total : 0);
+  uint64_t mineIn[U];
+  llLoadLines(mineIn, ownSrc, st, tid, nt, [&red](uint64_t x) { return red.pre(x); });
+  LlProf prof(comm, &sh);
+  llSetup(comm, w, ch, sh);
+  prof.mark(kProfLlSetup);
+  int* const abort = &sh.abort;
+  auto has = [&](int u) { return tid + u * nt < st.lines; };
+  if (mine) {
+    for (int r = 0; r < n; ++r) {
+      if (!llSendsTo(w, r)) continue;
+      if (coll == Coll::ReduceScatter) {
+        uint64_t v[U];
+        llLoadLines(v, in + static_cast<uint64_t>(r) * rg.total, st, tid, nt, [&red](uint64_t x) { return red.pre(x); });
+        llSendLines<U>(sh.peer[r], 0, tid, st.lines, v, &comm, abort, r);
+      } else {
+        llSendLines<U>(sh.peer[r], 0, tid, st.lines, mineIn, &comm, abort, r);
+      }
+    }
+  }
+  prof.mark(kProfLlSend);
+  if (mine && (coll != Coll::Reduce || me == w.s.root)) {
+    typename LlTypedRt<T>::Acc acc[U];
+    for (int r = 0; r < n; ++r) {  // in rank order, as the general path
+      const LlPeer& P = sh.peer[r];
+      const uint4* base = P.recvSlots + (P.recvStep % kLlSlots) * kLlLines;
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (!has(u)) continue;
+        const uint64_t v =
+            r == me ? mineIn[u] : llRead(base + tid + u * nt, static_cast<uint32_t>(P.recvStep + 1), &comm, abort, r);
+        if (r == 0) red.first(acc[u], v);
+        else red.add(acc[u], v);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int i = tid + u * nt;
+      if (has(u)) store8(out + st.off + 8 * static_cast<uint64_t>(i), red.finish(acc[u]), lineBytes(st.len, i));
+    }
+  }
+  return llLeanEnd(comm, w, sh, prof, st.len);
+}
+
+template <typename T, int U>
+__device__ __forceinline__ bool llLeanStep(const DevComm& comm, const DevWork& w, int ch, LlShared& sh) {
+  if constexpr (U == 1 || std::is_same<T, LeanCopy>::value) return llLeanWork<T>(comm, w, ch, sh);
+  else return llLeanWorkLines<T, U>(comm, w, ch, sh);
+}
+
 // kOne: the launch is one work that every block runs (llLeanOne), so no block reads the
 // work's fields before it starts on them (queueRuns cost a dependent round of parameter
 // loads: 3.65 against 3.15 us for an 8-byte AllReduce in a graph on one shared H100).
-template <typename T, bool kOne>
+template <typename T, bool kOne, int U>
 __global__ void __launch_bounds__(kMaxThreads, 1) llLeanKernel(const __grid_constant__ TinyArgs args) {
   __shared__ LlShared sh;
   if (threadIdx.x == 0) sh.entryNs = args.comm.prof ? globalTimer() : 0;  // MCCL_PROFILE
   const DevQueue q = args.queues[blockIdx.x];
   if constexpr (kOne) {
-    llLeanWork<T>(args.comm, args.works[0], q.channel, sh);
+    llLeanStep<T, U>(args.comm, args.works[0], q.channel, sh);
   } else {
 #pragma unroll
     for (int wi = 0; wi < TinyArgs::kWorks; ++wi) {  // unrolled: each work at a fixed offset
       if (wi >= args.nworks) break;
       if (!queueRuns(q, args.works[wi])) continue;
-      if (!llLeanWork<T>(args.comm, args.works[wi], q.channel, sh)) return;
+      if (!llLeanStep<T, U>(args.comm, args.works[wi], q.channel, sh)) return;
     }
   }
 }
@@ -206,10 +286,12 @@ __global__ void __launch_bounds__(kMaxThreads, 1) llKernel(const __grid_constant
 
 using LeanKernelFn = void (*)(TinyArgs);
 
-template <bool kOne>
+// The lean kernel of U lines a thread; the several-line form runs reductions only (none
+// for data movement).
+template <bool kOne, int U>
 LeanKernelFn llLeanKernelFor(bool reduces, int type) {
-  if (!reduces) return llLeanKernel<LeanCopy, kOne>;
-  return withType(type, [](auto t) -> LeanKernelFn { return llLeanKernel<typename decltype(t)::type, kOne>; });
+  if (!reduces) return U == 1 ? llLeanKernel<LeanCopy, kOne, 1> : nullptr;
+  return withType(type, [](auto t) -> LeanKernelFn { return llLeanKernel<typename decltype(t)::type, kOne, U>; });
 }
 
 // True when every block of the launch runs its one work: the blocks are that work's
@@ -219,26 +301,40 @@ bool llLeanOne(const LaunchSpec& spec, const DevWork* works, int nworks) {
   return nworks == 1 && spec.blocks == works[0].s.nchannels;
 }
 
-LeanKernelFn llLeanKernelOf(const LaunchSpec& spec, const DevWork* works, int nworks) {
-  const bool reduces = spec.kind == LaunchKind::LlReduce;
-  return llLeanOne(spec, works, nworks) ? llLeanKernelFor<true>(reduces, spec.type)
-                                        : llLeanKernelFor<false>(reduces, spec.type);
-}
-
-// True when the lean kernel runs the works of an LL launch (host side): a tiny launch (one
-// or two works) whose every work moves one step of at most a line per thread on each of
-// its channels, and sends nothing to its own rank.
-bool llLeanFits(const LaunchSpec& spec, const DevWork* works, int nworks) {
-  if (!spec.tiny || spec.ll128 || nworks < 1 || nworks > TinyArgs::kWorks) return false;
+// The lines a thread of the lean kernel moves for the works of an LL launch (host side): 1
+// for a tiny launch (one or two works) whose every work moves one step of at most a line
+// per thread on each of its channels and sends nothing to its own rank; kLeanLines where
+// every work is a reduction that llLeanWorkLines measured faster for; 0 when the lean
+// kernel does not take the launch.
+int llLeanLines(const LaunchSpec& spec, const DevWork* works, int nworks) {
+  if (!spec.tiny || spec.ll128 || nworks < 1 || nworks > TinyArgs::kWorks) return 0;
+  const uint64_t t = static_cast<uint64_t>(spec.threads);
+  bool one = true, lines = true;
   for (int i = 0; i < nworks; ++i) {
     const DevWork& w = works[i];
-    if ((w.s.coll == Coll::Send || w.s.coll == Coll::Recv) && w.s.root == w.s.rank) return false;
+    if ((w.s.coll == Coll::Send || w.s.coll == Coll::Recv) && w.s.root == w.s.rank) return 0;
     const uint64_t total = static_cast<uint64_t>(w.s.count) * typeBytes(w.type);
     const uint64_t nch = w.s.nchannels > 0 ? static_cast<uint64_t>(w.s.nchannels) : 1;
     const uint64_t per = (total / nch + 15 + (total % nch ? 1 : 0)) & ~uint64_t(15);  // llRange
-    if (per > kLlPayload || (per + 7) / 8 > static_cast<uint64_t>(spec.threads)) return false;
+    if (per > kLlPayload) return 0;
+    const uint64_t perThread = ((per + 7) / 8 + t - 1) / t;  // lines a thread
+    one = one && perThread <= 1;
+    // Where the several-line form measured faster (llLeanWorkLines).
+    const uint64_t most = w.s.coll == Coll::Reduce || w.s.coll == Coll::ReduceScatter ? kLeanLines
+                          : w.s.coll == Coll::AllReduce                              ? 2
+                                                                                     : 1;
+    lines = lines && perThread <= most;
   }
-  return true;
+  return one ? 1 : lines ? kLeanLines : 0;
+}
+
+LeanKernelFn llLeanKernelOf(const LaunchSpec& spec, const DevWork* works, int nworks, int lines) {
+  const bool reduces = spec.kind == LaunchKind::LlReduce;
+  if (lines == 1)
+    return llLeanOne(spec, works, nworks) ? llLeanKernelFor<true, 1>(reduces, spec.type)
+                                          : llLeanKernelFor<false, 1>(reduces, spec.type);
+  return llLeanOne(spec, works, nworks) ? llLeanKernelFor<true, kLeanLines>(reduces, spec.type)
+                                        : llLeanKernelFor<false, kLeanLines>(reduces, spec.type);
 }
 
 template <typename Args>
@@ -290,22 +386,26 @@ size_t llKernelStackBytesMax() {
   size_t most = std::max(llStackMax<TinyArgs>(), llStackMax<KernelArgs<kSmallLaunch>>());
   cudaFuncAttributes a;
   for (int t = -1; t < ncclNumTypes; ++t)
-    for (LeanKernelFn fn : {llLeanKernelFor<true>(t >= 0, t), llLeanKernelFor<false>(t >= 0, t)})
-      if (cudaFuncGetAttributes(&a, fn) == cudaSuccess && a.localSizeBytes > most) most = a.localSizeBytes;
+    for (LeanKernelFn fn : {llLeanKernelFor<true, 1>(t >= 0, t), llLeanKernelFor<false, 1>(t >= 0, t),
+                            llLeanKernelFor<true, kLeanLines>(t >= 0, t), llLeanKernelFor<false, kLeanLines>(t >= 0, t)})
+      if (fn != nullptr && cudaFuncGetAttributes(&a, fn) == cudaSuccess && a.localSizeBytes > most)
+        most = a.localSizeBytes;
   cudaGetLastError();
   return most;
 }
 
 const void* llKernelFunction(const LaunchSpec& spec, const DevWork* works, int nworks) {
-  if (llLeanFits(spec, works, nworks)) return reinterpret_cast<const void*>(llLeanKernelOf(spec, works, nworks));
+  if (const int lines = llLeanLines(spec, works, nworks))
+    return reinterpret_cast<const void*>(llLeanKernelOf(spec, works, nworks, lines));
   if (spec.tiny) return reinterpret_cast<const void*>(llKernelOf<TinyArgs>(spec, spec.ll128));
   return reinterpret_cast<const void*>(llKernelOf<KernelArgs<kSmallLaunch>>(spec, spec.ll128));
 }
 
 void launchLlKernel(const LaunchSpec& spec, const void* args, cudaStream_t stream) {
   const TinyArgs& tiny = *static_cast<const TinyArgs*>(args);
-  if (spec.tiny && llLeanFits(spec, tiny.works, tiny.nworks))
-    llLeanKernelOf(spec, tiny.works, tiny.nworks)<<<dim3(spec.blocks), dim3(spec.threads), 0, stream>>>(tiny);
+  const int lines = spec.tiny ? llLeanLines(spec, tiny.works, tiny.nworks) : 0;
+  if (lines > 0)
+    llLeanKernelOf(spec, tiny.works, tiny.nworks, lines)<<<dim3(spec.blocks), dim3(spec.threads), 0, stream>>>(tiny);
   else if (spec.tiny) launchLl(spec, tiny, stream);
   else launchLl(spec, *static_cast<const KernelArgs<kSmallLaunch>*>(args), stream);
 }

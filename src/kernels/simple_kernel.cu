@@ -59,13 +59,11 @@ struct SimpleShared {
   uint64_t recvStep, sendStep;  // the connections' persistent counters at the work's start
   int32_t ring[kRingShared];    // ring order (AllGather, ReduceScatter)
   uint64_t next;                // units: the unit word of the unit after this one (kUnitSlots)
-  // MCCL_PROFILE (thread 0): when the block started, the time from then to its first step
-  // (of which: the parameters' copy, the first work's setup before its step loop), when the
-  // last step's post ended, per step wait / move / post / bytes / steps, and the time
-  // between steps (ProfWord).
+  // MCCL_PROFILE (thread 0): when the block started, the time from then to its first step,
+  // when the last step's post ended, per step wait / move / post / bytes / steps, and the
+  // time between steps (ProfWord).
   uint64_t entryNs;
   uint64_t startNs;
-  uint64_t argsNs, setupNs;
   uint64_t lastNs;
   unsigned long long prof[5];
   uint64_t gapNs, gaps;
@@ -131,8 +129,6 @@ class SimpleWork {
     }
     __syncthreads();
     use(recv, send);
-    if (comm_.prof != nullptr && tid_ == 0 && sh_.entryNs && !sh_.setupNs)
-      sh_.setupNs = globalTimer() - sh_.entryNs - sh_.argsNs;
     bool ok;
     if (units_) {
       ok = runUnits(p, rel);
@@ -432,12 +428,11 @@ __global__ void __launch_bounds__(kMaxThreads, 1) simpleKernel(const __grid_cons
   __shared__ ArgsShared<SimpleArgs> a;
   if (threadIdx.x == 0) {
     sh.entryNs = args.comm.prof ? globalTimer() : 0;  // MCCL_PROFILE
-    sh.startNs = sh.lastNs = sh.gapNs = sh.gaps = sh.argsNs = sh.setupNs = 0;
+    sh.startNs = sh.lastNs = sh.gapNs = sh.gaps = 0;
     for (int k = 0; k < 5; ++k) sh.prof[k] = 0;
   }
   const DevQueue q = args.queues[blockIdx.x];
   copyArgsToShared(args, a);
-  if (threadIdx.x == 0 && sh.entryNs) sh.argsNs = globalTimer() - sh.entryNs;
   bool units = false;
   for (int wi = 0; wi < args.nworks; ++wi) units = units || a.works[wi].units;
   for (int wi = 0; wi < args.nworks; ++wi) {
@@ -461,8 +456,6 @@ __global__ void __launch_bounds__(kMaxThreads, 1) simpleKernel(const __grid_cons
     atomicAdd(p + kProfSimpleGap, static_cast<unsigned long long>(sh.gapNs));
     atomicAdd(p + kProfSimpleGaps, static_cast<unsigned long long>(sh.gaps));
     atomicAdd(p + kProfSimpleStart, static_cast<unsigned long long>(sh.startNs));
-    atomicAdd(p + kProfSimpleArgs, static_cast<unsigned long long>(sh.argsNs));
-    atomicAdd(p + kProfSimpleSetup, static_cast<unsigned long long>(sh.setupNs));
     atomicAdd(p + kProfSimpleEnd, static_cast<unsigned long long>(globalTimer() - sh.lastNs));
     atomicAdd(p + kProfSimpleBlocks, 1ull);
     const unsigned long long end = globalTimer(), run = end - sh.entryNs;

@@ -270,7 +270,7 @@ TEST_F(ProtoEnv, SimpleChannelsStopAtNcclsAndStepsLeaveUnitsForEach) {
 }
 
 // Below the channel cap, LL gives a channel at most 4 KiB of each peer's data: what the lean
-// LL kernel moves in one step with a line per thread (llLeanFits), 1.5-2.5 us faster than
+// LL kernel moves in one step with a line per thread (llLeanLines), 1.5-2.5 us faster than
 // the general kernel.
 TEST_F(ProtoEnv, LlChannelsKeepTheLeanKernelsStep) {
   FakeGpuComm two(2, false);
