@@ -75,7 +75,9 @@ TEST(GpuSingleProcess, EveryTypeOpAndForm) {
   Clique cl(8);
   std::vector<CollCase> cases;
   uint64_t seed = 1;
-  for (size_t count : {size_t{0}, size_t{1}, size_t{7}, size_t{1023}, size_t{(1 << 20) + 3}})
+  // (1 << 16) + 5: 64 KiB - 512 KiB by type, where the lean LL kernel moves one to four lines
+  // a thread (llLeanLines).
+  for (size_t count : {size_t{0}, size_t{1}, size_t{7}, size_t{1023}, size_t{(1 << 16) + 5}, size_t{(1 << 20) + 3}})
     for (ncclDataType_t t : kAllTypes)
       for (bool inPlace : {false, true}) {
         bool big = count > 4096;
