@@ -11,8 +11,9 @@
 // may be shared: the minimum is the figure to compare; ratios within one run), and the
 // first repetition alone (cold: the first communicator of the process pays UCX's setup).
 //
-//   mpirun -np 8 --oversubscribe mccl-init-bench [reps (5)] [--gpu]
+//   mpirun -np 8 --oversubscribe mccl-init-bench [reps (5)] [--gpu] [--id-first]
 // --gpu: GPU communicators (the node-local rank's GPU), the AllReduces on device memory.
+// --id-first: the unique-id communicator is made before the fromMpi one in each repetition.
 // nccl-init-bench is the same source against NVIDIA's NCCL (GPU only, no fromMpi column),
 // so the two libraries are timed by one harness.
 // MCCL_PROFILE_INIT=1 adds one line per rank and call with its phases (stderr).
@@ -72,9 +73,10 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   int reps = 5;
-  bool gpu = false;
+  bool gpu = false, idFirst = false;
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--gpu") gpu = true;
+    else if (std::string(argv[i]) == "--id-first") idFirst = true;  // the unique-id comm made first
     else reps = std::max(1, std::atoi(argv[i]));
   }
 #ifdef MCCL_PERF_NCCL
@@ -123,10 +125,13 @@ int main(int argc, char** argv) {
     MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
     CHECK_NCCL(ncclCommInitRank(&b, size, id, rank));
 #else
+    // Made first in a round, a communicator pays for memory the previous round's destroy gave
+    // back (a GPU's first allocations): --id-first swaps the two so both orders are measured.
+    if (idFirst) t[2].push_back(slowest([&] { CHECK_NCCL(ncclCommInitRank(&b, size, id, rank)); }));
     t[1].push_back(slowest([&] {
       CHECK_NCCL(mcclCommInitFromMpi(&a, MPI_COMM_WORLD, gpu ? MCCL_DEVICE_AUTO : MCCL_DEVICE_HOST, nullptr));
     }));
-    t[2].push_back(slowest([&] { CHECK_NCCL(ncclCommInitRank(&b, size, id, rank)); }));
+    if (!idFirst) t[2].push_back(slowest([&] { CHECK_NCCL(ncclCommInitRank(&b, size, id, rank)); }));
 #endif
     t[3].push_back(slowest([&] { CHECK_NCCL(ncclCommSplit(a, 0, rank, &c, nullptr)); }));
     double x = rank, y = 0;
@@ -161,8 +166,8 @@ int main(int argc, char** argv) {
     }));
   }
   if (rank == 0) {
-    std::printf("# %s-init-bench np %d reps %d, %s communicators (ms, slowest rank; min / median / first rep)\n", lib,
-                size, reps, gpu ? "GPU" : "host");
+    std::printf("# %s-init-bench np %d reps %d, %s communicators%s (ms, slowest rank; min / median / first rep)\n",
+                lib, size, reps, gpu ? "GPU" : "host", idFirst ? ", unique id first" : "");
     for (int k = 0; k < kCols; ++k) {
       std::vector<double> v = t[k];
       std::sort(v.begin(), v.end());

@@ -138,7 +138,7 @@ class Topology {
   // The tables Schedule points at: nullptr for the identity ring.
   const int32_t* ringTable() const { return ring_.empty() ? nullptr : ring_.data(); }
   const int32_t* ringPosTable() const { return ringPos_.empty() ? nullptr : ringPos_.data(); }
-  // The whole ring as a table (built on demand, O(N): for device copies).
+  // The whole ring as a table (built on demand, O(N): tests and dumps).
   std::vector<int32_t> ringVector() const;
   std::vector<int32_t> ringPosVector() const;
   // Ring positions where each node's ranks start, and N (the end) last: nNodes + 1 entries.

@@ -70,6 +70,7 @@ const void* FifoRecv::peek(size_t* bytes) {
 ncclResult_t FifoRecv::release() {
   uint64_t slot = consumed_ % layout_.slots;
   ++consumed_;
+  if (!head_.usable()) return ncclSuccess;  // the sender has ended (HostTransport::finish)
   if (head_.direct) {
     storeRelease(head_.direct, consumed_);
     return ncclSuccess;

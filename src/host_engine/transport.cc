@@ -196,22 +196,34 @@ ncclResult_t HostTransport::finish(const ConnKey& key, Conn& c, const ConnInfo& 
     char host[sizeof info.host + 1] = {0};
     std::memcpy(host, info.host, sizeof info.host);
     comm_->hosts.set(key.peer, host);
-    MCCL_CHECK(ucx_->endpoint(key.peer, info.workerAddr, info.workerAddrLen, &pm.ep));
-    // Direct mapping (ucp_rkey_ptr) only on one host: a peer of another host identity is
-    // reached with puts even when UCX could map it (MCCL_HOST_ID fake nodes).
-    const bool direct = allowDirect_ && comm_->topo.onMyNode(key.peer);
     // The peer's segment held through the unpack (ucx.h, sysvHold): UCX 1.13 crashes when
-    // it finds the segment gone; a segment already gone is a peer that died.
+    // it finds the segment gone; a segment already gone is a peer whose process ended.
     void* held = nullptr;
     if (info.shmid >= 0 && info.sysvKey != 0 && info.sysvKey == sysvNamespaceKey()) {
       bool gone = false;
       held = sysvHold(info.shmid, &gone);
-      if (gone)
+      if (gone && key.send)
         return MCCL_ERR(ncclRemoteError, comm_,
                         "rank %d: the FIFO segment of rank %d is gone (its process ended while connecting)",
                         comm_->rank, key.peer);
+      if (gone) {
+        // A receiver's FIFO is its own memory: what the sender wrote before it ended (a
+        // message that fit the free slots, then destroy and exit before this rank read the
+        // sender's record) is there to read. Only the credits would go to the sender's
+        // segment; the receive goes on without them (PeerMemory unusable: FifoRecv skips
+        // them). Data that never came is the watchdog's and the timeout's, as for any peer.
+        c.recv.reset(new FifoRecv(layout, static_cast<uint8_t*>(c.region.ptr), pm));
+        c.ready = true;
+        INFO(kLogNet, "rank %d <- rank %d channel %d class %d: the sender has ended; its FIFO data is read "
+             "without credits", comm_->rank, key.peer, key.channel, static_cast<int>(key.cls));
+        return ncclSuccess;
+      }
     }
-    ncclResult_t ur = ucx_->unpack(key.peer, pm.ep, info.rkey, info.rkeyLen, info.addr, direct, &c.remote);
+    // Direct mapping (ucp_rkey_ptr) only on one host: a peer of another host identity is
+    // reached with puts even when UCX could map it (MCCL_HOST_ID fake nodes).
+    const bool direct = allowDirect_ && comm_->topo.onMyNode(key.peer);
+    ncclResult_t ur = ucx_->endpoint(key.peer, info.workerAddr, info.workerAddrLen, &pm.ep);
+    if (ur == ncclSuccess) ur = ucx_->unpack(key.peer, pm.ep, info.rkey, info.rkeyLen, info.addr, direct, &c.remote);
     sysvRelease(held);
     MCCL_CHECK(ur);
     pm.worker = ucx_.get();

@@ -54,6 +54,7 @@ IpcTransport::IpcTransport(ncclComm* comm) : comm_(comm), exchange_(comm, sizeof
 
 IpcTransport::~IpcTransport() {
   CudaDeviceGuard guard(comm_->cudaDev);
+  netLive_.store(nullptr, std::memory_order_release);
   net_.reset();  // stops the proxy's use of this communicator first
   for (auto& kv : opened_) {
     cudaIpcCloseMemHandle(kv.second.first);
@@ -68,19 +69,31 @@ IpcTransport::~IpcTransport() {
 }
 
 ncclResult_t IpcTransport::prepare(PeerInfo* mine, bool peersMayBeRemote) {
-  if (!peersMayBeRemote) return ncclSuccess;
+  (void)mine;  // nothing of the network path travels in the init record
+  netWanted_ = peersMayBeRemote;
+  return ncclSuccess;
+}
+
+// The network path (a UCX worker, the proxy's client) for the first connection to a peer
+// beyond CUDA IPC. Made here rather than at init: a GPU communicator whose peers all share
+// its node never needs it, and the worker cost 3.0-3.6 ms of each such communicator's init
+// (2 x H100, MCCL_PROFILE_INIT, bench/results/gpu-2xH200-2026-11-26e). Tried once.
+ncclResult_t IpcTransport::startNet() {
+  if (net_ || !netWanted_ || netTried_) return ncclSuccess;
+  netTried_ = true;
   NetLayout layout;
   layout.slots = slots_;
   layout.slotBytes = slotBytes_;
   int64_t slices = knobInt(Knob::GpuSlices);
   layout.slices = static_cast<uint32_t>(slices < 1 ? 1 : slices > 16 ? 16 : slices);
   net_.reset(new GpuNet(comm_, layout));
-  ncclResult_t r = net_->prepare(mine);
+  ncclResult_t r = net_->prepare();
   if (r != ncclSuccess) {
-    // Without UCX only IPC peers can be reached; a network peer reports it when needed.
-    WARN("rank %d: no UCX network path for GPU peers (%s)", mine->rank, threadLastError());
+    // Without UCX only IPC peers can be reached (the caller reports the peer it needed).
+    WARN("rank %d: no UCX network path for GPU peers (%s)", comm_->rank, threadLastError());
     net_.reset();
   }
+  netLive_.store(net_.get(), std::memory_order_release);
   return ncclSuccess;
 }
 
@@ -140,6 +153,7 @@ ncclResult_t IpcTransport::need(const ConnKey& key) {
     if (ll)
       return MCCL_ERR(ncclInternalError, comm_, "rank %d: the LL protocol was planned for rank %d, which is not reachable over CUDA IPC",
                       comm_->rank, key.peer);
+    MCCL_CHECK(startNet());
     if (!net_)
       return MCCL_ERR(ncclSystemError, comm_,
                       "rank %d cannot reach the GPU of rank %d over CUDA IPC (%s) and has no UCX network path",

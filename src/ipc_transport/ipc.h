@@ -17,6 +17,7 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -35,13 +36,16 @@ class IpcTransport {
   explicit IpcTransport(ncclComm* comm);
   ~IpcTransport();
 
-  // Before the init exchange: the network path's UCX worker when peers may be in other
-  // processes (its address goes into mine).
+  // Before the init exchange: whether peers may be in other processes, so beyond CUDA IPC
+  // (the network path is made when a connection first needs it: startNet).
   ncclResult_t prepare(PeerInfo* mine, bool peersMayBeRemote);
   // Allocates the connection table for maxChannels channels.
   ncclResult_t setup(int maxChannels);
   // A failure of the network path (proxy), or ncclSuccess.
-  ncclResult_t netStatus() { return net_ ? net_->status() : ncclSuccess; }
+  ncclResult_t netStatus() {
+    GpuNet* n = netLive_.load(std::memory_order_acquire);  // other threads (ncclCommGetAsyncError) too
+    return n ? n->status() : ncclSuccess;
+  }
   ncclResult_t need(const ConnKey& key);
   bool ready(const ConnKey& key) const;
   bool allReady() const { return exchange_.idle(); }
@@ -60,6 +64,7 @@ class IpcTransport {
   struct Conn;
   struct Info;
   ncclResult_t finish(const ConnKey& key, Conn& c, const Info& info);
+  ncclResult_t startNet();
   ncclResult_t mapPeer(int peer, const Info& info, uint8_t** ptr);
   int slotOf(const ConnKey& key) const;  // connSlot() of the kernels
   ncclResult_t posted(int slot, ncclResult_t r);
@@ -67,6 +72,8 @@ class IpcTransport {
 
   ncclComm* comm_;
   std::unique_ptr<GpuNet> net_;
+  std::atomic<GpuNet*> netLive_{nullptr};    // net_ once made, for netStatus()
+  bool netWanted_ = false, netTried_ = false;  // prepare(): peers may be remote; startNet() ran
   ConnectExchange exchange_;
   std::map<ConnKey, std::unique_ptr<Conn>> conns_;
   int maxChannels_ = 0;

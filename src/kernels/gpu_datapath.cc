@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/phase_log.h"
+
 namespace mccl {
 
 
@@ -52,46 +54,93 @@ GpuDataPath::~GpuDataPath() {
     cudaFree(devProf_);
     comm_->mem.sub(MemKind::Tables, sizeof(unsigned long long) * kProfAllWords);
   }
+  // The flag block goes back to the pool only when no kernel of this communicator can
+  // still read or write it (never launched, or the last launch finished).
+  bool quiet = !launched_;
   if (lastEvent_) {
     // Kernels still running use what is freed below: they end (or were aborted) first.
     waitLast(static_cast<double>(knobInt(Knob::Timeout)));
+    quiet = quiet || cudaEventQuery(lastEvent_) == cudaSuccess;
+    cudaGetLastError();
     cudaEventDestroy(lastEvent_);
   }
   lanes_.release();
   if (dRing_) cudaFree(dRing_);
   if (claims_) cudaFree(claims_);
   for (void* s : scratch_) cudaFree(s);
-  if (hostFlags_) cudaFreeHost(hostFlags_);
+  // Otherwise the block stays out of the pool: a kernel that never ended may still use it.
+  if (hostFlags_ && quiet) hostFlagBlocks().put(hostFlags_);
   comm_->mem.sub(MemKind::Tables, ringBytes_);
   if (claims_) comm_->mem.sub(MemKind::Tables, sizeof(uint32_t) * kClaimWords);
   comm_->mem.sub(MemKind::Scratch, scratchTotal_);
   if (hostFlags_) comm_->mem.sub(MemKind::HostMapped, kHostFlagBytes);
 }
 
+// Host-mapped flag blocks (abort flag, error words: DevComm::abortFlag) of kHostFlagBytes,
+// carved from pinned chunks that live as long as the process and handed from a destroyed
+// communicator to the next one: pinning a fresh page cost 0.9 ms of the first GPU
+// communicator's init after the others were destroyed, against 0.01 ms for a block from a
+// chunk already pinned (2 x H100, MCCL_PROFILE_INIT "gpu-host-flags",
+// bench/results/gpu-2xH200-2026-11-26e). Portable: a block serves any device.
+HostFlagBlocks& hostFlagBlocks() {
+  static HostFlagBlocks* pool = new HostFlagBlocks;  // never destroyed: blocks outlive main
+  return *pool;
+}
+
+ncclResult_t HostFlagBlocks::get(ncclComm* comm, int32_t** out) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (free_.empty()) {
+    void* chunk = nullptr;
+    cudaError_t e = cudaHostAlloc(&chunk, kChunkBytes, cudaHostAllocMapped | cudaHostAllocPortable);
+    if (e != cudaSuccess)
+      return MCCL_ERR(ncclUnhandledCudaError, comm, "cudaHostAlloc(flags, %zu bytes): %s", kChunkBytes,
+                      cudaGetErrorString(e));
+    for (size_t off = kChunkBytes; off >= kBlockBytes; off -= kBlockBytes)
+      free_.push_back(reinterpret_cast<int32_t*>(static_cast<uint8_t*>(chunk) + off - kBlockBytes));
+    chunks_.push_back(chunk);
+  }
+  *out = free_.back();
+  free_.pop_back();
+  return ncclSuccess;
+}
+
+void HostFlagBlocks::put(int32_t* block) {
+  std::lock_guard<std::mutex> lock(mu_);
+  free_.push_back(block);
+}
+
 ncclResult_t GpuDataPath::setup() {
   CudaDeviceGuard guard(comm_->cudaDev);
   if (knobInt(Knob::SharedGpu) > 0) preloadKernels(comm_->cudaDev);
   MCCL_CHECK(ipc_.setup(kGpuMaxChannels));
+  phaseMark("gpu-connection-table");  // MCCL_PROFILE_INIT: the parts of datapath-setup
   for (int p = 0; p < comm_->nranks; ++p) comm_->gpuNet |= !ipc_.canReach(p);
-  CUDA_TRY(cudaHostAlloc(&hostFlags_, kHostFlagBytes, cudaHostAllocMapped), "cudaHostAlloc(flags)");
+  phaseMark("gpu-peer-reach");
+  MCCL_CHECK(hostFlagBlocks().get(comm_, &hostFlags_));
   comm_->mem.add(MemKind::HostMapped, kHostFlagBytes);
   std::memset(hostFlags_, 0, kHostFlagBytes);
   int32_t* dFlags = nullptr;
   CUDA_TRY(cudaHostGetDevicePointer(&dFlags, hostFlags_, 0), "cudaHostGetDevicePointer");
+  phaseMark("gpu-host-flags");
   const int n = comm_->nranks;
-  // ring, ringPos, nodeFirst
+  // The ring tables the schedules read (Schedule::ring, ringPos: null for the identity
+  // ring, what every contiguous mapping has, so nothing per rank is kept on the device
+  // then; issue 17), and nodeFirst (a word per node).
+  const bool ringTable = comm_->topo.ringTable() != nullptr;
   const size_t nodeEntries = comm_->topo.nodeFirst().size();
-  const std::vector<int32_t> ring = comm_->topo.ringVector(), ringPos = comm_->topo.ringPosVector();
-  CUDA_TRY(cudaMalloc(&dRing_, sizeof(int32_t) * (2 * static_cast<size_t>(n) + nodeEntries)), "cudaMalloc(ring)");
-  ringBytes_ = sizeof(int32_t) * (2 * static_cast<size_t>(n) + nodeEntries);
+  ringEntries_ = ringTable ? 2 * static_cast<size_t>(n) : 0;
+  ringBytes_ = sizeof(int32_t) * std::max<size_t>(ringEntries_ + nodeEntries, 1);
+  CUDA_TRY(cudaMalloc(&dRing_, ringBytes_), "cudaMalloc(ring)");
   comm_->mem.add(MemKind::Tables, ringBytes_);
   if (nodeEntries > 0)
-    CUDA_TRY(cudaMemcpy(dRing_ + 2 * n, comm_->topo.nodeFirst().data(), sizeof(int32_t) * nodeEntries,
+    CUDA_TRY(cudaMemcpy(dRing_ + ringEntries_, comm_->topo.nodeFirst().data(), sizeof(int32_t) * nodeEntries,
                         cudaMemcpyHostToDevice),
              "cudaMemcpy");
-  CUDA_TRY(cudaMemcpy(dRing_, ring.data(), sizeof(int32_t) * n, cudaMemcpyHostToDevice), "cudaMemcpy");
-  CUDA_TRY(cudaMemcpy(dRing_ + n, ringPos.data(), sizeof(int32_t) * n, cudaMemcpyHostToDevice),
-           "cudaMemcpy");
+  if (ringTable) {
+    CUDA_TRY(cudaMemcpy(dRing_, comm_->topo.ringTable(), sizeof(int32_t) * n, cudaMemcpyHostToDevice), "cudaMemcpy");
+    CUDA_TRY(cudaMemcpy(dRing_ + n, comm_->topo.ringPosTable(), sizeof(int32_t) * n, cudaMemcpyHostToDevice),
+             "cudaMemcpy");
+  }
   DevComm h;
   std::memset(&h, 0, sizeof h);
   h.rank = comm_->rank;
@@ -105,8 +154,8 @@ ncclResult_t GpuDataPath::setup() {
   h.fence = knobStr(Knob::GpuFence) == "sc" ? 1 : 0;
   int64_t slices = knobInt(Knob::GpuSlices);
   h.slices = static_cast<int32_t>(slices < 1 ? 1 : slices > 16 ? 16 : slices);
-  h.ring = dRing_;
-  h.ringPos = dRing_ + n;
+  h.ring = devRing();
+  h.ringPos = devRingPos();
   CUDA_TRY(cudaMalloc(&claims_, sizeof(uint32_t) * kClaimWords), "cudaMalloc(unit claims)");
   comm_->mem.add(MemKind::Tables, sizeof(uint32_t) * kClaimWords);
   CUDA_TRY(cudaMemset(claims_, 0, sizeof(uint32_t) * kClaimWords), "cudaMemset(unit claims)");
@@ -123,6 +172,7 @@ ncclResult_t GpuDataPath::setup() {
     h.prof = devProf_;
   }
   hComm_ = h;
+  phaseMark("gpu-tables");
   CUDA_TRY(cudaEventCreateWithFlags(&lastEvent_, cudaEventDisableTiming), "cudaEventCreate");
   return ncclSuccess;
 }

@@ -43,6 +43,21 @@ constexpr int kGpuMaxChannels = 128;
 
 class GpuDataPath;
 
+// The host-mapped flag blocks of GPU communicators (gpu_datapath.cc hostFlagBlocks()).
+class HostFlagBlocks {
+ public:
+  static constexpr size_t kBlockBytes = 64;
+  static constexpr size_t kChunkBytes = 4096;
+  ncclResult_t get(ncclComm* comm, int32_t** out);  // a block, not cleared
+  void put(int32_t* block);
+
+ private:
+  std::mutex mu_;
+  std::vector<int32_t*> free_;
+  std::vector<void*> chunks_;  // pinned, mapped, portable; never freed
+};
+HostFlagBlocks& hostFlagBlocks();
+
 // Loads every kernel of the library on device dev, once per process (gpu_datapath.cc).
 void preloadKernels(int dev);
 
@@ -158,7 +173,10 @@ class GpuDataPath : public DataPath {
   IpcTransport& ipc() { return ipc_; }
   CopyEngineLanes* copyLanes() { return &lanes_; }
   const DevComm& devCommHost() const { return hComm_; }
-  const int32_t* devRing() const { return dRing_; }
+  // The device's ring tables (null: the identity ring) and nodeFirst (null: none).
+  const int32_t* devRing() const { return ringEntries_ ? dRing_ : nullptr; }
+  const int32_t* devRingPos() const { return ringEntries_ ? dRing_ + ringEntries_ / 2 : nullptr; }
+  const int32_t* devNodeFirst() const { return comm_->topo.nodeFirst().empty() ? nullptr : dRing_ + ringEntries_; }
 
   // Scratch of at least bytes (binomial Reduce: a chunk per channel and lane of the plan).
   // It grows with the plans that need it; a smaller one stays allocated until destroy, as
@@ -206,9 +224,10 @@ class GpuDataPath : public DataPath {
 
   IpcTransport ipc_;
   DevComm hComm_{};  // passed by value in every launch
-  static constexpr size_t kHostFlagBytes = 64;
+  static constexpr size_t kHostFlagBytes = HostFlagBlocks::kBlockBytes;
   int32_t* dRing_ = nullptr;
   size_t ringBytes_ = 0;
+  size_t ringEntries_ = 0;  // 2 N with ring tables, 0 for the identity ring
   uint32_t* claims_ = nullptr;  // DevComm::claims
   std::vector<void*> scratch_;  // the last is the largest
   size_t scratchBytes_ = 0, scratchTotal_ = 0;

@@ -116,8 +116,8 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
     const Schedule hostView = makeSchedule(comm_, op, choice);  // host ring pointers
     w.s = hostView;
     w.s.ring = dp_->devRing();
-    w.s.ringPos = dp_->devRing() + comm_->nranks;
-    w.s.nodeFirst = comm_->topo.nodeFirst().empty() ? nullptr : dp_->devRing() + 2 * comm_->nranks;
+    w.s.ringPos = dp_->devRingPos();
+    w.s.nodeFirst = dp_->devNodeFirst();
     w.in = op.sendbuff;
     w.out = op.recvbuff;
     w.type = static_cast<uint8_t>(op.datatype);

@@ -37,11 +37,10 @@ GpuNet::~GpuNet() {
   worker_.reset();
 }
 
-ncclResult_t GpuNet::prepare(PeerInfo* mine) {
+ncclResult_t GpuNet::prepare() {
   MCCL_CHECK(UcxContext::get(&ctx_));
   worker_.reset(new UcxWorker(comm_, ctx_));
   MCCL_CHECK(worker_->create());
-  (void)mine;
   const std::vector<uint8_t>& a = worker_->address();
   if (a.size() > sizeof NetRecord::workerAddr)
     return MCCL_ERR(ncclSystemError, comm_, "UCX worker address of %zu bytes exceeds %zu", a.size(),

@@ -42,8 +42,9 @@ class GpuNet {
   GpuNet(ncclComm* comm, NetLayout layout);
   ~GpuNet();
 
-  // Before the init exchange: a UCX worker (its address travels in every NetRecord).
-  ncclResult_t prepare(PeerInfo* mine);
+  // A UCX worker (its address travels in every NetRecord): made when the first connection
+  // to a peer beyond CUDA IPC is needed (IpcTransport::need), not at init.
+  ncclResult_t prepare();
   bool available() const { return worker_ != nullptr; }
 
   // This side's region and record for key.
