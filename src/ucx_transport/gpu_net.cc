@@ -2,11 +2,14 @@
 
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "core/comm.h"
 #include "core/cuda_guard.h"
 #include "core/error.h"
+#include "core/knobs.h"
 
 namespace mccl {
 
@@ -19,7 +22,35 @@ struct GpuNet::Conn {
 
 GpuNet::GpuNet(ncclComm* comm, NetLayout layout) : comm_(comm), layout_(layout) {}
 
+// What the kernels posted is moved before the connections go: a sender's kernel is done
+// once its slices are in host staging, and the proxy puts them afterwards, so a
+// communicator destroyed right after its last send (the stream synchronised, nothing
+// else to wait for) dropped its last slices and left the receiver waiting until
+// MCCL_TIMEOUT (2 x H100, NCCL_P2P_DISABLE=1: one run in three,
+// bench/results/gpu-2xH200-2026-11-26e call 5). Bounded by MCCL_TIMEOUT (a dead peer's puts
+// never complete); skipped after an abort, a failure of the communicator (a lost peer) or
+// of the path. Not shown to fix that hang: 15 repetitions in one process passed with and
+// without it (call 6); it closes the window the hang's pattern points at.
+void GpuNet::drain() {
+  if (!attached_ || comm_->aborted.load() || comm_->asyncError.load() != ncclSuccess ||
+      client_->status(nullptr) != ncclSuccess)
+    return;
+  const int64_t t = knobInt(Knob::Timeout);
+  const double seconds = t > 0 ? static_cast<double>(t) : 30.0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  for (;;) {  // the proxy thread moves the posts; this waits for them and their puts
+    bool done = false;
+    if (client_->drained(&done) != ncclSuccess || done) return;
+    if (std::chrono::steady_clock::now() > deadline) {
+      WARN("rank %d: network sends still unfinished after %.0f s at destroy", comm_->rank, seconds);
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+}
+
 GpuNet::~GpuNet() {
+  drain();
   if (attached_) Proxy::detach(client_.get());  // the proxy no longer touches anything below
   for (auto& kv : conns_) {
     Conn& c = *kv.second;

@@ -58,6 +58,7 @@ class GpuNet {
  private:
   struct Conn;
   ncclResult_t describe(const Conn& c, NetRecord* mine);
+  void drain();  // at destroy: what the kernels posted reaches the peers
   ncclComm* comm_;
   NetLayout layout_;
   std::shared_ptr<UcxContext> ctx_;

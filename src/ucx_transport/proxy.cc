@@ -66,7 +66,26 @@ ncclResult_t NetConn::step(bool* moved) {
   return ncclSuccess;
 }
 
+bool NetConn::pending() const {
+  return loadCounter(local_ + (send_ ? NetLayout::kTailOff : NetLayout::kHeadOff)) > done_;
+}
+
 void ProxyClient::add(std::unique_ptr<NetConn> conn) { conns_.push_back(std::move(conn)); }
+
+ncclResult_t ProxyClient::drained(bool* done) {
+  std::lock_guard<std::mutex> lock(mu_);
+  *done = false;
+  bool sends = false;
+  for (auto& c : conns_) {
+    if (!c->send()) continue;  // credits owed to a peer done with this rank matter to nobody
+    sends = true;
+    if (c->pending()) return status_.load();
+  }
+  bool quiet = !sends;
+  if (sends && worker_) MCCL_CHECK(worker_->quiescent(&quiet));
+  *done = quiet;
+  return status_.load();
+}
 
 ncclResult_t ProxyClient::pass(bool* moved) {
   std::lock_guard<std::mutex> lock(mu_);

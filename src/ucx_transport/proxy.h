@@ -59,6 +59,8 @@ class NetConn {
   ncclResult_t step(bool* moved);
   bool send() const { return send_; }
   int peer() const { return peer_; }
+  // True while the local side posted what step() has not moved yet.
+  bool pending() const;
   uint64_t done() const { return done_; }
 
  private:
@@ -83,6 +85,9 @@ class ProxyClient {
   std::mutex& lock() { return mu_; }
   // One pass over every connection and the UCX worker; called by the proxy thread.
   ncclResult_t pass(bool* moved);
+  // True when every send connection's posts are moved and the worker's puts complete
+  // here (progresses the worker; any thread: takes lock()). True at once without sends.
+  ncclResult_t drained(bool* done);
   // First failure, kept with its message (ncclSuccess while none).
   ncclResult_t status(std::string* why) const;
   void fail(ncclResult_t r, const std::string& why);
