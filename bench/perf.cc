@@ -9,7 +9,7 @@
 //
 //   mpirun -np 2 mccl-perf [-b 8] [-e 256M] [-f 2] [-n iters] [-w warmup] [-o allreduce,...]
 //                          [-d float] [-G graph-iters] [-c check] [--csv FILE] [--knobs] [--memory]
-//                          [--from-mpi] [-R 0|1|2]
+//                          [--from-mpi] [-R 0|1|2] [--pad BYTES]
 //
 // -R: how the buffers are given to the library, as nccl-tests' -R: 0 cudaMalloc'ed, not
 // registered; 1 ncclMemAlloc'ed and ncclCommRegister'ed; 2 ncclMemAlloc'ed and registered as
@@ -19,6 +19,12 @@
 // --from-mpi: the communicator comes from mcclCommInitFromMpi(MPI_COMM_WORLD) (host
 // communicators then hand small collectives to MPI's own, MCCL_HOST_MPI_MAX_BYTES), not
 // from a unique id.
+//
+// --pad BYTES: that much device memory allocated (and kept) before the communicator, so
+// every allocation after it (the library's and the benchmark's) lands elsewhere. A
+// latency of a few microseconds follows where its few hot words lie (which L2 slice, near
+// or far from the SM); a sweep of pads shows how much of a difference between two builds
+// is placement rather than code.
 //
 // --memory: GPU memory the communicator took (cudaMemGetInfo, the benchmark's own buffers
 // left out) after init, after the run and after destroy, and mccl's own account by kind.
@@ -86,6 +92,7 @@ struct Options {
   bool memory = false;  // --memory
   bool fromMpi = false;  // --from-mpi: mcclCommInitFromMpi(MPI_COMM_WORLD) instead of a unique id
   int reg = 0;  // -R: 0 plain, 1 ncclCommRegister, 2 symmetric windows
+  size_t pad = 0;  // --pad: device bytes allocated before the communicator
 };
 
 using mccl_bench::parseSize;
@@ -140,6 +147,7 @@ class Bench {
     if (ndev > 0) {
       CHECK_CUDA(cudaSetDevice(localRank_ % ndev));
       CHECK_CUDA(cudaFree(nullptr));  // the context exists before the first reading
+      if (o_.pad > 0) CHECK_CUDA(cudaMalloc(&pad_, o_.pad));
       usedBeforeInit_ = deviceUsed();
     }
 #endif
@@ -405,6 +413,7 @@ class Bench {
   int64_t usedBeforeInit_ = 0, memAfterInit_ = 0, usedWithBuffers_ = 0;
   bool host_ = true;
   cudaStream_t stream_ = nullptr;
+  void* pad_ = nullptr;  // --pad: kept to the end of the process
   void* send_ = nullptr;
   void* recv_ = nullptr;
   size_t bytes_ = 0;
@@ -444,6 +453,7 @@ int main(int argc, char** argv) {
     else if (a == "--no-mpi") o.mpiCompare = false;
     else if (a == "--from-mpi") o.fromMpi = true;
     else if (a == "-R") o.reg = std::atoi(next());
+    else if (a == "--pad") o.pad = parseSize(next());
     else if (a == "-t") o.trials = std::max(1, std::atoi(next()));
     else if (a == "-d") {
       std::string d = next();
@@ -468,7 +478,8 @@ int main(int argc, char** argv) {
         std::fprintf(stderr,
                      "usage: mccl-perf [-b min] [-e max] [-f factor] [-n iters] [-w warmup] [-o ops|all]\n"
                      "                 [-d float|double|int32|half] [-G graph-iters] [-c 0|1] [--csv file]\n"
-                     "                 [-t trials] [--no-mpi] [--from-mpi] [--knobs] [--memory] [-R 0|1|2]\n");
+                     "                 [-t trials] [--no-mpi] [--from-mpi] [--knobs] [--memory] [-R 0|1|2]\n"
+                     "                 [--pad bytes]\n");
       MPI_Finalize();
       return 2;
     }
