@@ -36,7 +36,9 @@ struct LlPeer {
   const uint64_t* sendHead;  // steps the peer has consumed (my memory, written by the peer)
   uint64_t* sendStepPtr;     // my persistent count of steps sent
   uint64_t sendStep;         // steps sent before this work
-  uint64_t credit;           // last value read from sendHead
+  uint64_t credit;           // a value sendHead had (the last launch saved it: kCtrlCredit)
+  alignas(16) uint64_t headNow[2];  // the 16 bytes around sendHead, read on the side during the
+                                    // work (copyAsync16) and saved as the next launch's credit
   const uint4* recvSlots;    // my FIFO
   uint64_t* recvHead;        // the peer's word: steps I have consumed
   uint64_t* recvStepPtr;
@@ -375,31 +377,40 @@ __device__ __forceinline__ void llSetup(const DevComm& comm, const DevWork& w, i
     // The connections' pointers and their control words load in parallel (no dependency;
     // into registers first, so no store to shared memory orders them).
     const bool sends = llSendsTo(w, r), recvs = llRecvsFrom(w, r);
-    const int sslot = connSlot(comm, cls, ch, r, true), rslot = connSlot(comm, cls, ch, r, false);
-    uint64_t* const sctrl = comm.ctrl + kCtrlWords * sslot;
-    uint64_t* const rctrl = comm.ctrl + kCtrlWords * rslot;
+    const int sidx = connIndex(comm, cls, ch, true), ridx = connIndex(comm, cls, ch, false);
+    const DevConn* const sconn = devConn(comm, r, sidx);
+    const DevConn* const rconn = devConn(comm, r, ridx);
+    uint64_t* const sctrl = devCtrl(comm, r, sidx);
+    uint64_t* const rctrl = devCtrl(comm, r, ridx);
     uint8_t* sbuf = nullptr;
     uint8_t* rbuf = nullptr;
+    const uint64_t* shead = nullptr;
     uint64_t* rhead = nullptr;
     uint64_t sstep = 0, rstep = 0, credit = 0;
     if (sends) {
-      sbuf = comm.conns[sslot].buf;
+      sbuf = sconn->buf;
+      shead = sconn->head;
       sstep = sctrl[kCtrlStep];
-      credit = sctrl[kCtrlHead];
+      credit = sctrl[kCtrlCredit];
     }
     if (recvs) {
-      rbuf = comm.conns[rslot].buf;
-      rhead = comm.conns[rslot].head;
+      rbuf = rconn->buf;
+      rhead = rconn->head;
       rstep = rctrl[kCtrlStep];
     }
     P.sendSlots = reinterpret_cast<uint4*>(sbuf);
-    P.sendHead = sctrl + kCtrlHead;
+    P.sendHead = shead;
     P.sendStepPtr = sctrl + kCtrlStep;
     P.sendStep = sstep;
     P.credit = credit;
     P.recvSlots = reinterpret_cast<const uint4*>(rbuf);
     P.recvHead = rhead;
     P.recvStepPtr = rctrl + kCtrlStep;
+    // A head of its own (sparse tables, conn_table.h): as it is now, for the next launch,
+    // read on the side (its address came with this round of loads), waited for at the
+    // work's last step (llEndStep). A head in the table is the credit word itself.
+    if (sends && shead != sctrl + kCtrlCredit)
+      copyAsync16(P.headNow, reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(shead) & ~uintptr_t{15}));
     P.recvStep = rstep;
   }
   __syncthreads();
@@ -409,18 +420,29 @@ __device__ __forceinline__ void llSetup(const DevComm& comm, const DevWork& w, i
 // free; after the last step, saves the step counters. False when the work was stopped.
 __device__ __forceinline__ bool llEndStep(const DevComm& comm, const DevWork& w, LlShared& sh, uint64_t s,
                                           uint64_t nsteps) {
-  __syncthreads();
-  if (*reinterpret_cast<volatile int*>(&sh.abort)) return false;
   const bool p2p = llIsP2p(w);
   const int nslots = p2p ? 1 : comm.nranks;
-  if (static_cast<int>(threadIdx.x) < nslots) {
-    const int r = p2p ? w.s.root : static_cast<int>(threadIdx.x);
+  const bool mine = static_cast<int>(threadIdx.x) < nslots;
+  const int r = p2p ? w.s.root : static_cast<int>(threadIdx.x);
+  // After the last step, the next launch's credit, where the head has a block of its own:
+  // the head as llSetup saw it (a head only grows, so any value it had is a safe credit).
+  // Where the head is the table's credit word, its receiver keeps it and nothing is saved.
+  const bool ownHead = mine && llSendsTo(w, r) &&
+                       sh.peer[threadIdx.x].sendHead != sh.peer[threadIdx.x].sendStepPtr + (kCtrlCredit - kCtrlStep);
+  const bool saveCredit = mine && s + 1 == nsteps && llSendsTo(w, r);
+  if (ownHead) copyAsyncWait();
+  __syncthreads();
+  if (*reinterpret_cast<volatile int*>(&sh.abort)) return false;
+  if (mine) {
     LlPeer& P = sh.peer[threadIdx.x];
     if (llRecvsFrom(w, r)) {
       stVolatile(P.recvHead, P.recvStep + s + 1);
       if (s + 1 == nsteps) *P.recvStepPtr = P.recvStep + nsteps;
     }
-    if (s + 1 == nsteps && llSendsTo(w, r)) *P.sendStepPtr = P.sendStep + nsteps;
+    if (saveCredit) {
+      P.sendStepPtr[kCtrlStep] = P.sendStep + nsteps;
+      if (ownHead) P.sendStepPtr[kCtrlCredit - kCtrlStep] = P.headNow[(reinterpret_cast<uintptr_t>(P.sendHead) >> 3) & 1];
+    }
   }
   return true;
 }
