@@ -21,14 +21,6 @@ __device__ __forceinline__ uint64_t ldAcquireSys(const uint64_t* p) {
 __device__ __forceinline__ void stVolatile(uint64_t* p, uint64_t v) {
   asm volatile("st.volatile.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
-// Starts copying the 16 bytes at src (global, 16-byte aligned) to dst (shared, 16-byte
-// aligned) through L2, without waiting (cp.async): a value read on the side, off the
-// critical path, waited for (copyAsyncWait) where it is needed.
-__device__ __forceinline__ void copyAsync16(void* dst, const void* src) {
-  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(src) : "memory");
-}
-__device__ __forceinline__ void copyAsyncWait() { asm volatile("cp.async.wait_all;" ::: "memory"); }
 // Orders this GPU's earlier accesses (and, through the block barrier, its block's) before
 // later ones at system scope. acq_rel is what the protocol needs and is much cheaper than
 // the sequentially consistent fence __threadfence_system() issues.

@@ -52,11 +52,15 @@ MCCL_HD int64_t unitElems(const Schedule& s) {
 }
 
 // Each connection's control words, in its peer's block of the table (devCtrl): the
-// kernel's step counter (posted for a sender, consumed for a receiver) and, for an LL
-// sender, the credit: the last head its receiver was seen to have reached, saved by the
-// kernel that saw it so the next launch starts from it (a head only grows, so an old one is
-// a safe lower bound). Local words: the heads peers write live in per-peer blocks of their
-// own (DevConn::head), exported through CUDA IPC, which the table cannot be.
+// kernel's step counter (posted for a sender, consumed for a receiver) and, for a sender,
+// the credit word. In a whole table (one cudaMalloc, exported through CUDA IPC) the credit
+// word is the sender's head itself, written by its receiver (DevConn::head points at it),
+// so an LL sender has its head at setup beside the connection. Beside a sparse table,
+// whose mapped pages CUDA IPC cannot export, the heads live in per-peer blocks of their own
+// and the credit word stays 0: an LL sender reads its head through DevConn::head once its
+// FIFO's kLlSlots steps are in use, a load more a launch. (A credit kept by the kernel, the
+// head read on the side and saved at the last step, cost every table 0.3 us a launch:
+// bench/results/gpu-2xH200-2026-11-26g.)
 constexpr int kCtrlWords = 2;
 constexpr int kCtrlStep = 0;
 constexpr int kCtrlCredit = 1;

@@ -36,9 +36,7 @@ struct LlPeer {
   const uint64_t* sendHead;  // steps the peer has consumed (my memory, written by the peer)
   uint64_t* sendStepPtr;     // my persistent count of steps sent
   uint64_t sendStep;         // steps sent before this work
-  uint64_t credit;           // a value sendHead had (the last launch saved it: kCtrlCredit)
-  alignas(16) uint64_t headNow[2];  // the 16 bytes around sendHead, read on the side during the
-                                    // work (copyAsync16) and saved as the next launch's credit
+  uint64_t credit;           // steps the peer had consumed at setup, as far as known (kCtrlCredit)
   const uint4* recvSlots;    // my FIFO
   uint64_t* recvHead;        // the peer's word: steps I have consumed
   uint64_t* recvStepPtr;
@@ -406,11 +404,6 @@ __device__ __forceinline__ void llSetup(const DevComm& comm, const DevWork& w, i
     P.recvSlots = reinterpret_cast<const uint4*>(rbuf);
     P.recvHead = rhead;
     P.recvStepPtr = rctrl + kCtrlStep;
-    // A head of its own (sparse tables, conn_table.h): as it is now, for the next launch,
-    // read on the side (its address came with this round of loads), waited for at the
-    // work's last step (llEndStep). A head in the table is the credit word itself.
-    if (sends && shead != sctrl + kCtrlCredit)
-      copyAsync16(P.headNow, reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(shead) & ~uintptr_t{15}));
     P.recvStep = rstep;
   }
   __syncthreads();
@@ -420,29 +413,18 @@ __device__ __forceinline__ void llSetup(const DevComm& comm, const DevWork& w, i
 // free; after the last step, saves the step counters. False when the work was stopped.
 __device__ __forceinline__ bool llEndStep(const DevComm& comm, const DevWork& w, LlShared& sh, uint64_t s,
                                           uint64_t nsteps) {
-  const bool p2p = llIsP2p(w);
-  const int nslots = p2p ? 1 : comm.nranks;
-  const bool mine = static_cast<int>(threadIdx.x) < nslots;
-  const int r = p2p ? w.s.root : static_cast<int>(threadIdx.x);
-  // After the last step, the next launch's credit, where the head has a block of its own:
-  // the head as llSetup saw it (a head only grows, so any value it had is a safe credit).
-  // Where the head is the table's credit word, its receiver keeps it and nothing is saved.
-  const bool ownHead = mine && llSendsTo(w, r) &&
-                       sh.peer[threadIdx.x].sendHead != sh.peer[threadIdx.x].sendStepPtr + (kCtrlCredit - kCtrlStep);
-  const bool saveCredit = mine && s + 1 == nsteps && llSendsTo(w, r);
-  if (ownHead) copyAsyncWait();
   __syncthreads();
   if (*reinterpret_cast<volatile int*>(&sh.abort)) return false;
-  if (mine) {
+  const bool p2p = llIsP2p(w);
+  const int nslots = p2p ? 1 : comm.nranks;
+  if (static_cast<int>(threadIdx.x) < nslots) {
+    const int r = p2p ? w.s.root : static_cast<int>(threadIdx.x);
     LlPeer& P = sh.peer[threadIdx.x];
     if (llRecvsFrom(w, r)) {
       stVolatile(P.recvHead, P.recvStep + s + 1);
       if (s + 1 == nsteps) *P.recvStepPtr = P.recvStep + nsteps;
     }
-    if (saveCredit) {
-      P.sendStepPtr[kCtrlStep] = P.sendStep + nsteps;
-      if (ownHead) P.sendStepPtr[kCtrlCredit - kCtrlStep] = P.headNow[(reinterpret_cast<uintptr_t>(P.sendHead) >> 3) & 1];
-    }
+    if (s + 1 == nsteps && llSendsTo(w, r)) *P.sendStepPtr = P.sendStep + nsteps;
   }
   return true;
 }
