@@ -65,6 +65,8 @@ enum class KnobType { Int, Size, Bool, String };
   X(HostChannels, "MCCL_HOST_NCHANNELS", Int, "0", "channels of host plans (0: automatic)")     \
   X(GpuFence, "MCCL_GPU_FENCE", String, "acqrel", "kernel flag fence: acqrel, or sc (tests)")  \
   X(GpuSlices, "MCCL_GPU_SLICES", Int, "1", "flags per GPU FIFO slot (1 is fastest measured)")     \
+  X(ConnTable, "MCCL_CONN_TABLE", String, "auto",                                               \
+    "GPU connection table: sparse (memory only behind connected peers' blocks), full (every peer's, one allocation), auto (sparse when the table is larger than a page)") \
   X(NetChannels, "MCCL_NET_NCHANNELS", Int, "4", "channels of a GPU plan with network peers")       \
   X(FifoSlots, "MCCL_FIFO_SLOTS", Int, "0",                                                      \
     "pipeline slots of each connection's FIFO (0: 8 on host memory, 4 on GPUs: 1 MiB posts)")  \

@@ -19,6 +19,7 @@ struct IpcTransport::Info {
   uint64_t slotBytes = 0;
   uint64_t ptr = 0;         // region (same process)
   uint64_t offset = 0;      // offset of the region inside the exported allocation
+  uint64_t exported = 0;    // bytes of the exported allocation (a FIFO, or a block of heads)
   cudaIpcMemHandle_t handle;
   uint32_t net = 0;         // 1: a network connection (netRec), not IPC
   uint32_t pad = 0;
@@ -50,6 +51,7 @@ IpcTransport::IpcTransport(ncclComm* comm) : comm_(comm), exchange_(comm, sizeof
   int64_t buff = knobInt(Knob::BuffSize);
   if (buff < static_cast<int64_t>(slots_) * 4096) buff = slots_ * 4096;
   slotBytes_ = static_cast<size_t>(buff / slots_) & ~static_cast<size_t>(255);
+  std::memset(&tableHandle_, 0, sizeof tableHandle_);
 }
 
 IpcTransport::~IpcTransport() {
@@ -61,11 +63,12 @@ IpcTransport::~IpcTransport() {
     comm_->mem.sub(MemKind::PeerMapped, kv.second.second);
   }
   conns_.clear();
-  if (ctrl_) cudaFree(ctrl_);
-  if (dConns_) cudaFree(dConns_);
+  for (auto& kv : peers_)
+    if (kv.second->heads) cudaFree(kv.second->heads);
+  table_.release();
   if (setupStream_) cudaStreamDestroy(setupStream_);
   comm_->mem.sub(MemKind::Fifo, fifoBytes_);
-  comm_->mem.sub(MemKind::Control, ctrlBytes_ + connBytes_);
+  comm_->mem.sub(MemKind::Control, headBytes_);
 }
 
 ncclResult_t IpcTransport::prepare(PeerInfo* mine, bool peersMayBeRemote) {
@@ -100,17 +103,71 @@ ncclResult_t IpcTransport::startNet() {
 ncclResult_t IpcTransport::setup(int maxChannels) {
   maxChannels_ = maxChannels;
   CUDA_TRY(cudaStreamCreateWithFlags(&setupStream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-  capacity_ = kNumConnClasses * maxChannels * comm_->nranks * 2;
-  CUDA_TRY(cudaMalloc(&dConns_, sizeof(DevConn) * static_cast<size_t>(capacity_)), "cudaMalloc(connections)");
-  connBytes_ = sizeof(DevConn) * static_cast<size_t>(capacity_);
-  comm_->mem.add(MemKind::Control, connBytes_);
-  CUDA_TRY(cudaMemset(dConns_, 0, sizeof(DevConn) * static_cast<size_t>(capacity_)), "cudaMemset(connections)");
-  const size_t ctrlBytes = sizeof(uint64_t) * kCtrlWords * static_cast<size_t>(capacity_);
-  CUDA_TRY(cudaMalloc(&ctrl_, ctrlBytes), "cudaMalloc(control words)");
-  ctrlBytes_ = ctrlBytes;
-  comm_->mem.add(MemKind::Control, ctrlBytes_);
-  CUDA_TRY(cudaMemset(ctrl_, 0, ctrlBytes), "cudaMemset(control words)");
-  requested_.assign(static_cast<size_t>(capacity_), 0);
+  MCCL_CHECK(table_.init(comm_, comm_->nranks, peerBlockBytes(maxChannels), setupStream_));
+  const int pos = comm_->topo.ringPos(comm_->rank);
+  MCCL_CHECK(table_.map(comm_->topo.ringRank(pos - 1)));
+  MCCL_CHECK(table_.map(comm_->topo.ringRank(pos + 1)));
+  return ncclSuccess;
+}
+
+IpcTransport::Peer& IpcTransport::peer(int p) {
+  PeerCache& e = cache_[p & 63];
+  if (e.peer == p) return *e.p;
+  std::unique_ptr<Peer>& at = peers_[p];
+  if (!at) {
+    at.reset(new Peer);
+    at->requested.assign(static_cast<size_t>(kNumConnClasses) * maxChannels_ * 2, 0);
+    std::memset(&at->headsHandle, 0, sizeof at->headsHandle);
+  }
+  e.peer = p;
+  e.p = at.get();
+  return *at;
+}
+
+DevComm IpcTransport::tableView() const {
+  DevComm view;
+  std::memset(&view, 0, sizeof view);
+  view.maxChannels = maxChannels_;
+  view.table = table_.base();
+  view.peerBytes = peerBytes();
+  return view;
+}
+
+ncclResult_t IpcTransport::headWord(const ConnKey& key, bool export_, uint64_t** word, cudaIpcMemHandle_t* handle,
+                                    uint64_t* offset, uint64_t* exported) {
+  if (!table_.sparse()) {
+    *word = devCtrl(tableView(), key.peer, indexOf(key)) + kCtrlCredit;
+    if (export_ && !tableExported_) {
+      CUDA_TRY(cudaIpcGetMemHandle(&tableHandle_, table_.base()), "cudaIpcGetMemHandle(connection table)");
+      tableExported_ = true;
+    }
+    *handle = tableHandle_;
+    *offset = reinterpret_cast<uint8_t*>(*word) - table_.base();
+    *exported = table_.mappedBytes();
+    return ncclSuccess;
+  }
+  Peer& st = peer(key.peer);
+  if (st.heads == nullptr) {
+    uint64_t* heads = nullptr;
+    CUDA_TRY(cudaMalloc(&heads, headBytes()), "cudaMalloc(head words)");
+    cudaError_t e = cudaMemsetAsync(heads, 0, headBytes(), setupStream_);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(setupStream_);
+    if (e != cudaSuccess) {
+      cudaFree(heads);
+      return MCCL_ERR(ncclUnhandledCudaError, comm_, "clearing head words: %s", cudaGetErrorString(e));
+    }
+    st.heads = heads;
+    headBytes_ += headBytes();
+    comm_->mem.add(MemKind::Control, headBytes());
+  }
+  if (export_ && !st.headsExported) {
+    CUDA_TRY(cudaIpcGetMemHandle(&st.headsHandle, st.heads), "cudaIpcGetMemHandle(head words)");
+    st.headsExported = true;
+  }
+  *word = st.heads + static_cast<size_t>(key.cls) * maxChannels_ + key.channel;
+  *handle = st.headsHandle;
+  *offset = reinterpret_cast<uint8_t*>(*word) - reinterpret_cast<uint8_t*>(st.heads);
+  *exported = headBytes();
   return ncclSuccess;
 }
 
@@ -133,17 +190,14 @@ bool IpcTransport::canReach(int peer) const {
   return can != 0;
 }
 
-int IpcTransport::slotOf(const ConnKey& key) const {
-  return (((static_cast<int>(key.cls) * maxChannels_) + key.channel) * comm_->nranks + key.peer) * 2 + (key.send ? 1 : 0);
-}
-
 ncclResult_t IpcTransport::need(const ConnKey& key) {
-  const int slot = slotOf(key);
-  if (slot < 0 || slot >= capacity_)
+  if (key.peer < 0 || key.peer >= comm_->nranks || key.channel < 0 || key.channel >= maxChannels_)
     return MCCL_ERR(ncclInternalError, comm_, "GPU connection (peer %d, channel %d) out of range", key.peer, key.channel);
-  if (requested_[slot]) return ncclSuccess;  // the hot path: one array lookup
+  uint8_t& requested = peer(key.peer).requested[static_cast<size_t>(indexOf(key))];
+  if (requested) return ncclSuccess;  // the hot path: a cached lookup
   CudaDeviceGuard guard(comm_->cudaDev);
   CaptureModeRelaxed relaxed;
+  MCCL_CHECK(table_.map(key.peer));
   auto c = std::make_unique<Conn>();
   const bool ll = key.cls == ConnClass::Ll || key.cls == ConnClass::LlP2p || key.cls == ConnClass::Ll128 ||
                   key.cls == ConnClass::Ll128P2p;
@@ -162,17 +216,18 @@ ncclResult_t IpcTransport::need(const ConnKey& key) {
     MCCL_CHECK(net_->start(key, &c->mine.netRec));
     Info mine = c->mine;
     adopt(key, std::move(c));
-    return posted(slot, exchange_.post(key, &mine));
+    MCCL_CHECK(exchange_.post(key, &mine));
+    requested = 1;  // once its record is on its way: a failed setup is tried again by the next need()
+    return ncclSuccess;
   }
   c->mine.dev = comm_->cudaDev;
   c->mine.sameProcess = comm_->topo.sameProcess(key.peer) ? 1 : 0;
-  void* exportBase;
+  std::memset(&c->mine.handle, 0, sizeof c->mine.handle);
   if (key.send) {
     // The receiver writes its consumed count into this connection's head word.
-    uint64_t* head = ctrl_ + kCtrlWords * static_cast<size_t>(slot) + kCtrlHead;
+    uint64_t* head = nullptr;
+    MCCL_CHECK(headWord(key, !c->mine.sameProcess, &head, &c->mine.handle, &c->mine.offset, &c->mine.exported));
     c->local = reinterpret_cast<uint8_t*>(head);
-    c->mine.offset = reinterpret_cast<uint8_t*>(head) - reinterpret_cast<uint8_t*>(ctrl_);
-    exportBase = ctrl_;
   } else {
     size_t bytes = ConnRegion::kDataOff + static_cast<size_t>(c->mine.slots) * c->mine.slotBytes;
     CUDA_TRY(cudaMalloc(&c->local, bytes), "cudaMalloc(FIFO)");
@@ -180,15 +235,16 @@ ncclResult_t IpcTransport::need(const ConnKey& key) {
     // Cleared before the record goes out: the peer writes here once it has it.
     CUDA_TRY(cudaMemsetAsync(c->local, 0, ll ? bytes : ConnRegion::kDataOff, setupStream_), "cudaMemsetAsync(FIFO)");
     CUDA_TRY(cudaStreamSynchronize(setupStream_), "cudaStreamSynchronize(FIFO clear)");
-    exportBase = c->local;
     c->mine.offset = 0;
+    c->mine.exported = bytes;
+    if (!c->mine.sameProcess) CUDA_TRY(cudaIpcGetMemHandle(&c->mine.handle, c->local), "cudaIpcGetMemHandle");
   }
   c->mine.ptr = reinterpret_cast<uint64_t>(c->local);
-  std::memset(&c->mine.handle, 0, sizeof c->mine.handle);
-  if (!c->mine.sameProcess) CUDA_TRY(cudaIpcGetMemHandle(&c->mine.handle, exportBase), "cudaIpcGetMemHandle");
   Info mine = c->mine;
   adopt(key, std::move(c));
-  return posted(slot, exchange_.post(key, &mine));
+  MCCL_CHECK(exchange_.post(key, &mine));
+  requested = 1;
+  return ncclSuccess;
 }
 
 // Keeps c as key's connection, in place of one whose record could not be posted.
@@ -201,13 +257,6 @@ void IpcTransport::adopt(const ConnKey& key, std::unique_ptr<Conn> c) {
   fifoBytes_ += c->ownedBytes;
   comm_->mem.add(MemKind::Fifo, c->ownedBytes);
   at = std::move(c);
-}
-
-// Marks slot requested once its record is on its way: a connection whose setup failed is
-// tried again by the next operation that needs it, never taken for one under way.
-ncclResult_t IpcTransport::posted(int slot, ncclResult_t r) {
-  if (r == ncclSuccess) requested_[slot] = 1;
-  return r;
 }
 
 bool IpcTransport::ready(const ConnKey& key) const {
@@ -236,11 +285,9 @@ ncclResult_t IpcTransport::mapPeer(int peer, const Info& info, uint8_t** ptr) {
     if (e != cudaSuccess)
       return MCCL_ERR(ncclUnhandledCudaError, comm_, "cudaIpcOpenMemHandle for rank %d: %s", peer,
                       cudaGetErrorString(e));
-    // A sender maps its receiver's FIFO; a receiver its sender's control words.
-    const size_t bytes = info.offset == 0 ? ConnRegion::kDataOff + static_cast<size_t>(info.slots) * info.slotBytes
-                                          : sizeof(uint64_t) * kCtrlWords * static_cast<size_t>(capacity_);
-    it = opened_.emplace(key, std::make_pair(static_cast<uint8_t*>(p), bytes)).first;
-    comm_->mem.add(MemKind::PeerMapped, bytes);
+    // A sender maps its receiver's FIFO; a receiver its sender's table or block of heads.
+    it = opened_.emplace(key, std::make_pair(static_cast<uint8_t*>(p), static_cast<size_t>(info.exported))).first;
+    comm_->mem.add(MemKind::PeerMapped, info.exported);
   }
   *ptr = it->second.first + info.offset;
   return ncclSuccess;
@@ -260,14 +307,15 @@ ncclResult_t IpcTransport::finish(const ConnKey& key, Conn& c, const Info& info)
     MCCL_CHECK(mapPeer(key.peer, info, &peer));
   }
   d.peer = static_cast<uint32_t>(key.peer);
-  const int slot = slotOf(key);
-  uint64_t* ctrl = ctrl_ + kCtrlWords * static_cast<size_t>(slot);
+  const DevComm view = tableView();  // the kernels' arithmetic over the table
+  const int index = indexOf(key);
+  uint64_t* ctrl = devCtrl(view, key.peer, index);
   if (c.mine.net) {
     // GpuNet filled buf, tail, head, sizes and the layout.
   } else if (key.send) {
     d.buf = peer + ConnRegion::kDataOff;
     d.tail = reinterpret_cast<uint64_t*>(peer + ConnRegion::kFlagOff);
-    d.head = ctrl + kCtrlHead;
+    d.head = reinterpret_cast<uint64_t*>(c.local);  // my head word, which the receiver writes
     d.slots = info.slots;  // the receiver's FIFO decides
     d.slotBytes = info.slotBytes;
   } else {
@@ -278,7 +326,8 @@ ncclResult_t IpcTransport::finish(const ConnKey& key, Conn& c, const Info& info)
     d.slotBytes = c.mine.slotBytes;
   }
   d.step = ctrl + kCtrlStep;
-  CUDA_TRY(cudaMemcpyAsync(dConns_ + slot, &d, sizeof d, cudaMemcpyHostToDevice, setupStream_), "cudaMemcpyAsync(connection)");
+  CUDA_TRY(cudaMemcpyAsync(devConn(view, key.peer, index), &d, sizeof d, cudaMemcpyHostToDevice, setupStream_),
+           "cudaMemcpyAsync(connection)");
   CUDA_TRY(cudaStreamSynchronize(setupStream_), "cudaStreamSynchronize(connection)");
   c.ready = true;
   if (!c.mine.net)

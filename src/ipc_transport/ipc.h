@@ -6,9 +6,14 @@
 // process); the sender's head lives in the sender's memory and is mapped into the
 // receiver. Kernels then store data and flags straight into peer memory.
 //
-// The table of connections (DevConn), indexed by connSlot(class, channel, peer, direction),
-// lives in device memory, allocated once at its full size, so pointers baked into captured
-// CUDA graphs stay valid for the communicator's life.
+// The table of connections (DevConn) and their control words is a ConnTable: a block per
+// peer, device memory only behind connected peers' blocks (conn_table.h), its address
+// fixed for the communicator's life so pointers baked into captured CUDA graphs stay
+// valid. A sender's head word, which its receiver writes, is its connection's credit word
+// where the table is one cudaMalloc (exported through CUDA IPC whole, as the kernels load
+// it at setup beside the connection), and in a block per peer of its own beside a sparse
+// table (whose mapped pages CUDA IPC cannot export), made and exported on the first send
+// connection to that peer.
 //
 // A receiver's FIFO holds slotBytes x slots of the class: the Simple classes (Ring, Tree,
 // P2p) take NCCL_BUFFSIZE split into MCCL_FIFO_SLOTS; the LL classes kLlSlots of
@@ -21,9 +26,11 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/connect.h"
+#include "ipc_transport/conn_table.h"
 #include "kernels/dev_work.h"
 #include "ucx_transport/gpu_net.h"
 
@@ -39,7 +46,8 @@ class IpcTransport {
   // Before the init exchange: whether peers may be in other processes, so beyond CUDA IPC
   // (the network path is made when a connection first needs it: startNet).
   ncclResult_t prepare(PeerInfo* mine, bool peersMayBeRemote);
-  // Allocates the connection table for maxChannels channels.
+  // Reserves the connection table for maxChannels channels; backs the ring neighbours'
+  // blocks (the Simple kernels load both of theirs whatever the work).
   ncclResult_t setup(int maxChannels);
   // A failure of the network path (proxy), or ncclSuccess.
   ncclResult_t netStatus() {
@@ -51,8 +59,8 @@ class IpcTransport {
   bool allReady() const { return exchange_.idle(); }
   ncclResult_t progress();
 
-  DevConn* devConns() const { return dConns_; }
-  uint64_t* devCtrl() const { return ctrl_; }
+  uint8_t* devTable() const { return table_.base(); }
+  uint64_t peerBytes() const { return peerBlockBytes(maxChannels_); }
   int maxChannels() const { return maxChannels_; }
   size_t slotBytes() const { return slotBytes_; }
   uint32_t slots() const { return slots_; }  // of the Simple classes' FIFOs
@@ -63,11 +71,27 @@ class IpcTransport {
  private:
   struct Conn;
   struct Info;
+  // What this rank keeps per peer it has connected to (or is connecting to).
+  struct Peer {
+    std::vector<uint8_t> requested;  // by connIndex(): need() has run
+    uint64_t* heads = nullptr;       // head words of my sends to it ([class][channel]), or null
+    cudaIpcMemHandle_t headsHandle;  // exported, when the peer is another process
+    bool headsExported = false;
+  };
+  Peer& peer(int p);  // made on first use
+  // The head word of my send connection key, which its receiver writes, and what exports
+  // it: the connection's credit word in a whole table (the kernels' credit is then the head
+  // itself), else a word of the peer's block of heads.
+  ncclResult_t headWord(const ConnKey& key, bool export_, uint64_t** word, cudaIpcMemHandle_t* handle,
+                        uint64_t* offset, uint64_t* exported);
+  DevComm tableView() const;  // the fields devConn() and devCtrl() read
   ncclResult_t finish(const ConnKey& key, Conn& c, const Info& info);
   ncclResult_t startNet();
   ncclResult_t mapPeer(int peer, const Info& info, uint8_t** ptr);
-  int slotOf(const ConnKey& key) const;  // connSlot() of the kernels
-  ncclResult_t posted(int slot, ncclResult_t r);
+  int indexOf(const ConnKey& key) const {
+    return ((static_cast<int>(key.cls) * maxChannels_) + key.channel) * 2 + (key.send ? 1 : 0);
+  }
+  size_t headBytes() const { return sizeof(uint64_t) * kNumConnClasses * static_cast<size_t>(maxChannels_); }
   void adopt(const ConnKey& key, std::unique_ptr<Conn> c);
 
   ncclComm* comm_;
@@ -79,19 +103,22 @@ class IpcTransport {
   int maxChannels_ = 0;
   uint32_t slots_ = 8;
   size_t slotBytes_ = 0;
-  DevConn* dConns_ = nullptr;
   // Connection setup's copies and clears: a non-blocking stream of its own, waited for, so
   // they wait for no kernel of the user's (a synchronous cudaMemcpy on the legacy stream
   // waits for every blocking stream's kernels, which may be waiting for this rank).
   cudaStream_t setupStream_ = nullptr;
-  int capacity_ = 0;
-  // Control words of every connection slot (DevComm::ctrl): the step counter and, for a
-  // sender, the head its receiver writes. Exported, so receivers map it.
-  uint64_t* ctrl_ = nullptr;
-  std::vector<uint8_t> requested_;  // by slot: need() has run
+  ConnTable table_;
+  cudaIpcMemHandle_t tableHandle_;  // a whole table, exported for its head words
+  bool tableExported_ = false;
+  std::unordered_map<int, std::unique_ptr<Peer>> peers_;
+  struct PeerCache {
+    int peer = -1;
+    Peer* p = nullptr;
+  };
+  PeerCache cache_[64];  // need()'s hot path: direct-mapped by peer, in front of peers_
   // Peer memory opened through IPC, by (peer, handle bytes): where, and how many bytes.
   std::map<std::pair<int, std::string>, std::pair<uint8_t*, size_t>> opened_;
-  size_t fifoBytes_ = 0, ctrlBytes_ = 0, connBytes_ = 0;  // this GPU's, in comm->mem
+  size_t fifoBytes_ = 0, headBytes_ = 0;  // this GPU's, in comm->mem (the table counts its own)
 };
 
 }  // namespace mccl

@@ -89,7 +89,7 @@ __device__ __forceinline__ CachedConn* lookup(const DevComm& comm, LaneShared& s
   for (int k = 0; k < sh.ncache; ++k)
     if (sh.cache[k].peer == peer && sh.cache[k].send == (send ? 1 : 0)) return &sh.cache[k];
   CachedConn* e = &sh.cache[sh.ncache < kConnCache ? sh.ncache++ : kConnCache - 1];
-  e->c = comm.conns[connSlot(comm, cls, ch, peer, send)];
+  e->c = *devConn(comm, peer, connIndex(comm, cls, ch, send));
   e->n = *e->c.step;
   e->peer = peer;
   e->send = send ? 1 : 0;

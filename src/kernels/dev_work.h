@@ -51,12 +51,19 @@ MCCL_HD int64_t unitElems(const Schedule& s) {
   return s.algo == Algo::Ring && s.coll == Coll::AllReduce ? s.chunk * s.nranks : s.chunk;
 }
 
-// Each connection slot's control words in DevComm::ctrl: the kernel's step counter (posted
-// for a sender, consumed for a receiver) and a sender's head (written by its receiver).
-// At a fixed place, so a kernel loads them together with the connection itself.
+// Each connection's control words, in its peer's block of the table (devCtrl): the
+// kernel's step counter (posted for a sender, consumed for a receiver) and, for a sender,
+// the credit word. In a whole table (one cudaMalloc, exported through CUDA IPC) the credit
+// word is the sender's head itself, written by its receiver (DevConn::head points at it),
+// so an LL sender has its head at setup beside the connection. Beside a sparse table,
+// whose mapped pages CUDA IPC cannot export, the heads live in per-peer blocks of their own
+// and the credit word stays 0: an LL sender reads its head through DevConn::head once its
+// FIFO's kLlSlots steps are in use, a load more a launch. (A credit kept by the kernel, the
+// head read on the side and saved at the last step, cost every table 0.3 us a launch:
+// bench/results/gpu-2xH200-2026-11-26g.)
 constexpr int kCtrlWords = 2;
 constexpr int kCtrlStep = 0;
-constexpr int kCtrlHead = 1;
+constexpr int kCtrlCredit = 1;
 
 // Kernel error codes, written to host-mapped memory.
 enum DevError : int32_t { kDevOk = 0, kDevTimeout = 1, kDevAborted = 2 };
@@ -76,8 +83,9 @@ struct DevComm {
   int32_t slices;               // flags per FIFO slot: a step's chunk moves in this many slices
   const int32_t* ring;          // ring order (device copy)
   const int32_t* ringPos;
-  DevConn* conns;               // [cls][channel][peer][dir] (connSlot); zero until connected
-  uint64_t* ctrl;               // kCtrlWords per connection slot
+  uint8_t* table;               // the connection table: a block of peerBytes per peer (devConn,
+                                // devCtrl), zero until connected; see src/ipc_transport/conn_table.h
+  uint64_t peerBytes;
   unsigned long long* prof;     // MCCL_PROFILE: kProfWords counters (device memory), else null
   uint32_t* claims;             // kClaimWords: units claimed per work of a launch, then its blocks
                                 // done (the last one out zeroes them all)
@@ -99,8 +107,24 @@ enum ProfWord : int {
   kProfWords
 };
 
-__host__ __device__ inline int connSlot(const DevComm& c, ConnClass cls, int channel, int peer, bool send) {
-  return (((static_cast<int>(cls) * c.maxChannels) + channel) * c.nranks + peer) * 2 + (send ? 1 : 0);
+// A connection's index inside its peer's block: [class][channel][direction].
+__host__ __device__ inline int connIndex(const DevComm& c, ConnClass cls, int channel, bool send) {
+  return ((static_cast<int>(cls) * c.maxChannels) + channel) * 2 + (send ? 1 : 0);
+}
+// A peer's block: its connections, then their control words. Peer-major, so a rank's
+// table has memory only where its connected peers' blocks lie (ConnTable maps those pages).
+__host__ __device__ inline uint64_t connBlockBytes(int maxChannels) {
+  return sizeof(DevConn) * kNumConnClasses * static_cast<uint64_t>(maxChannels) * 2;
+}
+__host__ __device__ inline uint64_t peerBlockBytes(int maxChannels) {
+  return connBlockBytes(maxChannels) + sizeof(uint64_t) * kCtrlWords * kNumConnClasses * static_cast<uint64_t>(maxChannels) * 2;
+}
+__host__ __device__ inline DevConn* devConn(const DevComm& c, int peer, int index) {
+  return reinterpret_cast<DevConn*>(c.table + static_cast<uint64_t>(peer) * c.peerBytes) + index;
+}
+__host__ __device__ inline uint64_t* devCtrl(const DevComm& c, int peer, int index) {
+  return reinterpret_cast<uint64_t*>(c.table + static_cast<uint64_t>(peer) * c.peerBytes + connBlockBytes(c.maxChannels)) +
+         kCtrlWords * index;
 }
 
 enum DevRed : uint8_t { kRedSum = 0, kRedProd = 1, kRedMax = 2, kRedMin = 3 };

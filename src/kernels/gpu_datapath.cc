@@ -163,8 +163,8 @@ ncclResult_t GpuDataPath::setup() {
   h.ringPosition = comm_->topo.ringPos(comm_->rank);
   h.ringPrev = comm_->topo.ringRank(h.ringPosition - 1);
   h.ringNext = comm_->topo.ringRank(h.ringPosition + 1);
-  h.conns = ipc_.devConns();
-  h.ctrl = ipc_.devCtrl();
+  h.table = ipc_.devTable();
+  h.peerBytes = ipc_.peerBytes();
   if (knobBool(Knob::Profile)) {
     CUDA_TRY(cudaMalloc(&devProf_, sizeof(unsigned long long) * kProfAllWords), "cudaMalloc(profile)");
     comm_->mem.add(MemKind::Tables, sizeof(unsigned long long) * kProfAllWords);

@@ -36,7 +36,7 @@ struct LlPeer {
   const uint64_t* sendHead;  // steps the peer has consumed (my memory, written by the peer)
   uint64_t* sendStepPtr;     // my persistent count of steps sent
   uint64_t sendStep;         // steps sent before this work
-  uint64_t credit;           // last value read from sendHead
+  uint64_t credit;           // steps the peer had consumed at setup, as far as known (kCtrlCredit)
   const uint4* recvSlots;    // my FIFO
   uint64_t* recvHead;        // the peer's word: steps I have consumed
   uint64_t* recvStepPtr;
@@ -375,25 +375,29 @@ __device__ __forceinline__ void llSetup(const DevComm& comm, const DevWork& w, i
     // The connections' pointers and their control words load in parallel (no dependency;
     // into registers first, so no store to shared memory orders them).
     const bool sends = llSendsTo(w, r), recvs = llRecvsFrom(w, r);
-    const int sslot = connSlot(comm, cls, ch, r, true), rslot = connSlot(comm, cls, ch, r, false);
-    uint64_t* const sctrl = comm.ctrl + kCtrlWords * sslot;
-    uint64_t* const rctrl = comm.ctrl + kCtrlWords * rslot;
+    const int sidx = connIndex(comm, cls, ch, true), ridx = connIndex(comm, cls, ch, false);
+    const DevConn* const sconn = devConn(comm, r, sidx);
+    const DevConn* const rconn = devConn(comm, r, ridx);
+    uint64_t* const sctrl = devCtrl(comm, r, sidx);
+    uint64_t* const rctrl = devCtrl(comm, r, ridx);
     uint8_t* sbuf = nullptr;
     uint8_t* rbuf = nullptr;
+    const uint64_t* shead = nullptr;
     uint64_t* rhead = nullptr;
     uint64_t sstep = 0, rstep = 0, credit = 0;
     if (sends) {
-      sbuf = comm.conns[sslot].buf;
+      sbuf = sconn->buf;
+      shead = sconn->head;
       sstep = sctrl[kCtrlStep];
-      credit = sctrl[kCtrlHead];
+      credit = sctrl[kCtrlCredit];
     }
     if (recvs) {
-      rbuf = comm.conns[rslot].buf;
-      rhead = comm.conns[rslot].head;
+      rbuf = rconn->buf;
+      rhead = rconn->head;
       rstep = rctrl[kCtrlStep];
     }
     P.sendSlots = reinterpret_cast<uint4*>(sbuf);
-    P.sendHead = sctrl + kCtrlHead;
+    P.sendHead = shead;
     P.sendStepPtr = sctrl + kCtrlStep;
     P.sendStep = sstep;
     P.credit = credit;

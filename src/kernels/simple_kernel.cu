@@ -279,9 +279,9 @@ class SimpleWork {
     const ConnClass cls = connClassOf(w_.s.algo);
     if (tid_ == kRecvThread || tid_ == kSendThread) {
       const bool send = tid_ == kSendThread;
-      const int slot = connSlot(comm_, cls, ch_, send ? next_ : prev_, send);
-      const uint64_t step = comm_.ctrl[static_cast<size_t>(slot) * kCtrlWords + kCtrlStep];  // == *conn.step
-      (send ? sh_.send : sh_.recv) = comm_.conns[slot];
+      const int peer = send ? next_ : prev_, idx = connIndex(comm_, cls, ch_, send);
+      const uint64_t step = devCtrl(comm_, peer, idx)[kCtrlStep];  // == *conn.step
+      (send ? sh_.send : sh_.recv) = *devConn(comm_, peer, idx);
       (send ? sh_.sendStep : sh_.recvStep) = step;
     }
     const Schedule& s = w_.s;

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -18,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include <cuda.h>
 #include <nccl_device.h>
 
 #include "core/knobs.h"
@@ -1416,4 +1418,109 @@ TEST(GpuSingleProcess, CallsQueuedBehindATimeoutStopWithIt) {
   }
   unsetenv("MCCL_TIMEOUT");
   mccl::knobsReload();
+}
+
+// The driver's page for device memory (cuMemGetAllocationGranularity on device 0; 2 MiB
+// on Hopper): what the sparse connection table maps at a time.
+static size_t devicePage() {
+  void* f = nullptr;
+  cudaDriverEntryPointQueryResult q;
+  if (cudaGetDriverEntryPointByVersion("cuMemGetAllocationGranularity", &f, 12000, cudaEnableDefault, &q) !=
+          cudaSuccess ||
+      q != cudaDriverEntryPointSuccess)
+    return 0;
+  CUmemAllocationProp prop = {};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = 0;
+  size_t gran = 0;
+  auto fn = reinterpret_cast<CUresult (*)(size_t*, const CUmemAllocationProp*, CUmemAllocationGranularity_flags)>(f);
+  return fn(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) == CUDA_SUCCESS ? gran : 0;
+}
+
+// The GPU connection table has memory only behind the blocks of the peers a rank connects
+// to (issue 17; src/ipc_transport/conn_table.h): 80 ranks over the visible GPUs, made with
+// the default table (MCCL_CONN_TABLE=auto: sparse, the table being larger than a page) and
+// with MCCL_CONN_TABLE=full (80 blocks of 126 KiB in one allocation). Sparse, a rank's control memory at init is the pages of its ring
+// neighbours' blocks (at most two), unchanged by a ring AllReduce on Simple but for the
+// head words of its sends, and grows by at most two pages more for a Send/Recv with the
+// rank half the ring away: bounded by the peers it connects to, not by the ranks, and
+// below the full table's. Both layouts give the reference results.
+TEST(GpuSingleProcess, ConnectionTableMemoryFollowsConnectedPeers) {
+  SKIP_WITHOUT_GPUS(1);
+  constexpr int kRanks = 80;
+  constexpr size_t kHeadSlack = 64 * 1024;  // blocks of head words (7 KiB a peer)
+  const size_t page = devicePage();
+  ASSERT_GT(page, 0u) << "no cuMemGetAllocationGranularity";
+  auto run = [](const char* layout, std::vector<mcclMemoryInfo_t> (&at)[3], std::string* errs) {
+    ScopedEnv env({{"MCCL_SHARED_GPU", "1"}, {"NCCL_MAX_NCHANNELS", "2"}, {"NCCL_PROTO", "Simple"},
+                   {"NCCL_ALGO", "ring"}, {"MCCL_CONN_TABLE", layout}, {"MCCL_TIMEOUT", "60"}});
+    std::vector<ncclComm_t> comms(kRanks, nullptr);
+    std::vector<int> devs;
+    for (int r = 0; r < kRanks; ++r) devs.push_back(r % gpuCount());
+    ASSERT_EQ(ncclCommInitAll(comms.data(), kRanks, devs.data()), ncclSuccess) << ncclGetLastError(nullptr);
+    for (auto& v : at) v.assign(kRanks, mcclMemoryInfo_t{});
+    std::vector<std::string> e(kRanks);
+    runThreads(kRanks, [&](int r) {
+      cudaSetDevice(devs[r]);
+      GpuMemory mem(devs[r]);
+      mcclCommMemoryInfo(comms[r], &at[0][r]);
+      CollCase c;
+      c.kind = CollKind::AllReduce;
+      c.count = 100003;
+      c.seed = 17;
+      e[r] += runCollCase(comms[r], r, kRanks, c, &mem);
+      e[r] += runP2pPattern(comms[r], r, kRanks, "neighbor", 4099, ncclFloat32, 0, 23, &mem);  // ring neighbours
+      mcclCommMemoryInfo(comms[r], &at[1][r]);
+      // Half the ring away: its own page (the neighbours' is mapped already).
+      const int to = (r + kRanks / 2) % kRanks, from = (r + kRanks - kRanks / 2) % kRanks;
+      float* buf = static_cast<float*>(mem.alloc(2 * 1024 * sizeof(float)));
+      std::vector<float> host(1024);
+      for (int i = 0; i < 1024; ++i) host[i] = static_cast<float>(r * 1024 + i);
+      mem.upload(buf, host.data(), host.size() * sizeof(float));
+      ncclGroupStart();
+      ncclSend(buf, 1024, ncclFloat32, to, comms[r], mem.stream());
+      ncclRecv(buf + 1024, 1024, ncclFloat32, from, comms[r], mem.stream());
+      if (ncclGroupEnd() != ncclSuccess) e[r] += std::string("send/recv: ") + ncclGetLastError(comms[r]);
+      mem.synchronize();
+      mem.download(host.data(), buf + 1024, host.size() * sizeof(float));
+      for (int i = 0; i < 1024; ++i)
+        if (host[i] != static_cast<float>(from * 1024 + i)) {
+          e[r] += "send/recv from rank " + std::to_string(from) + ": element " + std::to_string(i) + " is " +
+                  std::to_string(host[i]) + "\n";
+          break;
+        }
+      mem.release(buf);
+      mcclCommMemoryInfo(comms[r], &at[2][r]);
+    });
+    for (int r = 0; r < kRanks; ++r) {
+      if (!e[r].empty()) *errs += std::string(layout) + " rank " + std::to_string(r) + ": " + e[r];
+      EXPECT_EQ(ncclCommDestroy(comms[r]), ncclSuccess);
+    }
+  };
+  std::vector<mcclMemoryInfo_t> sparse[3], full[3];
+  std::string errs;
+  run("auto", sparse, &errs);
+  run("full", full, &errs);
+  EXPECT_TRUE(errs.empty()) << errs;
+  size_t most[4] = {0, 0, 0, 0};
+  for (int r = 0; r < kRanks; ++r) {
+    most[0] = std::max(most[0], sparse[0][r].controlBytes);
+    most[1] = std::max(most[1], sparse[1][r].controlBytes);
+    most[2] = std::max(most[2], sparse[2][r].controlBytes);
+    most[3] = std::max(most[3], full[0][r].controlBytes);
+  }
+  std::printf("connection table, %d ranks, page %zu KiB: control bytes per rank (most): sparse %zu at init, %zu after "
+              "the ring AllReduce and neighbour exchange, %zu after the far Send/Recv; full %zu at init\n",
+              kRanks, page / 1024, most[0], most[1], most[2], most[3]);
+  for (int r = 0; r < kRanks; ++r) {
+    const size_t fullInit = full[0][r].controlBytes, s0 = sparse[0][r].controlBytes, s1 = sparse[1][r].controlBytes,
+                 s2 = sparse[2][r].controlBytes;
+    EXPECT_GE(fullInit, size_t{kRanks} * 126 * 1024) << "rank " << r;
+    EXPECT_GE(s0, page) << "rank " << r << ": the sparse table at init";
+    EXPECT_LE(s0, 2 * page) << "rank " << r << ": the sparse table at init";
+    EXPECT_LE(s1, s0 + kHeadSlack) << "rank " << r << ": after a ring AllReduce and the neighbour exchange";
+    EXPECT_LE(s2, s0 + 2 * page + kHeadSlack) << "rank " << r << ": after a Send/Recv half the ring away";
+    EXPECT_LT(s2, fullInit) << "rank " << r;
+  }
 }
