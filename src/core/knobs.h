@@ -95,7 +95,9 @@ enum class KnobType { Int, Size, Bool, String };
     "libmccl_mpi: MPIX_Query_cuda_support reports 1 (its collectives take device buffers)")      \
   X(SharedGpu, "MCCL_SHARED_GPU", Int, "0",                                                     \
     "1: ranks of one process may share a GPU (tests and benchmarks on one-GPU machines); "       \
-    "2: ranks of different processes too (their kernels time-slice: correctness runs only)")
+    "2: ranks of different processes too (their kernels time-slice: correctness runs only)") \
+  X(Pdl, "MCCL_PDL", Bool, "1",                                                                  \
+    "GPU: small LL launches start behind the previous kernel on their stream and wait for it on the device (programmatic dependent launch, sm_90)")
 
 enum class Knob : int {
 #define MCCL_KNOB_ENUM(id, name, type, def, help) id,

@@ -136,6 +136,7 @@ std::vector<GpuPlan::LaunchPart> launchParts(const std::vector<DevWork>& works, 
   for (GpuPlan::LaunchPart& p : parts) {
     p.spec = specFor(p.works, nqueues);
     p.func = driverFunction(kernelFunction(p.spec, p.works.data(), static_cast<int>(p.works.size())));
+    p.pdl = p.func && knobBool(Knob::Pdl) && kernelWaitsForGrid(p.spec, p.works.data(), static_cast<int>(p.works.size()));
   }
   return parts;
 }

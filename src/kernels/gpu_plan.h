@@ -39,6 +39,10 @@ struct GpuPlan {
     LaunchSpec spec;
     std::vector<DevWork> works;
     CUfunction func = nullptr;  // the kernel on the comm's device, for the driver's launch (null: the runtime)
+    // Launched with programmatic stream serialization (MCCL_PDL, the driver's launch only):
+    // the kernel may start while the previous kernel on the stream still runs, and waits
+    // for it on the device before it reads anything that kernel or the user wrote.
+    bool pdl = false;
   };
   std::vector<LaunchPart> parts;  // launchParts(works, queues)
   bool capturing = false;         // the first stream is being captured into a graph

@@ -449,6 +449,66 @@ TEST(GpuSingleProcess, GraphCaptureReplayedThousandTimes) {
   for (int r = 0; r < cl.n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
 }
 
+// Small collectives back to back on one stream, each reading what the one before wrote: the
+// lean LL kernels start behind the previous kernel (programmatic dependent launch,
+// MCCL_PDL) and must wait for it before they read their input. 300 rounds of an in-place
+// PreMulSum AllReduce of uint8 (each rank's factor chosen so their sum F is odd: x -> F x
+// mod 256 never settles at 0) and a Broadcast of the result from a rotating root, with no
+// host step between them; checked against the same arithmetic on the host every 50 rounds,
+// once with MCCL_PDL on (the default) and once off.
+TEST(GpuSingleProcess, SmallCollectivesChainedOnOneStreamReadEachOthersResults) {
+  SKIP_WITHOUT_GPUS(1);
+  for (const char* pdl : {"1", "0"}) {
+    ScopedEnv env({{"MCCL_PDL", pdl}});
+    Clique cl(8);
+    const int n = cl.n;
+    const uint8_t factor = static_cast<uint8_t>(n % 2 == 1 ? n : n + 1);  // sum of the ranks' scalars
+    std::vector<std::string> errs(static_cast<size_t>(n));
+    runThreads(n, [&](int r) {
+      cudaSetDevice(cl.dev(r));
+      const size_t count = 1000;
+      uint8_t* a = nullptr;
+      cudaStream_t s;
+      cudaMalloc(&a, count);
+      cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+      std::vector<uint8_t> want(count), got(count);
+      for (size_t i = 0; i < count; ++i) want[i] = static_cast<uint8_t>(2 * (i % 97) + 1);  // every rank the same
+      cudaMemcpy(a, want.data(), count, cudaMemcpyHostToDevice);
+      uint8_t scalar = r == 0 ? static_cast<uint8_t>(factor - (n - 1)) : 1;
+      ncclRedOp_t op;
+      if (ncclRedOpCreatePreMulSum(&op, &scalar, ncclUint8, ncclScalarHostImmediate, cl.comms[r]) != ncclSuccess) {
+        errs[r] = std::string("ncclRedOpCreatePreMulSum: ") + ncclGetLastError(cl.comms[r]);
+        return;
+      }
+      for (int round = 1; round <= 300 && errs[r].empty(); ++round) {
+        if (ncclAllReduce(a, a, count, ncclUint8, op, cl.comms[r], s) != ncclSuccess ||
+            ncclBroadcast(a, a, count, ncclUint8, round % n, cl.comms[r], s) != ncclSuccess) {
+          errs[r] = std::string("round ") + std::to_string(round) + ": " + ncclGetLastError(cl.comms[r]);
+          break;
+        }
+        for (size_t i = 0; i < count; ++i) want[i] = static_cast<uint8_t>(factor * want[i]);
+        if (round % 50 != 0) continue;
+        cudaMemcpyAsync(got.data(), a, count, cudaMemcpyDeviceToHost, s);
+        if (cudaStreamSynchronize(s) != cudaSuccess) {
+          errs[r] = "stream failed";
+          break;
+        }
+        for (size_t i = 0; i < count; ++i)
+          if (got[i] != want[i]) {
+            errs[r] = "MCCL_PDL=" + std::string(pdl) + " round " + std::to_string(round) + " element " +
+                      std::to_string(i) + ": " + std::to_string(got[i]) + " != " + std::to_string(want[i]);
+            break;
+          }
+      }
+      cudaStreamSynchronize(s);
+      ncclRedOpDestroy(op, cl.comms[r]);
+      cudaFree(a);
+      cudaStreamDestroy(s);
+    });
+    for (int r = 0; r < n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
+  }
+}
+
 // Two communicators over the same GPUs, calls alternating between them on one stream, sizes
 // cycling through every protocol's range (LL, LL128, Simple), 300 calls: each connection's
 // slots are reused many times over, and a line left from an earlier step or the other
