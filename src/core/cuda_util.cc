@@ -24,6 +24,17 @@ int cudaUsableDeviceCount() {
   return n;
 }
 
+void* cudaDriverFunction(const char* name) {
+  void* f = nullptr;
+  cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+  if (cudaGetDriverEntryPointByVersion(name, &f, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+      q != cudaDriverEntryPointSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  return f;
+}
+
 ncclResult_t cudaGetCurrentDevice(int* dev) {
   cudaError_t e = cudaGetDevice(dev);
   if (e != cudaSuccess)
@@ -60,6 +71,7 @@ ncclResult_t cudaDeviceIdentity(int dev, uint8_t uuid[16], char* busId, int busI
 
 bool cudaBuilt() { return false; }
 int cudaUsableDeviceCount() { return 0; }
+void* cudaDriverFunction(const char*) { return nullptr; }
 ncclResult_t cudaGetCurrentDevice(int* dev) {
   *dev = -1;
   return MCCL_ERR(ncclUnhandledCudaError, nullptr, "mccl was built without CUDA");

@@ -20,6 +20,10 @@ int cudaUsableDeviceCount();      // 0 when the runtime, driver or devices are m
       return MCCL_ERR(ncclUnhandledCudaError, comm, "%s: %s", what, cudaGetErrorString(e_)); \
   } while (0)
 
+// A driver function by name, through the runtime's entry point (libmccl does not link
+// libcuda), as the CUDA 12.0 ABI declares it; null when the driver lacks it (or no CUDA).
+void* cudaDriverFunction(const char* name);
+
 ncclResult_t cudaGetCurrentDevice(int* dev);  // ncclUnhandledCudaError on failure
 ncclResult_t cudaSelectDevice(int dev);       // cudaSetDevice
 // UUID (16 bytes), PCI bus id and NUMA node of dev.

@@ -47,6 +47,8 @@ enum class KnobType { Int, Size, Bool, String };
     "GPU communicators: launch kernels and record events through the driver API (0: the runtime's calls)") \
   X(PlanCache, "MCCL_PLAN_CACHE", Bool, "1",                                                    \
     "GPU communicators: a lone operation, or a group on this communicator alone, that repeats one of the last 8 plans reuses it") \
+  X(Pdl, "MCCL_PDL", Bool, "1",                                                                  \
+    "GPU communicators: LL-family and Simple launches start behind the previous kernel on their stream and wait for it on the device (programmatic dependent launch, sm_90; never with MCCL_SHARED_GPU)") \
   X(SimpleKernel, "MCCL_SIMPLE_KERNEL", Bool, "1",                                              \
     "GPU communicators: Simple ring, chain and point-to-point launches run in kernels of their own (0: the generic kernel)") \
   X(SimpleUnits, "MCCL_SIMPLE_UNITS", Bool, "1",                                                \
@@ -95,9 +97,7 @@ enum class KnobType { Int, Size, Bool, String };
     "libmccl_mpi: MPIX_Query_cuda_support reports 1 (its collectives take device buffers)")      \
   X(SharedGpu, "MCCL_SHARED_GPU", Int, "0",                                                     \
     "1: ranks of one process may share a GPU (tests and benchmarks on one-GPU machines); "       \
-    "2: ranks of different processes too (their kernels time-slice: correctness runs only)") \
-  X(Pdl, "MCCL_PDL", Bool, "1",                                                                  \
-    "GPU: small LL launches start behind the previous kernel on their stream and wait for it on the device (programmatic dependent launch, sm_90)")
+    "2: ranks of different processes too (their kernels time-slice: correctness runs only)")
 
 enum class Knob : int {
 #define MCCL_KNOB_ENUM(id, name, type, def, help) id,

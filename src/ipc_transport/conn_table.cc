@@ -35,14 +35,8 @@ const VmmCalls& vmm() {
                             "cuMemRelease",        "cuMemMap",         "cuMemUnmap",
                             "cuMemSetAccess",      "cuMemGetAllocationGranularity", "cuDeviceGetAttribute"};
     void* fn[9] = {};
-    for (int i = 0; i < 9; ++i) {
-      cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-      if (cudaGetDriverEntryPointByVersion(names[i], &fn[i], 12000, cudaEnableDefault, &q) != cudaSuccess ||
-          q != cudaDriverEntryPointSuccess || fn[i] == nullptr) {
-        cudaGetLastError();
-        return VmmCalls{};
-      }
-    }
+    for (int i = 0; i < 9; ++i)
+      if ((fn[i] = cudaDriverFunction(names[i])) == nullptr) return VmmCalls{};
     c.reserve = reinterpret_cast<decltype(c.reserve)>(fn[0]);
     c.free = reinterpret_cast<decltype(c.free)>(fn[1]);
     c.create = reinterpret_cast<decltype(c.create)>(fn[2]);

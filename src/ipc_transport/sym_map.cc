@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/comm.h"
+#include "core/cuda_util.h"
 #include "core/error.h"
 
 namespace mccl {
@@ -16,16 +17,7 @@ namespace {
 typedef CUresult (*AddressRangeFn)(CUdeviceptr*, size_t*, CUdeviceptr);
 
 AddressRangeFn addressRangeFn() {
-  static AddressRangeFn fn = [] {
-    void* f = nullptr;
-    cudaDriverEntryPointQueryResult q;
-    if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &f, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess) {
-      cudaGetLastError();
-      f = nullptr;
-    }
-    return reinterpret_cast<AddressRangeFn>(f);
-  }();
+  static const AddressRangeFn fn = reinterpret_cast<AddressRangeFn>(cudaDriverFunction("cuMemGetAddressRange"));
   return fn;
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 
+#include "core/cuda_util.h"
 #include "core/knobs.h"
 
 namespace mccl {
@@ -15,15 +16,41 @@ namespace mccl {
 // link libcuda): each costs the host less than the runtime's call for the same thing
 // (bench/micro/launch_args.cu, one H100 host: a launch with 512 B of parameters 2.60
 // against 2.83 us, and the event record after it 0.14 against 0.36 us). Null members
-// (MCCL_DRIVER_LAUNCH=0, or a driver without them): the runtime's calls.
+// (MCCL_DRIVER_LAUNCH=0, or a driver without them): the runtime's calls. launchEx, the
+// launch with attributes, is what programmatic dependent launch needs (GpuPlan::LaunchPart::
+// pdl); a driver without it launches without the overlap.
 struct DriverCalls {
   using LaunchFn = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                                 CUstream, void**, void**);
+  using LaunchExFn = CUresult (*)(const CUlaunchConfig*, CUfunction, void**, void**);
   using RecordFn = CUresult (*)(CUevent, CUstream);
   using ErrorFn = CUresult (*)(CUresult, const char**);
   LaunchFn launch = nullptr;
+  LaunchExFn launchEx = nullptr;
   RecordFn record = nullptr;
   ErrorFn errorString = nullptr;
+
+  // f on blocks x threads with its one by-value parameter at args; afterGrid (launchEx
+  // present): with programmatic stream serialization, so it may start before the kernel
+  // before it on the stream ends (it must wait for it on the device, grid_dep.cuh).
+  CUresult launchKernel(CUfunction f, unsigned blocks, unsigned threads, const void* args, cudaStream_t stream,
+                        bool afterGrid) const {
+    void* params[] = {const_cast<void*>(args)};
+    if (!afterGrid || launchEx == nullptr)
+      return launch(f, blocks, 1, 1, threads, 1, 1, 0, reinterpret_cast<CUstream>(stream), params, nullptr);
+    CUlaunchAttribute attr[1] = {};
+    attr[0].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attr[0].value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig cfg = {};
+    cfg.gridDimX = blocks;
+    cfg.gridDimY = cfg.gridDimZ = 1;
+    cfg.blockDimX = threads;
+    cfg.blockDimY = cfg.blockDimZ = 1;
+    cfg.hStream = reinterpret_cast<CUstream>(stream);
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return launchEx(&cfg, f, params, nullptr);
+  }
 
   // The driver's sentence for r, or its number when the driver has none (once seen after a
   // timeout with ranks sharing a GPU: "cuEventRecord: unknown driver error").
@@ -40,19 +67,11 @@ inline const DriverCalls& driverCalls() {
   static const DriverCalls calls = [] {
     DriverCalls c;
     if (!knobBool(Knob::DriverLaunch)) return c;
-    const char* names[3] = {"cuLaunchKernel", "cuEventRecord", "cuGetErrorString"};
-    void* fn[3] = {};
-    for (int i = 0; i < 3; ++i) {
-      cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-      if (cudaGetDriverEntryPointByVersion(names[i], &fn[i], 12000, cudaEnableDefault, &q) != cudaSuccess ||
-          q != cudaDriverEntryPointSuccess || fn[i] == nullptr) {
-        cudaGetLastError();
-        return DriverCalls{};
-      }
-    }
-    c.launch = reinterpret_cast<DriverCalls::LaunchFn>(fn[0]);
-    c.record = reinterpret_cast<DriverCalls::RecordFn>(fn[1]);
-    c.errorString = reinterpret_cast<DriverCalls::ErrorFn>(fn[2]);
+    c.launch = reinterpret_cast<DriverCalls::LaunchFn>(cudaDriverFunction("cuLaunchKernel"));
+    c.record = reinterpret_cast<DriverCalls::RecordFn>(cudaDriverFunction("cuEventRecord"));
+    c.errorString = reinterpret_cast<DriverCalls::ErrorFn>(cudaDriverFunction("cuGetErrorString"));
+    if (c.launch == nullptr || c.record == nullptr || c.errorString == nullptr) return DriverCalls{};
+    c.launchEx = reinterpret_cast<DriverCalls::LaunchExFn>(cudaDriverFunction("cuLaunchKernelEx"));
     return c;
   }();
   return calls;
@@ -97,8 +116,7 @@ inline CUresult driverLaunch(const void* fn, DriverFunctions* cache, unsigned bl
     if ((f = driverFunction(fn)) == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
     __atomic_store_n(slot, f, __ATOMIC_RELEASE);
   }
-  void* params[] = {const_cast<void*>(args)};
-  return d.launch(f, blocks, 1, 1, threads, 1, 1, 0, reinterpret_cast<CUstream>(stream), params, nullptr);
+  return d.launchKernel(f, blocks, threads, args, stream, false);
 }
 
 }  // namespace mccl

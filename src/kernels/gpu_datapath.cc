@@ -19,27 +19,6 @@
 
 namespace mccl {
 
-namespace {
-
-// The driver's launch with attributes (cuLaunchKernelEx), for LaunchPart::pdl; null without
-// it (the launch then goes without the overlap).
-using LaunchExFn = CUresult (*)(const CUlaunchConfig*, CUfunction, void**, void**);
-LaunchExFn launchEx() {
-  static const LaunchExFn fn = [] {
-    void* f = nullptr;
-    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-    if (cudaGetDriverEntryPointByVersion("cuLaunchKernelEx", &f, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess)
-      f = nullptr;
-    cudaGetLastError();
-    return reinterpret_cast<LaunchExFn>(f);
-  }();
-  return fn;
-}
-
-}  // namespace
-
-
 // Loads every kernel of the library on device dev, once per process. Under CUDA's lazy
 // loading (the default) a kernel is loaded at its first launch, and the load waits for the
 // kernels running on the device: when ranks share a GPU (MCCL_SHARED_GPU), one rank's first
@@ -323,26 +302,9 @@ ncclResult_t GpuDataPath::launch(const GpuPlan& p, uint64_t planStart, uint64_t 
       const uint64_t t0 = tLaunch ? steadyNs() : 0;
       ncclResult_t rc;
       if (part.func) {
-        void* params[] = {const_cast<void*>(args)};
-        CUresult cr;
-        if (part.pdl && launchEx()) {
-          CUlaunchAttribute attr[1] = {};
-          attr[0].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-          attr[0].value.programmaticStreamSerializationAllowed = 1;
-          CUlaunchConfig cfg = {};
-          cfg.gridDimX = static_cast<unsigned>(part.spec.blocks);
-          cfg.gridDimY = cfg.gridDimZ = 1;
-          cfg.blockDimX = static_cast<unsigned>(part.spec.threads);
-          cfg.blockDimY = cfg.blockDimZ = 1;
-          cfg.hStream = reinterpret_cast<CUstream>(stream);
-          cfg.attrs = attr;
-          cfg.numAttrs = 1;
-          cr = launchEx()(&cfg, part.func, params, nullptr);
-        } else {
-          cr = driverCalls().launch(part.func, static_cast<unsigned>(part.spec.blocks), 1, 1,
-                                    static_cast<unsigned>(part.spec.threads), 1, 1, 0,
-                                    reinterpret_cast<CUstream>(stream), params, nullptr);
-        }
+        const CUresult cr = driverCalls().launchKernel(part.func, static_cast<unsigned>(part.spec.blocks),
+                                                       static_cast<unsigned>(part.spec.threads), args, stream,
+                                                       part.pdl);
         if (cr != CUDA_SUCCESS) err = driverCalls().describe(cr);
         rc = cr == CUDA_SUCCESS ? ncclSuccess : ncclUnhandledCudaError;
       } else {

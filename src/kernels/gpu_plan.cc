@@ -92,7 +92,7 @@ LaunchSpec specFor(const std::vector<DevWork>& works, size_t nqueues) {
 // those that only move data (point-to-point among them) go with the first. Every rank
 // splits its group the same way (collectives come in the same order everywhere), so the
 // launches match across ranks and no connection is used by two at once.
-std::vector<GpuPlan::LaunchPart> launchParts(const std::vector<DevWork>& works, size_t nqueues) {
+std::vector<GpuPlan::LaunchPart> launchParts(const std::vector<DevWork>& works, size_t nqueues, int dev) {
   if (works.empty()) return {};
   std::vector<GpuPlan::LaunchPart> parts;
   for (const DevWork& w : works)
@@ -133,10 +133,13 @@ std::vector<GpuPlan::LaunchPart> launchParts(const std::vector<DevWork>& works, 
     if (collReducesHost(w.s.coll)) k = std::find(types.begin(), types.end(), w.type) - types.begin();
     parts[first + k].works.push_back(w);
   }
+  // Programmatic dependent launch (LaunchPart::pdl): not where ranks may share a GPU, whose
+  // kernels wait for each other's and could not all hold SMs with a waiting launch behind each.
+  const bool overlap = knobBool(Knob::Pdl) && knobInt(Knob::SharedGpu) <= 0 && driverCalls().launchEx != nullptr;
   for (GpuPlan::LaunchPart& p : parts) {
     p.spec = specFor(p.works, nqueues);
     p.func = driverFunction(kernelFunction(p.spec, p.works.data(), static_cast<int>(p.works.size())));
-    p.pdl = p.func && knobBool(Knob::Pdl) && kernelWaitsForGrid(p.spec, p.works.data(), static_cast<int>(p.works.size()));
+    p.pdl = overlap && p.func && kernelWaitsForGrid(p.spec, dev);
   }
   return parts;
 }

@@ -67,8 +67,9 @@ int launchThreads();
 // The kernel for works that reduce at most one type (see gpu_plan.cc).
 LaunchSpec specFor(const std::vector<DevWork>& works, size_t nqueues);
 
-// The launches of a group, each kernel's function looked up on the current device.
-std::vector<GpuPlan::LaunchPart> launchParts(const std::vector<DevWork>& works, size_t nqueues);
+// The launches of a group on device dev (the current one; -1: none, launched without the
+// overlap), each kernel's function looked up there.
+std::vector<GpuPlan::LaunchPart> launchParts(const std::vector<DevWork>& works, size_t nqueues, int dev);
 
 // Two lone operations that make the same plan.
 bool samePlan(const OpDesc& a, const OpDesc& b);

@@ -234,7 +234,7 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
   p_.capturing = first == cudaStreamCaptureStatusActive;
   {
     CudaDeviceGuard guard(comm_->cudaDev);  // the kernels' CUfunctions are the device's
-    p_.parts = launchParts(p_.works, p_.queues.size());
+    p_.parts = launchParts(p_.works, p_.queues.size(), comm_->cudaDev);
   }
   start_ = std::chrono::steady_clock::now();
   if (planNs_[0]) planNs_[1] = steadyNs();

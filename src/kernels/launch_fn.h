@@ -15,9 +15,11 @@ const void* kernelFunction(const LaunchSpec& spec, const DevWork* works, int nwo
 const void* llKernelFunction(const LaunchSpec& spec, const DevWork* works, int nworks);
 const void* simpleKernelFunction(const LaunchSpec& spec);
 
-// Whether the kernel launchKernel runs for spec and works waits for the previous grid on the
-// device before its first dependent access (the lean LL kernels, when the device runs their
-// sm_90 code), so that the driver may start it before that grid ends (LaunchPart::pdl).
-bool kernelWaitsForGrid(const LaunchSpec& spec, const DevWork* works, int nworks);
+// Whether the kernel launchKernel runs for spec waits for the previous grid on the stream
+// before its first dependent access (kernels/grid_dep.cuh), so that the driver may start it
+// before that grid ends (GpuPlan::LaunchPart::pdl): the LL-family and Simple kernels, when
+// device dev runs their sm_90 code (its current context need not be dev's). Not the generic
+// kernel.
+bool kernelWaitsForGrid(const LaunchSpec& spec, int dev);
 
 }  // namespace mccl

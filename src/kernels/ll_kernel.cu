@@ -13,6 +13,7 @@
 
 #include "kernels/block_start.cuh"
 #include "kernels/dev_work.h"
+#include "kernels/grid_dep.cuh"
 #include "kernels/launch.h"
 #include "kernels/launch_fn.h"
 #include "kernels/ll128_proto.cuh"
@@ -28,6 +29,7 @@ template <typename Args>
 __device__ __forceinline__ void llBlockStart(const Args& args, ArgsShared<Args>& a, LlShared& sh) {
   if (threadIdx.x == 0) sh.entryNs = args.comm.prof ? globalTimer() : 0;  // MCCL_PROFILE
   copyArgsToShared(args, a);
+  gridDepWaitThenRelease();  // the parameters only, before: nothing the last kernel wrote
 }
 
 // ---- The lean LL kernel ------------------------------------------------------------------
@@ -43,32 +45,6 @@ __device__ __forceinline__ void llBlockStart(const Args& args, ArgsShared<Args>&
 // general path does for one step: the same connections, lines, flags and step counters, so
 // calls of either kind follow each other on a communicator.
 struct LeanCopy {};
-
-// Programmatic dependent launch (sm_90; MCCL_PDL, LaunchPart::pdl). gridDepWait: until the
-// previous grid on the stream has completed and its memory is visible (at once when this
-// launch did not ask to overlap it); nothing that grid or the user wrote is read before.
-// gridDepLaunchDependents: the next grid on the stream, if launched to overlap, may start
-// now (it waits for this one to complete before it reads anything). Nothing below sm_90,
-// where kernelWaitsForGrid says no and the host never asks for the overlap.
-__device__ __forceinline__ void gridDepWait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void gridDepLaunchDependents() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
-// A lean work's first dependent access is preceded by this: the previous kernel's writes
-// (the user's input, the step counters and heads) are visible after it; then the next lean
-// launch may start, so its parameters, block start and range arithmetic overlap this one.
-// Triggered only once this kernel's own wait is over, so at most two launches of a stream
-// hold SMs at a time (one running, one waiting), never a cascade of waiting ones.
-__device__ __forceinline__ void llLeanGridDep() {
-  gridDepWait();
-  gridDepLaunchDependents();
-}
 
 // After a lean work's one step: the block barrier, the credits and step counters
 // (llEndStep), and the profile's marks. False when the work was stopped.
@@ -100,7 +76,7 @@ __device__ __forceinline__ bool llLeanWork(const DevComm& comm, const DevWork& w
   // My line, loaded first: what I send (ReduceScatter: my own block) and reduce or keep.
   const bool hasSrc = coll == Coll::Broadcast ? me == w.s.root : coll != Coll::Recv;
   const uint8_t* ownSrc = in + (coll == Coll::ReduceScatter ? static_cast<uint64_t>(me) * rg.total : 0);
-  llLeanGridDep();
+  gridDepWaitThenRelease();
   const uint64_t own = mine && hasSrc ? load8(ownSrc + at, nbytes) : 0;
   LlProf prof(comm, &sh);
   llSetup(comm, w, ch, sh);
@@ -192,7 +168,7 @@ __device__ __forceinline__ bool llLeanWorkLines(const DevComm& comm, const DevWo
   // My lines, loaded first: what I send (ReduceScatter: my own block) and reduce.
   const uint8_t* ownSrc = in + (coll == Coll::ReduceScatter ? static_cast<uint64_t>(me) * rg.total : 0);
   uint64_t mineIn[U];
-  llLeanGridDep();
+  gridDepWaitThenRelease();
   llLoadLines(mineIn, ownSrc, st, tid, nt, [&red](uint64_t x) { return red.pre(x); });
   LlProf prof(comm, &sh);
   llSetup(comm, w, ch, sh);
@@ -430,17 +406,12 @@ const void* llKernelFunction(const LaunchSpec& spec, const DevWork* works, int n
   return reinterpret_cast<const void*>(llKernelOf<KernelArgs<kSmallLaunch>>(spec, spec.ll128));
 }
 
-// The lean kernels wait for the previous grid (gridDepWait) in their sm_90 code only: asked
-// once per device, whether the device runs that code (cudaFuncAttributes::binaryVersion).
-bool kernelWaitsForGrid(const LaunchSpec& spec, const DevWork* works, int nworks) {
-  if ((spec.kind != LaunchKind::LlReduce && spec.kind != LaunchKind::LlCopy) || llLeanLines(spec, works, nworks) == 0)
-    return false;
+// The LL-family and Simple kernels wait for the previous grid (grid_dep.cuh) in their sm_90
+// code only: asked once per device, whether the device runs that code
+// (cudaFuncAttributes::binaryVersion; every kernel is compiled for the same architectures).
+bool kernelWaitsForGrid(const LaunchSpec& spec, int dev) {
+  if (spec.kind == LaunchKind::Generic || dev < 0 || dev >= 64) return false;
   static std::atomic<int> known[64];  // per device: 0 not asked, 1 yes, 2 no
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) {
-    cudaGetLastError();
-    return false;
-  }
   int k = known[dev].load(std::memory_order_relaxed);
   if (k == 0) {
     cudaFuncAttributes a{};

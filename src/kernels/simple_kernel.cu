@@ -25,6 +25,7 @@
 
 #include "kernels/block_start.cuh"
 #include "kernels/dev_work.h"
+#include "kernels/grid_dep.cuh"
 #include "kernels/launch.h"
 #include "kernels/launch_fn.h"
 #include "kernels/prof_channels.h"
@@ -433,6 +434,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) simpleKernel(const __grid_cons
   }
   const DevQueue q = args.queues[blockIdx.x];
   copyArgsToShared(args, a);
+  gridDepWait();  // the parameters only, before: nothing the last kernel wrote (grid_dep.cuh)
   bool units = false;
   for (int wi = 0; wi < args.nworks; ++wi) units = units || a.works[wi].units;
   for (int wi = 0; wi < args.nworks; ++wi) {
@@ -440,6 +442,9 @@ __global__ void __launch_bounds__(kMaxThreads, 1) simpleKernel(const __grid_cons
     if (!queueRuns(q, w)) continue;
     if (!SimpleWork<S>(a.comm, w, wi, q.channel, sh).run()) break;
   }
+  // The next launch may start once every block is here: a Simple launch runs long, and a
+  // launch let in at its start would hold its blocks' SMs (the user's) waiting all along.
+  gridDepLaunchDependents();
   if (units && threadIdx.x == 0) {
     // The claim counters start at zero in every launch: the last block out zeroes them.
     __threadfence();

@@ -449,15 +449,23 @@ TEST(GpuSingleProcess, GraphCaptureReplayedThousandTimes) {
   for (int r = 0; r < cl.n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
 }
 
-// Small collectives back to back on one stream, each reading what the one before wrote: the
-// lean LL kernels start behind the previous kernel (programmatic dependent launch,
-// MCCL_PDL) and must wait for it before they read their input. 300 rounds of an in-place
-// PreMulSum AllReduce of uint8 (each rank's factor chosen so their sum F is odd: x -> F x
-// mod 256 never settles at 0) and a Broadcast of the result from a rotating root, with no
-// host step between them; checked against the same arithmetic on the host every 50 rounds,
-// once with MCCL_PDL on (the default) and once off.
-TEST(GpuSingleProcess, SmallCollectivesChainedOnOneStreamReadEachOthersResults) {
+// Collectives back to back on one stream, each reading what the one before wrote: the LL,
+// LL128 and Simple kernels start behind the previous kernel (programmatic dependent launch,
+// MCCL_PDL) and must wait for it before they read their input or a step counter. Rounds of
+// an in-place PreMulSum AllReduce of uint8 (each rank's factor chosen so their sum F is odd:
+// x -> F x mod 256 never settles at 0) and a Broadcast of the result from a rotating root,
+// with no host step between them, at a size of each protocol on 2 ranks (1,000 B lean LL,
+// 200 KB LL, 800 KB LL128, 3 MiB and 12 MiB Simple; launches of one protocol follow each
+// other, and AllReduce's Broadcast's); checked
+// against the same arithmetic on the host every few rounds, once with MCCL_PDL on (the
+// default) and once off.
+TEST(GpuSingleProcess, CollectivesChainedOnOneStreamReadEachOthersResults) {
   SKIP_WITHOUT_GPUS(1);
+  struct Size {
+    size_t count;
+    int rounds, checkEvery;
+  };
+  const Size sizes[] = {{1000, 300, 50}, {200000, 60, 20}, {800000, 40, 20}, {3u << 20, 20, 10}, {12u << 20, 10, 5}};
   for (const char* pdl : {"1", "0"}) {
     ScopedEnv env({{"MCCL_PDL", pdl}});
     Clique cl(8);
@@ -466,39 +474,45 @@ TEST(GpuSingleProcess, SmallCollectivesChainedOnOneStreamReadEachOthersResults) 
     std::vector<std::string> errs(static_cast<size_t>(n));
     runThreads(n, [&](int r) {
       cudaSetDevice(cl.dev(r));
-      const size_t count = 1000;
+      const size_t most = sizes[4].count;
       uint8_t* a = nullptr;
       cudaStream_t s;
-      cudaMalloc(&a, count);
-      cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
-      std::vector<uint8_t> want(count), got(count);
-      for (size_t i = 0; i < count; ++i) want[i] = static_cast<uint8_t>(2 * (i % 97) + 1);  // every rank the same
-      cudaMemcpy(a, want.data(), count, cudaMemcpyHostToDevice);
+      if (cudaMalloc(&a, most) != cudaSuccess || cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
+        errs[r] = "allocation failed";
+        return;
+      }
       uint8_t scalar = r == 0 ? static_cast<uint8_t>(factor - (n - 1)) : 1;
       ncclRedOp_t op;
       if (ncclRedOpCreatePreMulSum(&op, &scalar, ncclUint8, ncclScalarHostImmediate, cl.comms[r]) != ncclSuccess) {
         errs[r] = std::string("ncclRedOpCreatePreMulSum: ") + ncclGetLastError(cl.comms[r]);
         return;
       }
-      for (int round = 1; round <= 300 && errs[r].empty(); ++round) {
-        if (ncclAllReduce(a, a, count, ncclUint8, op, cl.comms[r], s) != ncclSuccess ||
-            ncclBroadcast(a, a, count, ncclUint8, round % n, cl.comms[r], s) != ncclSuccess) {
-          errs[r] = std::string("round ") + std::to_string(round) + ": " + ncclGetLastError(cl.comms[r]);
-          break;
-        }
-        for (size_t i = 0; i < count; ++i) want[i] = static_cast<uint8_t>(factor * want[i]);
-        if (round % 50 != 0) continue;
-        cudaMemcpyAsync(got.data(), a, count, cudaMemcpyDeviceToHost, s);
-        if (cudaStreamSynchronize(s) != cudaSuccess) {
-          errs[r] = "stream failed";
-          break;
-        }
-        for (size_t i = 0; i < count; ++i)
-          if (got[i] != want[i]) {
-            errs[r] = "MCCL_PDL=" + std::string(pdl) + " round " + std::to_string(round) + " element " +
-                      std::to_string(i) + ": " + std::to_string(got[i]) + " != " + std::to_string(want[i]);
+      std::vector<uint8_t> want(most), got(most);
+      for (const Size& z : sizes) {
+        const size_t count = z.count;
+        for (size_t i = 0; i < count; ++i) want[i] = static_cast<uint8_t>(2 * (i % 97) + 1);  // every rank the same
+        cudaMemcpy(a, want.data(), count, cudaMemcpyHostToDevice);
+        for (int round = 1; round <= z.rounds && errs[r].empty(); ++round) {
+          if (ncclAllReduce(a, a, count, ncclUint8, op, cl.comms[r], s) != ncclSuccess ||
+              ncclBroadcast(a, a, count, ncclUint8, round % n, cl.comms[r], s) != ncclSuccess) {
+            errs[r] = std::to_string(count) + " B round " + std::to_string(round) + ": " + ncclGetLastError(cl.comms[r]);
             break;
           }
+          for (size_t i = 0; i < count; ++i) want[i] = static_cast<uint8_t>(factor * want[i]);
+          if (round % z.checkEvery != 0) continue;
+          cudaMemcpyAsync(got.data(), a, count, cudaMemcpyDeviceToHost, s);
+          if (cudaStreamSynchronize(s) != cudaSuccess) {
+            errs[r] = "stream failed";
+            break;
+          }
+          for (size_t i = 0; i < count; ++i)
+            if (got[i] != want[i]) {
+              errs[r] = "MCCL_PDL=" + std::string(pdl) + ", " + std::to_string(count) + " B, round " +
+                        std::to_string(round) + " element " + std::to_string(i) + ": " + std::to_string(got[i]) +
+                        " != " + std::to_string(want[i]);
+              break;
+            }
+        }
       }
       cudaStreamSynchronize(s);
       ncclRedOpDestroy(op, cl.comms[r]);

@@ -101,7 +101,7 @@ TEST(Units, EachRunsInASimpleLaunchOfItsOwnFirst) {
   DevWork small = simpleWork(Coll::AllReduce, Algo::Ring, 2, 1 << 10, 1, chunk);
   DevWork tree = simpleWork(Coll::AllReduce, Algo::Tree, 2, 1 << 10, 1, chunk);  // only the generic kernel runs trees
   // One rank's group: [tree AllReduce, units AllReduce, small AllReduce, units AllGather].
-  std::vector<GpuPlan::LaunchPart> parts = launchParts({tree, units, small, units2}, 24);
+  std::vector<GpuPlan::LaunchPart> parts = launchParts({tree, units, small, units2}, 24, -1);
   ASSERT_EQ(parts.size(), 3u);
   ASSERT_EQ(parts[0].works.size(), 1u);
   EXPECT_EQ(parts[0].works[0].s.coll, Coll::AllReduce);
@@ -112,7 +112,7 @@ TEST(Units, EachRunsInASimpleLaunchOfItsOwnFirst) {
   ASSERT_EQ(parts[2].works.size(), 2u);
   EXPECT_EQ(parts[2].spec.kind, LaunchKind::Generic);
   // Another rank's group, without the tree: the same launches for the others.
-  parts = launchParts({units, small, units2}, 24);
+  parts = launchParts({units, small, units2}, 24, -1);
   ASSERT_EQ(parts.size(), 3u);
   EXPECT_EQ(parts[0].works[0].s.coll, Coll::AllReduce);
   EXPECT_EQ(parts[1].works[0].s.coll, Coll::AllGather);
@@ -124,7 +124,7 @@ TEST(Units, EachRunsInASimpleLaunchOfItsOwnFirst) {
   DevWork recv = simpleWork(Coll::Recv, Algo::P2p, 2, 1 << 27, 24, chunk);
   recv.units = 1;
   DevWork smallSend = simpleWork(Coll::Send, Algo::P2p, 2, 1 << 10, 1, chunk);
-  parts = launchParts({send, units, smallSend, recv, small}, 24 * 3 + 1);
+  parts = launchParts({send, units, smallSend, recv, small}, 24 * 3 + 1, -1);
   ASSERT_EQ(parts.size(), 3u);
   EXPECT_EQ(parts[0].works[0].s.coll, Coll::AllReduce);
   ASSERT_EQ(parts[1].works.size(), 2u);
@@ -136,18 +136,18 @@ TEST(Units, EachRunsInASimpleLaunchOfItsOwnFirst) {
   DevWork copy = simpleWork(Coll::Send, Algo::P2p, 2, 1 << 27, 24, chunk);
   copy.s.root = 0;
   copy.selfCopy = 1;
-  parts = launchParts({units, copy, recv, send}, 24 * 3);
+  parts = launchParts({units, copy, recv, send}, 24 * 3, -1);
   ASSERT_EQ(parts.size(), 2u);
   EXPECT_EQ(parts[0].works[0].s.coll, Coll::AllReduce);
   ASSERT_EQ(parts[1].works.size(), 3u);
   EXPECT_EQ(parts[1].works[2].selfCopy, 1);
   EXPECT_EQ(parts[1].spec.kind, LaunchKind::Simple);
   // Without units the copy stays with the rest.
-  parts = launchParts({copy, smallSend}, 24 * 2);
+  parts = launchParts({copy, smallSend}, 24 * 2, -1);
   ASSERT_EQ(parts.size(), 1u);
   EXPECT_EQ(parts[0].works.size(), 2u);
   // No units: one launch, as before.
-  parts = launchParts({tree, small}, 24);
+  parts = launchParts({tree, small}, 24, -1);
   ASSERT_EQ(parts.size(), 1u);
   EXPECT_EQ(parts[0].works.size(), 2u);
 }
