@@ -37,10 +37,13 @@ ProtoLimits protoLimits(const OpDesc& op) {
   if (op.isP2p() && op.oneWay) return {512 << 10, 0};
   switch (op.kind) {
     case OpKind::AllReduce: return {512 << 10, 1 << 20};
-    case OpKind::ReduceScatter: return {512 << 10, 0};
+    // ReduceScatter on 2 x H200 (bench/results/gpu-2xH200-2026-11-26h call 5): LL 7.2 us
+    // against Simple's 8.6 (24 channels) at 256 KiB sent, 11.4 against 9.6 at 512 KiB; they
+    // cross near 384 KiB.
+    case OpKind::ReduceScatter: return {384 << 10, 0};
     case OpKind::Reduce: return {512 << 10, 0};
     case OpKind::AllGather: return {256 << 10, 512 << 10};
-    case OpKind::Broadcast: return {512 << 10, 1 << 20};
+    case OpKind::Broadcast: return {512 << 10, 0};  // 1 MiB: Simple on 24 channels 8.4 us, LL128 9.3
     case OpKind::Send:
     case OpKind::Recv: return {128 << 10, 1 << 20};
   }
@@ -193,11 +196,16 @@ PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes) 
     nch = static_cast<int>(knobInt(Knob::HostChannels));
     if (nch <= 0) nch = 1;
   } else {
-    // A channel a 128 KiB of the bytes a rank moves, up to the SMs NCCL takes (they are the
+    // A channel a 32 KiB of the bytes a rank moves, up to the SMs NCCL takes (they are the
     // user's): with units (DevWork::units) no block waits for a slower one, and 24 channels
     // match or beat NCCL's 24 from 8 MiB to 2 GiB on 2 x H200 but for AllReduce and
-    // Broadcast of 32 MiB (0.98, 0.99; bench/results/gpu-2xH200-2026-11-25/ratio.md).
-    const double perChannel = 128.0 * 1024;
+    // Broadcast of 32 MiB (0.98, 0.99; bench/results/gpu-2xH200-2026-11-25/ratio.md). Below
+    // 3 MiB a collective's step costs about its round trip whatever its bytes, so all 24
+    // from 768 KiB (a channel a 128 KiB until 2026-11-26h: ReduceScatter of 1 MiB on 8
+    // channels 11.4 us, on 24 9.6; AllGather of 2 MiB on 16 11.6, on 24 11.1; 2 x H200,
+    // bench/results/gpu-2xH200-2026-11-26h call 5). Point-to-point keeps a channel a 128 KiB:
+    // it takes a block per channel and direction (24 channels: 48 blocks, NCCL 32).
+    const double perChannel = (op.isP2p() ? 128.0 : 32.0) * 1024;
     const double total = bytes * (op.kind == OpKind::AllGather || op.kind == OpKind::ReduceScatter ? n : 1);
     nch = static_cast<int>(std::min<double>(kSimpleGpuMaxChannels, std::max(1.0, std::ceil(total / perChannel))));
     // Over the network the proxy, not the SMs, is the limit: a few channels keep enough

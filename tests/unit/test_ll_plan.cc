@@ -122,21 +122,22 @@ TEST_F(ProtoEnv, SmallMessagesOnOneNodeUseLl) {
   FakeGpuComm eight(8, false);
   EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 512u << 10), 1 << 19).proto, Proto::LL);
   EXPECT_EQ(choosePlan(&eight.comm, opOf(OpKind::AllReduce, 512u << 10), 1 << 19).proto, Proto::Simple);
-  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::Broadcast, 1u << 20), 1 << 19).proto, Proto::LL128);
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 1u << 20), 1 << 19).proto, Proto::LL128);
   EXPECT_EQ(choosePlan(&eight.comm, opOf(OpKind::AllGather, 1u << 20), 1 << 19).proto, Proto::Simple);
 }
 
-// The measured crossovers (2 x H100, 2026-11-25; point-to-point 2 x H200, 2026-11-26; bytes
-// sent per rank): LL, LL128 where it wins (data movement, and AllReduce at 1 MiB), Simple.
+// The measured crossovers (2 x H100, 2026-11-25; point-to-point 2 x H200, 2026-11-26;
+// Broadcast and ReduceScatter 2 x H200, 2026-11-26h; bytes sent per rank): LL, LL128 where
+// it wins (AllGather, point-to-point, and AllReduce at 1 MiB), Simple.
 TEST_F(ProtoEnv, ProtocolThresholdsFollowTheMeasuredCrossovers) {
   FakeGpuComm two(2, false);
   struct Edge {
     OpKind k;
     size_t llMax, ll128Max;  // 0: no LL128
   };
-  for (const Edge& e : {Edge{OpKind::AllReduce, 512u << 10, 1u << 20}, Edge{OpKind::ReduceScatter, 512u << 10, 0},
+  for (const Edge& e : {Edge{OpKind::AllReduce, 512u << 10, 1u << 20}, Edge{OpKind::ReduceScatter, 384u << 10, 0},
                         Edge{OpKind::Reduce, 512u << 10, 0}, Edge{OpKind::AllGather, 256u << 10, 512u << 10},
-                        Edge{OpKind::Broadcast, 512u << 10, 1u << 20}, Edge{OpKind::Send, 128u << 10, 1u << 20},
+                        Edge{OpKind::Broadcast, 512u << 10, 0}, Edge{OpKind::Send, 128u << 10, 1u << 20},
                         Edge{OpKind::Recv, 128u << 10, 1u << 20}}) {
     const int k = static_cast<int>(e.k);
     EXPECT_EQ(choosePlan(&two.comm, opOf(e.k, e.llMax), 1 << 19).proto, Proto::LL) << k;
@@ -239,7 +240,8 @@ TEST_F(ProtoEnv, LlChannelsGrowWithSizeWithinLimits) {
   EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 32u << 20), 1 << 19).nchannels, 2);
 }
 
-// Simple on GPUs: no more channels than NCCL takes (24), and steps small enough (not under
+// Simple on GPUs: no more channels than NCCL takes (24), all of them for collectives from
+// 768 KiB moved, a channel a 128 KiB for point-to-point; and steps small enough (not under
 // 256 KiB) that every channel has kUnitsPerChannel units to take as it frees up.
 TEST_F(ProtoEnv, SimpleChannelsStopAtNcclsAndStepsLeaveUnitsForEach) {
   FakeGpuComm two(2, false), eight(8, false), net(2, true);
@@ -248,6 +250,14 @@ TEST_F(ProtoEnv, SimpleChannelsStopAtNcclsAndStepsLeaveUnitsForEach) {
   for (size_t bytes = 4u << 20; bytes <= (size_t{2} << 30); bytes *= 4)
     for (OpKind k : {OpKind::AllReduce, OpKind::AllGather, OpKind::ReduceScatter, OpKind::Broadcast, OpKind::Reduce})
       EXPECT_EQ(plan(two, k, bytes).nchannels, 24) << bytes;
+  set("NCCL_PROTO", "Simple");
+  for (OpKind k : {OpKind::AllReduce, OpKind::AllGather, OpKind::ReduceScatter, OpKind::Broadcast, OpKind::Reduce})
+    EXPECT_EQ(plan(two, k, 1u << 20).nchannels, 24) << static_cast<int>(k);
+  EXPECT_EQ(plan(two, OpKind::AllReduce, 64u << 10).nchannels, 2);
+  EXPECT_EQ(plan(two, OpKind::AllReduce, 8).nchannels, 1);
+  EXPECT_EQ(plan(two, OpKind::Send, 2u << 20).nchannels, 16);
+  unsetenv("NCCL_PROTO");
+  knobsReload();
   // Large: slot-sized steps already leave 4 units a channel (2 GiB AllReduce: 1,024 of 2 MiB).
   EXPECT_EQ(plan(two, OpKind::AllReduce, size_t{2} << 30).chunk * 4, static_cast<int64_t>(slot));
   // 128 MiB AllReduce: 64 units of 2 MiB would leave channels idle; 96 of 1.33 MiB do not.
