@@ -12,6 +12,7 @@
 #include "kernels/direct.h"
 #include "kernels/direct_launch.h"
 #include "kernels/driver_launch.h"
+#include "kernels/grid_dep.cuh"
 #include "kernels/launch.h"
 #include "nccl.h"
 
@@ -268,6 +269,7 @@ template <int MW, typename S>
 __global__ void __launch_bounds__(kMaxThreads, 1) directKernel(const __grid_constant__ DirectArgs<MW> a) {
   __shared__ uint64_t epoch;
   const int ch = blockIdx.x;
+  gridDepWait();  // the parameters only, before: nothing the last kernel wrote (grid_dep.cuh)
   if (threadIdx.x == 0) epoch = ldVolatile(a.flags[a.rank] + ch * kDirectMaxRanks + a.rank);
   __syncthreads();
   uint64_t e = epoch;
@@ -312,10 +314,12 @@ ncclResult_t launchDirectKernel(const DirectLaunch& l, const void* args, cudaStr
   // Through the driver where it can (kernels/driver_launch.h): each kernel's CUfunction is
   // looked up once a device, [small][type, or ncclNumTypes for data movement].
   static DriverFunctions functions[2][ncclNumTypes + 1];
+  static GridDepDevices gridDep;  // the direct kernels wait for the previous grid (PDL)
   const void* fn = l.small ? reinterpret_cast<const void*>(directKernelFor<kDirectSmallLaunch>(l.reduces, l.type))
                            : reinterpret_cast<const void*>(directKernelFor<kDirectLaunch>(l.reduces, l.type));
   const CUresult cr = driverLaunch(fn, &functions[l.small ? 0 : 1][l.reduces ? l.type : ncclNumTypes],
-                                   static_cast<unsigned>(l.blocks), static_cast<unsigned>(l.threads), args, stream);
+                                   static_cast<unsigned>(l.blocks), static_cast<unsigned>(l.threads), args, stream,
+                                   &gridDep);
   if (cr == CUDA_SUCCESS) return ncclSuccess;
   if (cr != CUDA_ERROR_NOT_SUPPORTED) {
     *error = driverCalls().describe(cr);

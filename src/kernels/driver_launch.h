@@ -5,6 +5,7 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstdio>
 
 #include "core/cuda_util.h"
@@ -77,6 +78,33 @@ inline const DriverCalls& driverCalls() {
   return calls;
 }
 
+// Programmatic dependent launch (MCCL_PDL, kernels/grid_dep.cuh) for this process's launches:
+// the knob, not where ranks may share a GPU (their kernels wait for each other's and could not
+// all hold SMs with a waiting launch behind each), and a driver with the launch it needs.
+inline bool gridDepAllowed() {
+  return knobBool(Knob::Pdl) && knobInt(Knob::SharedGpu) <= 0 && driverCalls().launchEx != nullptr;
+}
+
+// Whether each device runs a kernel's sm_90 code, where the kernels wait for the previous grid
+// (grid_dep.cuh; compiled for other architectures they do not): asked once per device
+// (cudaFuncAttributes::binaryVersion of fn, a kernel compiled as the others are).
+struct GridDepDevices {
+  static constexpr int kDevices = 64;  // devices beyond launch without the overlap
+  std::atomic<int> known[kDevices] = {};  // 0 not asked, 1 yes, 2 no
+  bool runs(const void* fn, int dev) {
+    if (dev < 0 || dev >= kDevices) return false;
+    int k = known[dev].load(std::memory_order_relaxed);
+    if (k == 0) {
+      cudaFuncAttributes a{};
+      const bool ok = cudaFuncGetAttributes(&a, fn) == cudaSuccess && a.binaryVersion >= 90;
+      cudaGetLastError();
+      k = ok ? 1 : 2;
+      known[dev].store(k, std::memory_order_relaxed);
+    }
+    return k == 1;
+  }
+};
+
 // fn's CUfunction (cuLaunchKernel's handle for a kernel's host symbol) in the current
 // device's context, or null (the caller launches through the runtime). A CUfunction belongs
 // to the context that was current when it was looked up, and one process may drive
@@ -103,9 +131,11 @@ struct DriverFunctions {
 
 // Launches fn (a kernel's host symbol, one by-value parameter at args) through the driver
 // on the current device: CUDA_ERROR_NOT_SUPPORTED when the driver calls are off or fn has no
-// CUfunction there, so the caller launches through the runtime.
+// CUfunction there, so the caller launches through the runtime. gridDep (a kernel that waits
+// for the previous grid on the device, grid_dep.cuh): with programmatic stream serialization
+// where gridDepAllowed() and gridDep->runs(fn, device).
 inline CUresult driverLaunch(const void* fn, DriverFunctions* cache, unsigned blocks, unsigned threads,
-                             const void* args, cudaStream_t stream) {
+                             const void* args, cudaStream_t stream, GridDepDevices* gridDep = nullptr) {
   const DriverCalls& d = driverCalls();
   int dev = -1;
   if (d.launch == nullptr || cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= DriverFunctions::kDevices)
@@ -116,7 +146,8 @@ inline CUresult driverLaunch(const void* fn, DriverFunctions* cache, unsigned bl
     if ((f = driverFunction(fn)) == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
     __atomic_store_n(slot, f, __ATOMIC_RELEASE);
   }
-  return d.launchKernel(f, blocks, threads, args, stream, false);
+  const bool afterGrid = gridDep != nullptr && gridDepAllowed() && gridDep->runs(fn, dev);
+  return d.launchKernel(f, blocks, threads, args, stream, afterGrid);
 }
 
 }  // namespace mccl

@@ -133,9 +133,7 @@ std::vector<GpuPlan::LaunchPart> launchParts(const std::vector<DevWork>& works, 
     if (collReducesHost(w.s.coll)) k = std::find(types.begin(), types.end(), w.type) - types.begin();
     parts[first + k].works.push_back(w);
   }
-  // Programmatic dependent launch (LaunchPart::pdl): not where ranks may share a GPU, whose
-  // kernels wait for each other's and could not all hold SMs with a waiting launch behind each.
-  const bool overlap = knobBool(Knob::Pdl) && knobInt(Knob::SharedGpu) <= 0 && driverCalls().launchEx != nullptr;
+  const bool overlap = gridDepAllowed();  // programmatic dependent launch (LaunchPart::pdl)
   for (GpuPlan::LaunchPart& p : parts) {
     p.spec = specFor(p.works, nqueues);
     p.func = driverFunction(kernelFunction(p.spec, p.works.data(), static_cast<int>(p.works.size())));

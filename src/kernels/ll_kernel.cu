@@ -7,12 +7,12 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstddef>
 #include <type_traits>
 
 #include "kernels/block_start.cuh"
 #include "kernels/dev_work.h"
+#include "kernels/driver_launch.h"
 #include "kernels/grid_dep.cuh"
 #include "kernels/launch.h"
 #include "kernels/launch_fn.h"
@@ -407,20 +407,11 @@ const void* llKernelFunction(const LaunchSpec& spec, const DevWork* works, int n
 }
 
 // The LL-family and Simple kernels wait for the previous grid (grid_dep.cuh) in their sm_90
-// code only: asked once per device, whether the device runs that code
-// (cudaFuncAttributes::binaryVersion; every kernel is compiled for the same architectures).
+// code only (every kernel is compiled for the same architectures).
 bool kernelWaitsForGrid(const LaunchSpec& spec, int dev) {
-  if (spec.kind == LaunchKind::Generic || dev < 0 || dev >= 64) return false;
-  static std::atomic<int> known[64];  // per device: 0 not asked, 1 yes, 2 no
-  int k = known[dev].load(std::memory_order_relaxed);
-  if (k == 0) {
-    cudaFuncAttributes a{};
-    const bool ok = cudaFuncGetAttributes(&a, llLeanKernel<LeanCopy, true, 1>) == cudaSuccess && a.binaryVersion >= 90;
-    cudaGetLastError();
-    k = ok ? 1 : 2;
-    known[dev].store(k, std::memory_order_relaxed);
-  }
-  return k == 1;
+  static GridDepDevices devices;
+  return spec.kind != LaunchKind::Generic &&
+         devices.runs(reinterpret_cast<const void*>(llLeanKernel<LeanCopy, true, 1>), dev);
 }
 
 void launchLlKernel(const LaunchSpec& spec, const void* args, cudaStream_t stream) {
