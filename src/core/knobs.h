@@ -48,7 +48,11 @@ enum class KnobType { Int, Size, Bool, String };
   X(PlanCache, "MCCL_PLAN_CACHE", Bool, "1",                                                    \
     "GPU communicators: a lone operation, or a group on this communicator alone, that repeats one of the last 8 plans reuses it") \
   X(Pdl, "MCCL_PDL", Bool, "1",                                                                  \
-    "GPU communicators: LL-family and Simple launches start behind the previous kernel on their stream and wait for it on the device (programmatic dependent launch, sm_90; never with MCCL_SHARED_GPU)") \
+    "GPU communicators: LL-family, Simple and symmetric-window launches start behind the previous kernel on their stream and wait for it on the device (programmatic dependent launch, sm_90; never with MCCL_SHARED_GPU)") \
+  X(UserBuffers, "MCCL_USER_BUFFERS", Int, "1",                                                  \
+    "GPU communicators on one node: Simple AllGather (Broadcast and Send/Recv under MCCL_USER_BUFFERS_MIN_BYTES) write straight into the receiver's output where its sender's process maps it (0 never, 1 ncclCommRegister'ed outputs, 2 any cudaMalloc'ed output: peers keep their mappings of freed buffers until the address is reused)") \
+  X(UserBuffersMinBytes, "MCCL_USER_BUFFERS_MIN_BYTES", Int, "0",                                \
+    "0: the user-buffer path where it measured faster (AllGather from 6 MiB a rank); else the smallest operation (bytes a rank sends) of AllGather, Broadcast and Send/Recv that takes it") \
   X(SimpleKernel, "MCCL_SIMPLE_KERNEL", Bool, "1",                                              \
     "GPU communicators: Simple ring, chain and point-to-point launches run in kernels of their own (0: the generic kernel)") \
   X(SimpleUnits, "MCCL_SIMPLE_UNITS", Bool, "1",                                                \

@@ -11,6 +11,7 @@
 
 #ifdef MCCL_HAVE_CUDA
 #include "core/cuda_memory.h"
+#include "ipc_transport/user_buffers.h"
 #endif
 
 
@@ -149,6 +150,10 @@ NCCL_API ncclResult_t ncclCommDeregister(const ncclComm_t comm, void* handle) {
     return MCCL_ERR(ncclInvalidArgument, comm,
                     "%s: handle = %p is not a registration of this communicator", call, handle);
   if (comm->dataPath) comm->dataPath->deregisterBuffer(e.transportHandle);
+#ifdef MCCL_HAVE_CUDA
+  // Peers' processes close their mappings of it (the user-buffer path).
+  if (comm->cudaDev >= 0) forgetUserBuffer(reinterpret_cast<void*>(e.base), e.size);
+#endif
   return ncclSuccess;
   MCCL_API_END
 }

@@ -84,8 +84,11 @@ struct LaneCtx {
   int barrier;   // named barrier of the lane
 };
 
-// Thread 0 of a lane: the cached connection to peer (loaded on first use).
-__device__ __forceinline__ CachedConn* lookup(const DevComm& comm, LaneShared& sh, ConnClass cls, int ch, int peer, bool send) {
+// Thread 0 of a lane: the cached connection to peer (loaded on first use). A receiving
+// connection of a work marked kXchgRecv posts an offer of null when first used (this kernel
+// never takes the user-buffer path, dev_work.h): a Simple kernel sending waits for it.
+__device__ __forceinline__ CachedConn* lookup(const DevComm& comm, LaneShared& sh, ConnClass cls, int ch, int peer, bool send,
+                                              bool offers = false) {
   for (int k = 0; k < sh.ncache; ++k)
     if (sh.cache[k].peer == peer && sh.cache[k].send == (send ? 1 : 0)) return &sh.cache[k];
   CachedConn* e = &sh.cache[sh.ncache < kConnCache ? sh.ncache++ : kConnCache - 1];
@@ -93,6 +96,7 @@ __device__ __forceinline__ CachedConn* lookup(const DevComm& comm, LaneShared& s
   e->n = *e->c.step;
   e->peer = peer;
   e->send = send ? 1 : 0;
+  if (offers && !send) postOffer(e->c.buf, nullptr, e->n);
   return e;
 }
 
@@ -154,7 +158,7 @@ __device__ __forceinline__ bool runLane(const DevComm& comm, const DevWork& w, i
       if (lc.tid == 0) {
         bool ok = true;
         for (int k = 0; k < st.nrecv && ok; ++k) {
-          CachedConn* e = lookup(comm, sh, cls, connCh, st.recvPeer[k], false);
+          CachedConn* e = lookup(comm, sh, cls, connCh, st.recvPeer[k], false, (w.xchg & kXchgRecv) != 0);
           ok = waitAtLeast(comm, e->c.tail, e->n + 1, st.recvPeer[k]);
           sh.rconn[k] = e;
           sh.in[k] = e->c.buf + ((e->n / nsl) % e->c.slots) * e->c.slotBytes + static_cast<size_t>(off) * esize;

@@ -21,6 +21,23 @@ __device__ __forceinline__ uint64_t ldAcquireSys(const uint64_t* p) {
 __device__ __forceinline__ void stVolatile(uint64_t* p, uint64_t v) {
   asm volatile("st.volatile.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
+__device__ __forceinline__ void stReleaseSys(uint64_t* p, uint64_t v) {
+  asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+// The two words of a receiving connection's user-buffer offer and its ack word, in the
+// receiver's FIFO region (ConnRegion; buf is the region's data, as DevConn::buf).
+__device__ __forceinline__ uint64_t* offerWords(uint8_t* buf) {
+  return reinterpret_cast<uint64_t*>(buf - ConnRegion::kDataOff + ConnRegion::kOfferOff);
+}
+__device__ __forceinline__ uint64_t* ackWord(uint8_t* buf) {
+  return reinterpret_cast<uint64_t*>(buf - ConnRegion::kDataOff + ConnRegion::kAckOff);
+}
+// A receiver's offer (dev_work.h, user buffers): the address, then the count (release).
+__device__ __forceinline__ void postOffer(uint8_t* buf, const void* out, uint64_t count) {
+  uint64_t* o = offerWords(buf);
+  stVolatile(o, reinterpret_cast<uint64_t>(out));
+  stReleaseSys(o + 1, count + 1);
+}
 // Orders this GPU's earlier accesses (and, through the block barrier, its block's) before
 // later ones at system scope. acq_rel is what the protocol needs and is much cheaper than
 // the sequentially consistent fence __threadfence_system() issues.

@@ -30,6 +30,8 @@ struct DevConn {
 struct ConnRegion {
   static constexpr uint64_t kFlagOff = 0;     // tail, written by the sender
   static constexpr uint64_t kUnitOff = 8;     // Simple units: a word per slot (kUnitSlots)
+  static constexpr uint64_t kOfferOff = 232;  // user buffers: the receiver's offer (two words)
+  static constexpr uint64_t kAckOff = 248;    // user buffers: the sender's answer
   static constexpr uint64_t kDataOff = 256;   // FIFO slots
 };
 
@@ -43,7 +45,28 @@ struct ConnRegion {
 // unit word of every message of the current unit, which every rank forwards in its own
 // messages: each rank knows it before the unit ends.
 // A unit word: kUnitUnknown, kUnitEnd (the channel is done), or the unit + 1.
-constexpr int kUnitSlots = static_cast<int>((ConnRegion::kDataOff - ConnRegion::kUnitOff) / 8);  // 31
+constexpr int kUnitSlots = static_cast<int>((ConnRegion::kOfferOff - ConnRegion::kUnitOff) / 8);  // 28
+
+// User buffers (ipc_transport/user_buffers.h): a Simple AllGather, Broadcast or Send/Recv
+// whose receiver's output is mapped in its sender's process moves each byte once: the
+// sender writes straight into the receiver's output, where the FIFO slot would have been
+// copied, and the receiver moves nothing it only receives. The steps, flags and slots'
+// flow control stay as they are; only where the data lies changes. Per call and connection,
+// in the kernels, as NCCL's ptrExchange:
+//   * a receiving block of a work marked kXchgRecv posts its offer at the work's start: the
+//     output's address as the sender reaches it (DevWork::offer, null: none) in the offer's
+//     first word, then the connection's step count + 1 in its second (release);
+//   * a sending block of a work marked kXchgSend waits for that count (acquire) in its
+//     peer's region, takes the address, and where it is not null writes its answer (the
+//     same count) into the peer's ack word and its data into the peer's output; the fence
+//     before its first tail orders the answer before the first message;
+//   * the receiver reads the ack after its first message: its count says the data of this
+//     work is already in place (an older count: it is in the FIFO, as when the generic
+//     kernel sends, which posts offers of null but never answers).
+// Both ends mark a work alike from what both know (the size, the collective, the
+// connection over CUDA IPC); whether the address is null is one end's business only.
+constexpr uint8_t kXchgRecv = 1;
+constexpr uint8_t kXchgSend = 2;
 constexpr uint64_t kUnitUnknown = 0;
 constexpr uint64_t kUnitEnd = ~0ull;
 // Elements of a unit: a ring AllReduce's loop (a chunk for each rank), else a chunk.
@@ -144,6 +167,8 @@ struct DevWork {
   uint8_t units;         // Simple: channels take units as they free up (kUnitSlots above)
   uint8_t selfCopy;      // a Simple Send to this rank paired with its Recv (GpuWork::pairSelf):
                          // the blocks copy in -> out (the Recv's buffer), no connection
+  uint8_t xchg;          // user buffers: kXchgRecv | kXchgSend (above)
+  void* offer;           // kXchgRecv: out as the sender's process reaches it, or null
 };
 
 // How a work moves its data: Simple follows the schedule s through the FIFOs of its

@@ -381,7 +381,9 @@ bool GpuDataPath::runCached(const OpDesc* ops, size_t n, ncclResult_t* result) {
 // After the eager launch of a new plan: the plan joins the cache (the oldest entry leaves).
 // Dumps and TUNING lines are printed per call, so not while either is on.
 void GpuDataPath::remember(GpuPlan&& p) {
-  if (!cacheOn_ || p.ops.empty() || p.ops.size() > static_cast<size_t>(kPlanCacheOps) || p.capturing) return;
+  if (!cacheOn_ || p.ops.empty() || p.ops.size() > static_cast<size_t>(kPlanCacheOps) || p.capturing ||
+      p.userBuffers)
+    return;
   if (knobBool(Knob::DumpSchedule) || (comm_->rank == 0 && logEnabled(LogLevel::Info, kLogTuning))) return;
   if (knobsGeneration() != cacheKnobs_) {
     for (CachedPlan& c : cache_) c.valid = false;
@@ -395,6 +397,8 @@ void GpuDataPath::remember(GpuPlan&& p) {
 }
 
 ncclResult_t createGpuDataPath(ncclComm* comm, std::unique_ptr<DataPath>* out) {
+  // Peers import this rank's outputs through it (user_buffers.h); once per process.
+  if (knobInt(Knob::UserBuffers) > 0) startImportService();
   out->reset(new GpuDataPath(comm));
   return ncclSuccess;
 }

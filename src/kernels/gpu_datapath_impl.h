@@ -27,6 +27,7 @@
 #include "core/types.h"
 #include "core/window.h"
 #include "ipc_transport/ipc.h"
+#include "ipc_transport/user_buffers.h"
 #include "kernels/direct_plan.h"
 #include "kernels/driver_launch.h"
 #include "kernels/gpu_plan.h"
@@ -73,6 +74,7 @@ class GpuWork : public Work {
  private:
   bool planCopies();
   std::vector<int> pairSelf(const std::vector<OpDesc>& ops, size_t slotBytes);
+  void markUserBuffers(const OpDesc& op, const Schedule& s, DevWork* w);
   ncclComm* comm_;
   GpuDataPath* dp_;
   GpuPlan p_;

@@ -51,6 +51,9 @@ struct GpuPlan {
   // (what the plan leaves in that FIFO, or takes from it).
   bool selfPaired = false;
   int selfBacklog = 0;
+  // A work takes the user-buffer path (DevWork::xchg): its offer is this call's, so the
+  // plan is not reused (its buffers' mappings are looked up again next call).
+  bool userBuffers = false;
 };
 
 // AllReduce, ReduceScatter and Reduce: the collectives whose works add (or otherwise reduce).

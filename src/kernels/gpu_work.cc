@@ -71,6 +71,50 @@ std::vector<int> GpuWork::pairSelf(const std::vector<OpDesc>& ops, size_t slotBy
   return partner;
 }
 
+// Where the user-buffer path is faster than the FIFO's (2 x H100, bench/results/
+// gpu-2xH200-2026-11-27 call 2, the same build with MCCL_USER_BUFFERS 1 or 2 against 0):
+// the sender waits for the receiver's offer before its first byte (the FIFO let it fill
+// its slots before the receiver started), a few microseconds a call; what it buys is the
+// receiver's copy out of the FIFO, which costs only where the receiving GPU is moving data
+// of its own at the same time. A ring AllGather sends and receives on every rank: 2 x 8 MiB
+// - 2 x 512 MiB 1.08-1.18x faster, 2 x 2 MiB 0.88-0.90 (2 x H200, call 4, registered, three
+// rounds: 2 x 2 MiB 0.83, 2 x 3 MiB 0.93, 2 x 4.5 MiB 0.99, 2 x 6.75 MiB 1.05, 2 x 10 MiB
+// 1.11: from 6 MiB a rank). One-way transfers lost: Broadcast
+// 1 - 16 MiB 0.60-0.96 (1.00 at 1 GiB), Gather and Scatter (one message of 2 - 32 MiB)
+// 0.70-0.97; Send/Recv both ways and AlltoAll gained 1-6 % from 16 MiB messages, but a
+// Send's and its Recv's ranks must decide alike from the message alone, and Gather's and
+// Scatter's messages are the same: point-to-point and Broadcast stay on the FIFO unless
+// MCCL_USER_BUFFERS_MIN_BYTES says otherwise. bytes: what the rank sends (AllGather: per rank).
+namespace {
+bool userBuffersWanted(Coll coll, size_t bytes) {
+  const int64_t min = knobInt(Knob::UserBuffersMinBytes);
+  if (min > 0) return bytes >= static_cast<size_t>(min);
+  return coll == Coll::AllGather && bytes >= (size_t{6} << 20);
+}
+}  // namespace
+
+// User buffers (dev_work.h, ipc_transport/user_buffers.h): a Simple ring AllGather, chain
+// Broadcast or Send/Recv with a peer of this node where userBuffersWanted is marked on both
+// ends alike (from the size and the collective: each end of a connection decides the same
+// without talking), and the receiving end offers its output where the sender's process
+// maps it: a registered output under MCCL_USER_BUFFERS=1, any under 2.
+void GpuWork::markUserBuffers(const OpDesc& op, const Schedule& s, DevWork* w) {
+  const int64_t mode = knobInt(Knob::UserBuffers);
+  if (mode <= 0 || comm_->gpuNet || comm_->nranks < 2 || op.count == 0) return;
+  const bool gather = s.algo == Algo::Ring && s.coll == Coll::AllGather;
+  const bool bcast = s.algo == Algo::Chain && s.coll == Coll::Broadcast;
+  const bool p2p = s.algo == Algo::P2p && op.root != comm_->rank;
+  if ((!gather && !bcast && !p2p) || !userBuffersWanted(s.coll, op.bytes())) return;
+  w->xchg = p2p ? (op.kind == OpKind::Send ? kXchgSend : kXchgRecv) : kXchgRecv | kXchgSend;
+  p_.userBuffers = true;
+  if (!(w->xchg & kXchgRecv) || (bcast && op.root == comm_->rank)) return;
+  const size_t outBytes = gather ? op.bytes() * static_cast<size_t>(comm_->nranks) : op.bytes();
+  RegTable::Entry reg;
+  if (mode == 1 && !comm_->regs.find(w->out, outBytes, &reg)) return;
+  const int from = p2p ? op.root : dp_->devCommHost().ringPrev;
+  w->offer = userBufferAtPeer(comm_, from, w->out, outBytes);
+}
+
 ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
   if (!ops.empty() && ops.front().enqueueNs) planNs_[0] = steadyNs();  // MCCL_PROFILE
   p_.ops = ops;
@@ -137,6 +181,7 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
       w.selfCopy = 1;
     }
     w.units = takesUnits(w, ipc.slots(), comm_->gpuNet, p2pUnits) ? 1 : 0;
+    if (w.proto == kProtoSimple && !selfCopy) markUserBuffers(op, hostView, &w);
     if (dump) {
       if (selfCopy)
         std::printf("[mccl rank %d] seq %llu %s: to itself, copied into its Recv's buffer, %d channel(s)\n",

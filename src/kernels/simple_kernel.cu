@@ -60,6 +60,9 @@ struct SimpleShared {
   uint64_t recvStep, sendStep;  // the connections' persistent counters at the work's start
   int32_t ring[kRingShared];    // ring order (AllGather, ReduceScatter)
   uint64_t next;                // units: the unit word of the unit after this one (kUnitSlots)
+  uint8_t* sendTo;              // user buffers: the next peer's output, or null (its FIFO)
+  int32_t recvDirect;           // user buffers: this work's messages are in the output already
+  int32_t ackPending;           // (thread 0) read the ack at the work's first message
   // MCCL_PROFILE (thread 0): when the block started, the time from then to its first step,
   // when the last step's post ended, per step wait / move / post / bytes / steps, and the
   // time between steps (ProfWord).
@@ -75,6 +78,7 @@ struct SimpleShared {
 struct SimpleStep {
   const uint8_t* src;
   uint8_t* dst;
+  int64_t at;  // where the step's message lies in the output (elements): user buffers
   int64_t count;
   bool recv;
   bool send;
@@ -130,6 +134,10 @@ class SimpleWork {
     }
     __syncthreads();
     use(recv, send);
+    if (w_.xchg && !exchange(recv, send)) {
+      close(recv, send);
+      return false;
+    }
     bool ok;
     if (units_) {
       ok = runUnits(p, rel);
@@ -177,7 +185,7 @@ class SimpleWork {
       const int64_t cOff = base + min64(part * q, size);
       const int64_t cCnt = min64(part, base + size - cOff);
       const bool reduce = k < n;
-      SimpleStep st{reduce ? in(cOff) : nullptr, k >= n - 1 ? out(cOff) : nullptr, cCnt, k > 0, k < 2 * n - 2,
+      SimpleStep st{reduce ? in(cOff) : nullptr, k >= n - 1 ? out(cOff) : nullptr, cOff, cCnt, k > 0, k < 2 * n - 2,
                     reduce && pre};
       if (!step(st)) return false;
       q = q == 0 ? n - 1 : q - 1;
@@ -200,8 +208,8 @@ class SimpleWork {
     const bool pre = premul();
     for (int k = 0; k < n; ++k) {
       const int64_t blockOff = static_cast<int64_t>(ringAt(p - k - (gather ? 0 : 1))) * s.count + o;
-      SimpleStep st = gather ? SimpleStep{k == 0 ? in(o) : nullptr, out(blockOff), len, k > 0, k < n - 1, false}
-                             : SimpleStep{in(blockOff), k == n - 1 ? out(o) : nullptr, len, k > 0, k < n - 1, pre};
+      SimpleStep st = gather ? SimpleStep{k == 0 ? in(o) : nullptr, out(blockOff), blockOff, len, k > 0, k < n - 1, false}
+                             : SimpleStep{in(blockOff), k == n - 1 ? out(o) : nullptr, o, len, k > 0, k < n - 1, pre};
       if (!step(st)) return false;
     }
     return true;
@@ -217,8 +225,8 @@ class SimpleWork {
     const Schedule& s = w_.s;
     const bool bcast = s.coll == Coll::Broadcast;
     const bool recv = bcast ? rel > 0 : rel != 1, send = bcast ? rel < s.nranks - 1 : rel != 0;
-    SimpleStep st = bcast ? SimpleStep{rel == 0 ? in(o) : nullptr, out(o), len, recv, send, false}
-                          : SimpleStep{in(o), rel == 0 ? out(o) : nullptr, len, recv, send, premul()};
+    SimpleStep st = bcast ? SimpleStep{rel == 0 ? in(o) : nullptr, out(o), o, len, recv, send, false}
+                          : SimpleStep{in(o), rel == 0 ? out(o) : nullptr, o, len, recv, send, premul()};
     return step(st);
   }
 
@@ -265,8 +273,8 @@ class SimpleWork {
     const bool send = w_.s.coll == Coll::Send;
     for (int64_t o = off; o < off + cnt; o += w_.s.chunk) {
       const int64_t len = min64(w_.s.chunk, off + cnt - o);
-      SimpleStep st = send ? SimpleStep{in(o), nullptr, len, false, true, false}
-                           : SimpleStep{nullptr, out(o), len, true, false, false};
+      SimpleStep st = send ? SimpleStep{in(o), nullptr, o, len, false, true, false}
+                           : SimpleStep{nullptr, out(o), o, len, true, false, false};
       if (!step(st)) return false;
     }
     return true;
@@ -284,6 +292,8 @@ class SimpleWork {
       const uint64_t step = devCtrl(comm_, peer, idx)[kCtrlStep];  // == *conn.step
       (send ? sh_.send : sh_.recv) = *devConn(comm_, peer, idx);
       (send ? sh_.sendStep : sh_.recvStep) = step;
+      if (send) sh_.sendTo = nullptr;  // user buffers: none unless exchange() finds one
+      else sh_.recvDirect = sh_.ackPending = 0;
     }
     const Schedule& s = w_.s;
     if (s.algo == Algo::Ring && s.coll != Coll::AllReduce && s.nranks <= kRingShared)
@@ -303,6 +313,31 @@ class SimpleWork {
       sc_ = SimpleConn{sh_.send.buf, sh_.send.slotBytes, sh_.send.slots,
                        static_cast<uint32_t>((nsl_ == 1 ? sn_ : sn_ / nsl_) % sh_.send.slots)};
     }
+  }
+
+  // User buffers (dev_work.h): the receiving thread posts this work's offer, the sending
+  // thread takes the next peer's and answers it where it can write there. False when
+  // aborted or past MCCL_TIMEOUT.
+  __device__ __forceinline__ bool exchange(bool recv, bool send) {
+    bool stop = false;
+    if (tid_ == kRecvThread) {
+      if (recv && (w_.xchg & kXchgRecv)) {
+        postOffer(sh_.recv.buf, w_.offer, rn_);
+        sh_.ackPending = w_.offer != nullptr;
+      }
+    }
+    if (tid_ == kSendThread) {
+      if (send && (w_.xchg & kXchgSend)) {
+        uint64_t* const o = offerWords(sh_.send.buf);
+        stop = !waitAtLeast(comm_, o + 1, sn_ + 1, next_);
+        if (!stop) {
+          sh_.sendTo = reinterpret_cast<uint8_t*>(ldVolatile(o));
+          // Before the first tail (its fence orders the two): the receiver reads it then.
+          if (sh_.sendTo) stVolatile(ackWord(sh_.send.buf), sn_ + 1);
+        }
+      }
+    }
+    return __syncthreads_or(stop) == 0;
   }
 
   // The counters back to device memory, where the next launch on these connections starts.
@@ -327,6 +362,11 @@ class SimpleWork {
       if (st.recv && tid_ == kRecvThread) {
         stop = !waitAtLeast(comm_, sh_.recv.tail, rn_ + 1, prev_);
         if (!stop && units_ && sh_.next == kUnitUnknown) sh_.next = *unitWord(sh_.recv.tail, rc_.slot);
+        if (!stop && sh_.ackPending) {
+          // The work's first message: its sender's answer came before it (exchange()).
+          sh_.recvDirect = ldVolatile(ackWord(sh_.recv.buf)) == rn_ + 1;
+          sh_.ackPending = 0;
+        }
       }
       if (st.send && tid_ == kSendThread && sl == 0) {
         // A slot is reused once the receiver has consumed every slice of its last use.
@@ -372,7 +412,14 @@ class SimpleWork {
     io.nin = st.recv ? 1 : 0;
     io.in[0] = st.recv ? rc_.at() + o : nullptr;
     io.in[1] = nullptr;
-    uint8_t* const slot = st.send ? sc_.at() + o : nullptr;
+    if (st.recv && sh_.recvDirect) {
+      // User buffers: the message is in the output already (dst, written by the peer):
+      // forward it from there, copy it nowhere.
+      io.in[0] = out(st.at) + o;
+      dst = nullptr;
+    }
+    uint8_t* const to = sh_.sendTo;
+    uint8_t* const slot = !st.send ? nullptr : to ? to + static_cast<size_t>(st.at) * esize_ + o : sc_.at() + o;
     io.out[0] = dst ? dst + o : slot;
     io.out[1] = dst ? slot : nullptr;
     io.out[2] = nullptr;

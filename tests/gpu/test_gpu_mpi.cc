@@ -4,12 +4,16 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "gpu_util.h"
+#include "ipc_transport/user_buffers.h"
 #include "scoped_env.h"
 #include "mccl_mpi.h"
 #include "mpi_util.h"
@@ -214,6 +218,89 @@ TEST(GpuMpi, SymmetricWindowCollectives) {
     NCCL_OK(mcclCommMemoryInfo(comm, &info));
     EXPECT_EQ(info.fifoBytes, 0u) << "collectives on symmetric windows made FIFO connections";
     MPI_Barrier(MPI_COMM_WORLD);  // every rank's kernels are done before any window goes
+  }
+  EXPECT_TRUE(errs.empty()) << errs;
+  NCCL_OK(ncclCommDestroy(comm));
+}
+
+// Buffers of their own, each registered with the communicator (ncclCommRegister, local)
+// while a case uses it: the outputs the user-buffer path writes into under
+// MCCL_USER_BUFFERS=1.
+class RegisteredMemory : public GpuMemory {
+ public:
+  RegisteredMemory(ncclComm_t comm, int dev) : GpuMemory(dev), comm_(comm) {}
+  void* alloc(size_t bytes) override {
+    void* p = GpuMemory::alloc(bytes);
+    void* h = nullptr;
+    if (p && ncclCommRegister(comm_, p, bytes ? bytes : 1, &h) != ncclSuccess) {
+      ADD_FAILURE() << "ncclCommRegister: " << ncclGetLastError(comm_);
+      return p;
+    }
+    handles_.push_back({p, h});
+    return p;
+  }
+  void release(void* p) override {
+    for (size_t i = 0; i < handles_.size(); ++i)
+      if (handles_[i].first == p) {
+        if (ncclCommDeregister(comm_, handles_[i].second) != ncclSuccess)
+          ADD_FAILURE() << "ncclCommDeregister: " << ncclGetLastError(comm_);
+        handles_.erase(handles_.begin() + static_cast<long>(i));
+        break;
+      }
+    GpuMemory::release(p);
+  }
+
+ private:
+  ncclComm_t comm_;
+  std::vector<std::pair<void*, void*>> handles_;
+};
+
+// The user-buffer path (ipc_transport/user_buffers.h): Simple AllGather, Broadcast (every
+// root) and the point-to-point patterns write into the receiver's output, mapped in the
+// sender's process by its import service; every type, in place and out of place, odd
+// sizes (from 1 byte: MCCL_USER_BUFFERS_MIN_BYTES=1, everything on Simple), checked on the
+// host. Registered outputs (MCCL_USER_BUFFERS=1), where deregistration closes the peer's
+// mappings, then any cudaMalloc'ed output (2), allocated and freed per case so that
+// addresses come back as new allocations, which must be imported again.
+TEST(GpuMpi, UserBuffersRegisteredAndPlainOutputs) {
+  if (!gpusForAll()) GTEST_SKIP() << "needs a GPU per rank";
+  int r = worldRank(), n = worldSize();
+  if (n < 2) GTEST_SKIP() << "needs 2 ranks";
+  if (std::getenv("MCCL_SHARED_GPU")) GTEST_SKIP() << "ranks sharing a GPU allocate from the stream-ordered pool";
+  ncclComm_t comm;
+  NCCL_OK(mcclCommInitFromMpi(&comm, MPI_COMM_WORLD, MCCL_DEVICE_AUTO, nullptr));
+  int dev;
+  NCCL_OK(ncclCommCuDevice(comm, &dev));
+  const bool quick = std::getenv("MCCL_TEST_QUICK") != nullptr;
+  std::string errs;
+  for (const char* mode : {"1", "2"}) {
+    ScopedEnv env({{"MCCL_USER_BUFFERS", mode}, {"MCCL_USER_BUFFERS_MIN_BYTES", "1"}, {"NCCL_PROTO", "Simple"}});
+    const size_t liveBefore = mccl::importedUserBuffers(), madeBefore = mccl::userBufferImportsMade();
+    std::unique_ptr<GpuMemory> mem(mode[0] == '1' ? new RegisteredMemory(comm, dev) : new GpuMemory(dev));
+    std::vector<CollCase> cases;
+    uint64_t seed = 701;
+    for (size_t count : {size_t{1}, size_t{7}, size_t{4099}, size_t{(1 << 20) + 5}, size_t{(3 << 20) + 1}})
+      for (ncclDataType_t t : kAllTypes) {
+        if (quick && count > 4099 && t != ncclFloat32 && t != ncclInt8) continue;
+        for (bool inPlace : {false, true}) {
+          for (int root = 0; root < n; ++root)
+            cases.push_back(CollCase{CollKind::Broadcast, t, ncclSum, false, false, count, root, inPlace, seed++});
+          cases.push_back(CollCase{CollKind::AllGather, t, ncclSum, false, false, count, 0, inPlace, seed++});
+        }
+      }
+    for (const CollCase& c : cases) {
+      std::string e = runCollCase(comm, r, n, c, mem.get());
+      if (!e.empty() && errs.size() < 4000) errs += std::string("MCCL_USER_BUFFERS=") + mode + ": " + e;
+    }
+    for (const char* p : {"ring", "alltoall", "scatter", "gather", "neighbor"})
+      for (size_t count : {size_t{3}, size_t{(1 << 19) + 7}}) errs += runP2pPattern(comm, r, n, p, count, ncclFloat64, 0, 9, mem.get());
+    MPI_Barrier(MPI_COMM_WORLD);  // every rank's calls and deregistrations are done
+    // The peers' outputs were mapped here (every rank sends to another rank's output).
+    EXPECT_GT(mccl::userBufferImportsMade(), madeBefore) << "MCCL_USER_BUFFERS=" << mode << ": no output was imported";
+    // Deregistration closes them (the closer waits for the device: a few seconds at most).
+    for (int i = 0; mode[0] == '1' && i < 1000 && mccl::importedUserBuffers() != liveBefore; ++i) usleep(10000);
+    if (mode[0] == '1')
+      EXPECT_EQ(mccl::importedUserBuffers(), liveBefore) << "deregistered outputs are still mapped in this process";
   }
   EXPECT_TRUE(errs.empty()) << errs;
   NCCL_OK(ncclCommDestroy(comm));
