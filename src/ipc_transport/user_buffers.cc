@@ -162,11 +162,11 @@ class ImportService {
     if (it == imports_.end()) {
       // Asked again before the closer got to it: the mapping is still good.
       std::lock_guard<std::mutex> lock(mu_);
-      auto c = closing_.find(key);
-      if (c != closing_.end()) {
-        it = imports_.emplace(key, c->second).first;
+      auto pending = closing_.find(key);
+      if (pending != closing_.end()) {
+        it = imports_.emplace(key, pending->second).first;
         it->second.refs = 0;
-        closing_.erase(c);
+        closing_.erase(pending);
       }
     }
     if (it != imports_.end()) {
