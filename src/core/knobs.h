@@ -49,8 +49,8 @@ enum class KnobType { Int, Size, Bool, String };
     "GPU communicators: a lone operation, or a group on this communicator alone, that repeats one of the last 8 plans reuses it") \
   X(Pdl, "MCCL_PDL", Bool, "1",                                                                  \
     "GPU communicators: LL-family, Simple and symmetric-window launches start behind the previous kernel on their stream and wait for it on the device (programmatic dependent launch, sm_90; never with MCCL_SHARED_GPU)") \
-  X(UserBuffers, "MCCL_USER_BUFFERS", Int, "1",                                                  \
-    "GPU communicators on one node: Simple AllGather (Broadcast and Send/Recv under MCCL_USER_BUFFERS_MIN_BYTES) write straight into the receiver's output where its sender's process maps it (0 never, 1 ncclCommRegister'ed outputs, 2 any cudaMalloc'ed output: peers keep their mappings of freed buffers until the address is reused)") \
+  X(UserBuffers, "MCCL_USER_BUFFERS", Int, "2",                                                  \
+    "GPU communicators on one node: Simple AllGather (Broadcast and Send/Recv under MCCL_USER_BUFFERS_MIN_BYTES) write straight into the receiver's output where its sender's process maps it (0 never, 1 ncclCommRegister'ed outputs only, 2 also any cudaMalloc'ed output from its second use, or its first inside a graph capture; peers close their mappings of a freed buffer within about 100 ms)") \
   X(UserBuffersMinBytes, "MCCL_USER_BUFFERS_MIN_BYTES", Int, "0",                                \
     "0: the user-buffer path where it measured faster (AllGather from 6 MiB a rank); else the smallest operation (bytes a rank sends) of AllGather, Broadcast and Send/Recv that takes it") \
   X(SimpleKernel, "MCCL_SIMPLE_KERNEL", Bool, "1",                                              \

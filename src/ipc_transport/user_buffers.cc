@@ -15,12 +15,15 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "core/comm.h"
 #include "core/cuda_guard.h"
@@ -220,10 +223,18 @@ bool callService(uint64_t peerHash, const Request& r, Reply* rep) {
 
 // This process's allocations as its peers' processes map them.
 struct Export {
+  enum State : uint8_t {
+    kSeen,       // a plain buffer used once: imported if a later call uses it again
+    kImporting,  // a thread is asking the peer's service (its calls meanwhile take the FIFO)
+    kMapped,     // peerBase is the peer process's mapping
+    kRefused,    // not shareable, or the peer could not map it: asked again from retryNs
+  };
+  State state = kSeen;
   uint64_t bufferId = 0;
+  uint64_t serial = 0;          // which import is in flight (kImporting)
   size_t size = 0;
-  uint8_t* peerBase = nullptr;  // null: the peer could not map it (asked once per allocation)
-  int64_t retryNs = 0;          // the peer's service could not be reached: asked again from then
+  uint8_t* peerBase = nullptr;
+  int64_t retryNs = 0;          // kRefused: 0 for good (not shareable)
   cudaIpcMemHandle_t handle;
 };
 using ExportKey = std::tuple<uint64_t, int, uintptr_t>;  // peer process, its device, our base
@@ -231,6 +242,7 @@ using ExportKey = std::tuple<uint64_t, int, uintptr_t>;  // peer process, its de
 struct Exports {
   std::mutex mu;
   std::map<ExportKey, Export> map;
+  uint64_t serials = 0;
 };
 Exports& exports() {
   static Exports* e = new Exports();  // never destroyed: used until the process exits
@@ -238,7 +250,7 @@ Exports& exports() {
 }
 
 void closeAtPeer(const ExportKey& k, const Export& e) {
-  if (e.peerBase == nullptr) return;
+  if (e.state != Export::kMapped) return;
   Request r{};
   r.magic = kMagic;
   r.op = kOpClose;
@@ -248,6 +260,64 @@ void closeAtPeer(const ExportKey& k, const Export& e) {
 }
 
 using PointerAttributesFn = CUresult (*)(unsigned, CUpointer_attribute*, void**, CUdeviceptr);
+PointerAttributesFn pointerAttributes() {
+  static const auto f = reinterpret_cast<PointerAttributesFn>(cudaDriverFunction("cuPointerGetAttributes"));
+  return f;
+}
+
+int64_t nowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// No CUDA hook tells of a cudaFree, and a peer's mapping keeps a freed allocation's memory
+// alive: a thread looks at every exported allocation every kSweepMs (one driver query each,
+// which needs no current context: its BUFFER_ID, 0 once freed, another once the address is
+// allocated again) and has the peers close their mappings of those that are gone. Started
+// with the first export, so a process that never exports makes no thread here; stopped at
+// exit before the CUDA runtime's own teardown (registered earlier, so run later).
+constexpr int kSweepMs = 100;
+
+bool g_exiting = false;  // under Exports::mu
+
+void sweep() {
+  Exports& ex = exports();
+  const PointerAttributesFn attributes = pointerAttributes();
+  std::vector<std::pair<ExportKey, Export>> gone;
+  for (;;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(kSweepMs));
+    {
+      std::lock_guard<std::mutex> lock(ex.mu);
+      if (g_exiting) return;
+      for (auto it = ex.map.begin(); it != ex.map.end();) {
+        unsigned long long id = 0;
+        CUpointer_attribute which = CU_POINTER_ATTRIBUTE_BUFFER_ID;
+        void* data = &id;
+        // An error (the driver shutting down) tells nothing: the entry stays.
+        const CUresult r = attributes(1, &which, &data, static_cast<CUdeviceptr>(std::get<2>(it->first)));
+        if (r != CUDA_SUCCESS || id == it->second.bufferId) {
+          ++it;
+          continue;
+        }
+        gone.emplace_back(it->first, it->second);
+        it = ex.map.erase(it);
+      }
+    }
+    for (const auto& g : gone) closeAtPeer(g.first, g.second);
+    gone.clear();
+  }
+}
+
+void startSweeper() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::atexit([] {
+      std::lock_guard<std::mutex> lock(exports().mu);  // no sweep in progress after this
+      g_exiting = true;
+    });
+    std::thread(sweep).detach();
+  });
+}
 
 }  // namespace
 
@@ -261,11 +331,11 @@ bool startImportService() {
   return started;
 }
 
-void* userBufferAtPeer(const ncclComm* comm, int peer, const void* p, size_t bytes) {
+void* userBufferAtPeer(const ncclComm* comm, int peer, const void* p, size_t bytes, bool kept) {
   const PeerInfo* info = comm->topo.localPeer(peer);
   if (info == nullptr || info->cudaDev < 0 || p == nullptr) return nullptr;
   if (info->processHash == comm->topo.me().processHash) return const_cast<void*>(p);
-  static const auto attributes = reinterpret_cast<PointerAttributesFn>(cudaDriverFunction("cuPointerGetAttributes"));
+  const PointerAttributesFn attributes = pointerAttributes();
   if (attributes == nullptr) return nullptr;
   unsigned long long id = 0;
   int ordinal = -1, shareable = 0;
@@ -280,66 +350,114 @@ void* userBufferAtPeer(const ncclComm* comm, int peer, const void* p, size_t byt
   if (ordinal != comm->cudaDev || !shareable || id == 0 || at < base || bytes > size - (at - base)) return nullptr;
   const ExportKey key{info->processHash, info->cudaDev, base};
   Exports& ex = exports();
-  std::lock_guard<std::mutex> lock(ex.mu);
+  std::unique_lock<std::mutex> lock(ex.mu);
   auto it = ex.map.find(key);
-  const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                          std::chrono::steady_clock::now().time_since_epoch()).count();
-  if (it != ex.map.end() && it->second.bufferId == id && (it->second.retryNs == 0 || now < it->second.retryNs))
-    return it->second.peerBase ? it->second.peerBase + (at - base) : nullptr;
-  if (it != ex.map.end()) {  // the address was freed and allocated again
-    closeAtPeer(it->first, it->second);
+  if (it != ex.map.end() && it->second.bufferId != id) {  // the address was freed and allocated again
+    const Export stale = it->second;
     ex.map.erase(it);
+    lock.unlock();
+    closeAtPeer(key, stale);
+    lock.lock();
+    it = ex.map.find(key);
   }
-  Export e;
-  e.bufferId = id;
-  e.size = size;
-  std::memset(&e.handle, 0, sizeof e.handle);
-  {
+  if (it == ex.map.end()) {
+    Export e;
+    e.bufferId = id;
+    e.size = size;
+    std::memset(&e.handle, 0, sizeof e.handle);
+    it = ex.map.emplace(key, e).first;
+    startSweeper();
+    // A plain buffer used once may be freed right after this call: importing it would cost
+    // more than the call (a round trip to the peer's service and an IPC open there) and keep
+    // its memory until the sweep. The second call that uses it imports it.
+    if (!kept) return nullptr;
+  }
+  Export& e = it->second;
+  if (e.bufferId != id) return nullptr;  // allocated again meanwhile: the next call sees it
+  switch (e.state) {
+    case Export::kMapped:
+      return e.peerBase + (at - base);
+    case Export::kImporting:
+      return nullptr;
+    case Export::kRefused:
+      if (e.retryNs == 0 || nowNs() < e.retryNs) return nullptr;
+      break;
+    case Export::kSeen:
+      break;
+  }
+  if (e.state == Export::kSeen) {
     CudaDeviceGuard guard(comm->cudaDev);
     CaptureModeRelaxed relaxed;
     if (cudaIpcGetMemHandle(&e.handle, reinterpret_cast<void*>(base)) != cudaSuccess) {
       cudaGetLastError();
-      ex.map[key] = e;  // remembered as not shareable
+      e.state = Export::kRefused;  // not shareable, for good
+      e.retryNs = 0;
       return nullptr;
     }
   }
+  // The peer's service is asked without the lock held: it may take up to kCallTimeoutMs,
+  // and other threads' lookups go on meanwhile (theirs of this allocation take the FIFO).
+  e.state = Export::kImporting;
+  e.serial = ++ex.serials;
+  const uint64_t serial = e.serial;
   Request r{};
   r.magic = kMagic;
   r.op = kOpOpen;
   r.dev = info->cudaDev;
   r.handle = e.handle;
+  lock.unlock();
   Reply rep{};
   rep.status = -1;
   const bool answered = callService(info->processHash, r, &rep);
-  if (answered && rep.status == 0 && rep.ptr != 0) {
-    e.peerBase = reinterpret_cast<uint8_t*>(rep.ptr);
+  const bool mapped = answered && rep.status == 0 && rep.ptr != 0;
+  lock.lock();
+  it = ex.map.find(key);
+  if (it == ex.map.end() || it->second.state != Export::kImporting || it->second.serial != serial) {
+    // Forgotten (deregistered, freed) while the peer mapped it: the mapping goes too.
+    lock.unlock();
+    if (mapped) {
+      Export undo;
+      undo.state = Export::kMapped;
+      undo.handle = r.handle;
+      closeAtPeer(key, undo);
+    }
+    return nullptr;
+  }
+  Export& done = it->second;
+  if (mapped) {
+    done.state = Export::kMapped;
+    done.peerBase = reinterpret_cast<uint8_t*>(rep.ptr);
     INFO(kLogP2p, "user buffers: rank %d's process maps an allocation of %zu bytes of rank %d's outputs", peer, size,
          comm->rank);
-  } else {
-    // A peer still in its init has no service yet, or its closer was still closing an
-    // earlier mapping of the allocation: ask again in a second.
-    e.retryNs = now + 1000000000;
-    INFO(kLogInit, "user buffers: rank %d's process could not map an allocation of %zu bytes (status %d); "
-                   "its data goes through the FIFO",
-         peer, size, static_cast<int>(rep.status));
+    return done.peerBase + (at - base);
   }
-  ex.map[key] = e;
-  return e.peerBase ? e.peerBase + (at - base) : nullptr;
+  // A peer still in its init has no service yet, or its closer was still closing an
+  // earlier mapping of the allocation: ask again in a second.
+  done.state = Export::kRefused;
+  done.retryNs = nowNs() + 1000000000;
+  INFO(kLogInit, "user buffers: rank %d's process could not map an allocation of %zu bytes (status %d); "
+                 "its data goes through the FIFO",
+       peer, size, static_cast<int>(rep.status));
+  return nullptr;
 }
 
 void forgetUserBuffer(const void* base, size_t bytes) {
   const uintptr_t lo = reinterpret_cast<uintptr_t>(base), hi = lo + bytes;
   Exports& ex = exports();
-  std::lock_guard<std::mutex> lock(ex.mu);
-  for (auto it = ex.map.begin(); it != ex.map.end();) {
-    const uintptr_t b = std::get<2>(it->first);
-    if (b < hi && lo < b + it->second.size) {
-      closeAtPeer(it->first, it->second);
-      it = ex.map.erase(it);
-    } else {
-      ++it;
+  std::vector<std::pair<ExportKey, Export>> gone;
+  {
+    std::lock_guard<std::mutex> lock(ex.mu);
+    for (auto it = ex.map.begin(); it != ex.map.end();) {
+      const uintptr_t b = std::get<2>(it->first);
+      if (b < hi && lo < b + it->second.size) {
+        gone.emplace_back(it->first, it->second);
+        it = ex.map.erase(it);
+      } else {
+        ++it;
+      }
     }
   }
+  for (const auto& g : gone) closeAtPeer(g.first, g.second);
 }
 
 size_t importedUserBuffers() { return g_imported.load(std::memory_order_relaxed); }

@@ -1,5 +1,5 @@
 // The user-buffer path: a peer on this node writes into this rank's own output buffer
-// (ncclCommRegister'ed, or any cudaMalloc'ed buffer under MCCL_USER_BUFFERS=2) instead of
+// (ncclCommRegister'ed, or any cudaMalloc'ed buffer: MCCL_USER_BUFFERS=2, the default) instead of
 // into the FIFO, so the Simple protocol moves each byte once (kernels/dev_work.h, "User
 // buffers", says how the two kernels agree per call).
 //
@@ -15,9 +15,11 @@
 // Mappings are cached by (peer process, allocation) and checked per call against the
 // allocation's CU_POINTER_ATTRIBUTE_BUFFER_ID: an address freed and allocated again is
 // imported again (and the peer closes the old mapping). ncclCommDeregister closes the peers'
-// mappings of the registration's allocation. A peer process keeps its mappings of a buffer
-// the owner frees without reusing the address until it exits (CUDA keeps that memory until
-// then): why plain buffers take this path only under MCCL_USER_BUFFERS=2.
+// mappings of the registration's allocation. No CUDA hook tells of a cudaFree, and a peer's
+// mapping keeps a freed allocation's memory alive: a thread of the owner's process looks at
+// its exported allocations every 100 ms and has the peers close the mappings of those freed.
+// A plain (not registered) buffer is imported the second time a call uses it, so a buffer
+// allocated for one call and freed never costs an import.
 #pragma once
 
 #include <cstddef>
@@ -35,9 +37,12 @@ bool startImportService();
 // [p, p + bytes) of comm's GPU as rank peer's process reaches it (peer: a rank of this node
 // whose process's import service maps the allocation), or null where it cannot be had (not
 // one CUDA allocation of comm's device, not shareable through CUDA IPC, no service, the
-// peer refused). A thread of this process gets p itself (peer access is enabled with the
-// connection). Thread-safe; a cache hit costs one driver query.
-void* userBufferAtPeer(const ncclComm* comm, int peer, const void* p, size_t bytes);
+// peer refused, being imported by another thread) or not yet: an allocation seen for the
+// first time is imported at once only when kept (registered, or captured into a graph,
+// which keeps it as long as the graph lives), else the next time. A thread of this process
+// gets p itself (peer access is enabled with the connection). Thread-safe; a cache hit costs
+// one driver query; the peer's service is asked without a lock held.
+void* userBufferAtPeer(const ncclComm* comm, int peer, const void* p, size_t bytes, bool kept);
 
 // Closes every peer's mapping of the allocations overlapping [base, base + bytes) (a
 // deregistered buffer), waiting at most a few seconds per peer process.

@@ -97,7 +97,8 @@ bool userBuffersWanted(Coll coll, size_t bytes) {
 // Broadcast or Send/Recv with a peer of this node where userBuffersWanted is marked on both
 // ends alike (from the size and the collective: each end of a connection decides the same
 // without talking), and the receiving end offers its output where the sender's process
-// maps it: a registered output under MCCL_USER_BUFFERS=1, any under 2.
+// maps it: a registered output at once; a plain one (MCCL_USER_BUFFERS=2, the default)
+// from its second use, or its first in a graph capture (user_buffers.h says why).
 void GpuWork::markUserBuffers(const OpDesc& op, const Schedule& s, DevWork* w) {
   const int64_t mode = knobInt(Knob::UserBuffers);
   if (mode <= 0 || comm_->gpuNet || comm_->nranks < 2 || op.count == 0) return;
@@ -110,14 +111,31 @@ void GpuWork::markUserBuffers(const OpDesc& op, const Schedule& s, DevWork* w) {
   if (!(w->xchg & kXchgRecv) || (bcast && op.root == comm_->rank)) return;
   const size_t outBytes = gather ? op.bytes() * static_cast<size_t>(comm_->nranks) : op.bytes();
   RegTable::Entry reg;
-  if (mode == 1 && !comm_->regs.find(w->out, outBytes, &reg)) return;
+  const bool registered = comm_->regs.find(w->out, outBytes, &reg);
+  if (mode == 1 && !registered) return;
   const int from = p2p ? op.root : dp_->devCommHost().ringPrev;
-  w->offer = userBufferAtPeer(comm_, from, w->out, outBytes);
+  w->offer = userBufferAtPeer(comm_, from, w->out, outBytes, registered || p_.capturing);
 }
 
 ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
   if (!ops.empty() && ops.front().enqueueNs) planNs_[0] = steadyNs();  // MCCL_PROFILE
   p_.ops = ops;
+  // Every operation of one launch runs in one stream order; mixing a captured stream with
+  // an uncaptured one (or two captures) cannot be ordered. Known before planning: the
+  // user-buffer path imports a captured output at once (markUserBuffers).
+  cudaStreamCaptureStatus first = cudaStreamCaptureStatusNone;
+  for (size_t i = 0; i < p_.ops.size(); ++i) {
+    cudaStreamCaptureStatus st;
+    if (cudaStreamIsCapturing(p_.ops[i].stream, &st) != cudaSuccess)
+      return MCCL_ERR(ncclInvalidArgument, comm_, "stream %p of operation %zu is not a valid CUDA stream",
+                      static_cast<void*>(p_.ops[i].stream), i);
+    if (i == 0) first = st;
+    else if (st != first)
+      return MCCL_ERR(ncclInvalidUsage, comm_,
+                      "a group mixes streams that are being captured into a CUDA graph with streams that "
+                      "are not; capture every stream of the group or none");
+  }
+  p_.capturing = first == cudaStreamCaptureStatusActive;
   IpcTransport& ipc = dp_->ipc();
   const bool dump = knobBool(Knob::DumpSchedule);
   std::map<std::pair<int, int>, int> p2pQueue;
@@ -262,21 +280,6 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
   if (p_.queues.size() > static_cast<size_t>(kMaxQueues))
     return MCCL_ERR(ncclInvalidUsage, comm_, "a group needs %zu GPU queues; at most %d are supported",
                     p_.queues.size(), kMaxQueues);
-  // Every operation of one launch runs in one stream order; mixing a captured stream with
-  // an uncaptured one (or two captures) cannot be ordered.
-  cudaStreamCaptureStatus first = cudaStreamCaptureStatusNone;
-  for (size_t i = 0; i < p_.ops.size(); ++i) {
-    cudaStreamCaptureStatus st;
-    if (cudaStreamIsCapturing(p_.ops[i].stream, &st) != cudaSuccess)
-      return MCCL_ERR(ncclInvalidArgument, comm_, "stream %p of operation %zu is not a valid CUDA stream",
-                      static_cast<void*>(p_.ops[i].stream), i);
-    if (i == 0) first = st;
-    else if (st != first)
-      return MCCL_ERR(ncclInvalidUsage, comm_,
-                      "a group mixes streams that are being captured into a CUDA graph with streams that "
-                      "are not; capture every stream of the group or none");
-  }
-  p_.capturing = first == cudaStreamCaptureStatusActive;
   {
     CudaDeviceGuard guard(comm_->cudaDev);  // the kernels' CUfunctions are the device's
     p_.parts = launchParts(p_.works, p_.queues.size(), comm_->cudaDev);

@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -255,13 +256,51 @@ class RegisteredMemory : public GpuMemory {
   std::vector<std::pair<void*, void*>> handles_;
 };
 
+// Plain cudaMalloc'ed buffers a case releases are kept and handed out again for the next
+// request of the same size, as a caching allocator does (PyTorch's): the user-buffer path
+// imports a plain output the second time a call uses it. The destructor frees them all.
+class ReusedMemory : public GpuMemory {
+ public:
+  explicit ReusedMemory(int dev) : GpuMemory(dev) {}
+  ~ReusedMemory() override {
+    for (auto& kv : free_)
+      for (void* p : kv.second) GpuMemory::release(p);
+  }
+  void* alloc(size_t bytes) override {
+    std::vector<void*>& kept = free_[bytes];
+    void* p = nullptr;
+    if (kept.empty()) {
+      p = GpuMemory::alloc(bytes);
+    } else {
+      p = kept.back();
+      kept.pop_back();
+    }
+    if (p) sizes_[p] = bytes;
+    return p;
+  }
+  void release(void* p) override {
+    auto it = sizes_.find(p);
+    if (it == sizes_.end()) return;
+    free_[it->second].push_back(p);
+    sizes_.erase(it);
+  }
+
+ private:
+  std::map<size_t, std::vector<void*>> free_;
+  std::map<void*, size_t> sizes_;
+};
+
 // The user-buffer path (ipc_transport/user_buffers.h): Simple AllGather, Broadcast (every
 // root) and the point-to-point patterns write into the receiver's output, mapped in the
 // sender's process by its import service; every type, in place and out of place, odd
 // sizes (from 1 byte: MCCL_USER_BUFFERS_MIN_BYTES=1, everything on Simple), checked on the
-// host. Registered outputs (MCCL_USER_BUFFERS=1), where deregistration closes the peer's
-// mappings, then any cudaMalloc'ed output (2), allocated and freed per case so that
-// addresses come back as new allocations, which must be imported again.
+// host. Three kinds of outputs:
+// * registered (MCCL_USER_BUFFERS=1): imported at their first use; deregistration closes the
+//   peer's mappings;
+// * plain ones kept and used again (2, the default): imported at their second use; freeing
+//   them has the peers close their mappings (the owner's sweep, every 100 ms);
+// * plain ones allocated and freed per case (2): a new allocation each time (where the
+//   address comes back, with a new BUFFER_ID), never imported, all through the FIFO.
 TEST(GpuMpi, UserBuffersRegisteredAndPlainOutputs) {
   if (!gpusForAll()) GTEST_SKIP() << "needs a GPU per rank";
   int r = worldRank(), n = worldSize();
@@ -273,10 +312,16 @@ TEST(GpuMpi, UserBuffersRegisteredAndPlainOutputs) {
   NCCL_OK(ncclCommCuDevice(comm, &dev));
   const bool quick = std::getenv("MCCL_TEST_QUICK") != nullptr;
   std::string errs;
-  for (const char* mode : {"1", "2"}) {
-    ScopedEnv env({{"MCCL_USER_BUFFERS", mode}, {"MCCL_USER_BUFFERS_MIN_BYTES", "1"}, {"NCCL_PROTO", "Simple"}});
+  enum Outputs { kRegistered, kReused, kFresh };
+  static const char* const kName[] = {"registered", "plain reused", "plain fresh"};
+  for (Outputs kind : {kRegistered, kReused, kFresh}) {
+    ScopedEnv env({{"MCCL_USER_BUFFERS", kind == kRegistered ? "1" : "2"},
+                   {"MCCL_USER_BUFFERS_MIN_BYTES", "1"},
+                   {"NCCL_PROTO", "Simple"}});
     const size_t liveBefore = mccl::importedUserBuffers(), madeBefore = mccl::userBufferImportsMade();
-    std::unique_ptr<GpuMemory> mem(mode[0] == '1' ? new RegisteredMemory(comm, dev) : new GpuMemory(dev));
+    std::unique_ptr<GpuMemory> mem(kind == kRegistered ? new RegisteredMemory(comm, dev)
+                                   : kind == kReused  ? new ReusedMemory(dev)
+                                                      : new GpuMemory(dev));
     std::vector<CollCase> cases;
     uint64_t seed = 701;
     for (size_t count : {size_t{1}, size_t{7}, size_t{4099}, size_t{(1 << 20) + 5}, size_t{(3 << 20) + 1}})
@@ -285,22 +330,28 @@ TEST(GpuMpi, UserBuffersRegisteredAndPlainOutputs) {
         for (bool inPlace : {false, true}) {
           for (int root = 0; root < n; ++root)
             cases.push_back(CollCase{CollKind::Broadcast, t, ncclSum, false, false, count, root, inPlace, seed++});
-          cases.push_back(CollCase{CollKind::AllGather, t, ncclSum, false, false, count, 0, inPlace, seed++});
+          for (int again = 0; again < (kind == kReused ? 2 : 1); ++again)
+            cases.push_back(CollCase{CollKind::AllGather, t, ncclSum, false, false, count, 0, inPlace, seed++});
         }
       }
     for (const CollCase& c : cases) {
       std::string e = runCollCase(comm, r, n, c, mem.get());
-      if (!e.empty() && errs.size() < 4000) errs += std::string("MCCL_USER_BUFFERS=") + mode + ": " + e;
+      if (!e.empty() && errs.size() < 4000) errs += std::string(kName[kind]) + ": " + e;
     }
     for (const char* p : {"ring", "alltoall", "scatter", "gather", "neighbor"})
       for (size_t count : {size_t{3}, size_t{(1 << 19) + 7}}) errs += runP2pPattern(comm, r, n, p, count, ncclFloat64, 0, 9, mem.get());
-    MPI_Barrier(MPI_COMM_WORLD);  // every rank's calls and deregistrations are done
+    mem.reset();              // deregistered and freed
+    MPI_Barrier(MPI_COMM_WORLD);  // every rank's calls, deregistrations and frees are done
+    if (kind == kFresh) {
+      EXPECT_EQ(mccl::userBufferImportsMade(), madeBefore) << "plain outputs used once were imported";
+      continue;
+    }
     // The peers' outputs were mapped here (every rank sends to another rank's output).
-    EXPECT_GT(mccl::userBufferImportsMade(), madeBefore) << "MCCL_USER_BUFFERS=" << mode << ": no output was imported";
-    // Deregistration closes them (the closer waits for the device: a few seconds at most).
-    for (int i = 0; mode[0] == '1' && i < 1000 && mccl::importedUserBuffers() != liveBefore; ++i) usleep(10000);
-    if (mode[0] == '1')
-      EXPECT_EQ(mccl::importedUserBuffers(), liveBefore) << "deregistered outputs are still mapped in this process";
+    EXPECT_GT(mccl::userBufferImportsMade(), madeBefore) << kName[kind] << ": no output was imported";
+    // Deregistering or freeing them closes the mappings (the sweep looks every 100 ms, the
+    // closer waits for the device: a few seconds at most).
+    for (int i = 0; i < 1000 && mccl::importedUserBuffers() != liveBefore; ++i) usleep(10000);
+    EXPECT_EQ(mccl::importedUserBuffers(), liveBefore) << kName[kind] << ": outputs gone are still mapped here";
   }
   EXPECT_TRUE(errs.empty()) << errs;
   NCCL_OK(ncclCommDestroy(comm));
