@@ -334,7 +334,9 @@ bool startImportService() {
 void* userBufferAtPeer(const ncclComm* comm, int peer, const void* p, size_t bytes, bool kept) {
   const PeerInfo* info = comm->topo.localPeer(peer);
   if (info == nullptr || info->cudaDev < 0 || p == nullptr) return nullptr;
-  if (info->processHash == comm->topo.me().processHash) return const_cast<void*>(p);
+  const bool sameProcess = info->processHash == comm->topo.me().processHash;
+  // A rank of this process on the same GPU reaches whatever this rank's kernels reach.
+  if (sameProcess && info->cudaDev == comm->cudaDev) return const_cast<void*>(p);
   const PointerAttributesFn attributes = pointerAttributes();
   if (attributes == nullptr) return nullptr;
   unsigned long long id = 0;
@@ -348,6 +350,11 @@ void* userBufferAtPeer(const ncclComm* comm, int peer, const void* p, size_t byt
   if (attributes(5, which, data, reinterpret_cast<CUdeviceptr>(p)) != CUDA_SUCCESS) return nullptr;
   const uintptr_t base = static_cast<uintptr_t>(start), at = reinterpret_cast<uintptr_t>(p);
   if (ordinal != comm->cudaDev || !shareable || id == 0 || at < base || bytes > size - (at - base)) return nullptr;
+  // Another GPU of this process reaches cudaMalloc'ed memory (legacy IPC capable) through
+  // the peer access its connection enabled; not a stream-ordered pool's or a VMM
+  // allocation's, whose access is granted per device (an illegal address there, seen with
+  // three ranks on two GPUs).
+  if (sameProcess) return const_cast<void*>(p);
   const ExportKey key{info->processHash, info->cudaDev, base};
   Exports& ex = exports();
   std::unique_lock<std::mutex> lock(ex.mu);

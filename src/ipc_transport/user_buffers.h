@@ -39,8 +39,9 @@ bool startImportService();
 // one CUDA allocation of comm's device, not shareable through CUDA IPC, no service, the
 // peer refused, being imported by another thread) or not yet: an allocation seen for the
 // first time is imported at once only when kept (registered, or captured into a graph,
-// which keeps it as long as the graph lives), else the next time. A thread of this process
-// gets p itself (peer access is enabled with the connection). Thread-safe; a cache hit costs
+// which keeps it as long as the graph lives), else the next time. A rank of this process
+// gets p itself where it reaches it: on the same GPU, or on another for a cudaMalloc'ed
+// allocation (peer access is enabled with the connection). Thread-safe; a cache hit costs
 // one driver query; the peer's service is asked without a lock held.
 void* userBufferAtPeer(const ncclComm* comm, int peer, const void* p, size_t bytes, bool kept);
 

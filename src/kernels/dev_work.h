@@ -50,8 +50,11 @@ constexpr int kUnitSlots = static_cast<int>((ConnRegion::kOfferOff - ConnRegion:
 // User buffers (ipc_transport/user_buffers.h): a Simple AllGather, Broadcast or Send/Recv
 // whose receiver's output is mapped in its sender's process moves each byte once: the
 // sender writes straight into the receiver's output, where the FIFO slot would have been
-// copied, and the receiver moves nothing it only receives. The steps, flags and slots'
-// flow control stay as they are; only where the data lies changes. Per call and connection,
+// copied, and the receiver moves nothing it only receives. A ring AllReduce does so with
+// its final data (the steps that gather the reduced chunks; its reduce steps keep the
+// FIFO): the outputs' layouts are the same on every rank, and a chunk's final value comes
+// after every rank has read its input of that chunk, so in place is safe too. The steps,
+// flags and slots' flow control stay as they are; only where the data lies changes. Per call and connection,
 // in the kernels, as NCCL's ptrExchange:
 //   * a receiving block of a work marked kXchgRecv posts its offer at the work's start: the
 //     output's address as the sender reaches it (DevWork::offer, null: none) in the offer's

@@ -84,11 +84,17 @@ std::vector<int> GpuWork::pairSelf(const std::vector<OpDesc>& ops, size_t slotBy
 // 0.70-0.97; Send/Recv both ways and AlltoAll gained 1-6 % from 16 MiB messages, but a
 // Send's and its Recv's ranks must decide alike from the message alone, and Gather's and
 // Scatter's messages are the same: point-to-point and Broadcast stay on the FIFO unless
-// MCCL_USER_BUFFERS_MIN_BYTES says otherwise. bytes: what the rank sends (AllGather: per rank).
+// MCCL_USER_BUFFERS_MIN_BYTES says otherwise. A ring AllReduce's final data (2 x H200,
+// gpu-2xH200-2026-11-27b calls 2-3, plain buffers, path on against off, three rounds):
+// 4 MiB 0.91, 5.3 MiB 0.95, 6.7 MiB 0.98, 8.4 MiB 1.00, 10.6 MiB 1.05, 13.3 MiB 1.07,
+// 256 MiB 1.12, 2 GiB 1.06 (365 GB/s bus bandwidth; NCCL 340): from 10 MiB
+// (MCCL_USER_BUFFERS_ALLREDUCE_BYTES). bytes: what the rank sends (AllGather: per rank;
+// AllReduce: the vector).
 namespace {
 bool userBuffersWanted(Coll coll, size_t bytes) {
   const int64_t min = knobInt(Knob::UserBuffersMinBytes);
   if (min > 0) return bytes >= static_cast<size_t>(min);
+  if (coll == Coll::AllReduce) return bytes >= static_cast<size_t>(knobInt(Knob::UserBuffersAllReduceBytes));
   return coll == Coll::AllGather && bytes >= (size_t{6} << 20);
 }
 }  // namespace
@@ -103,9 +109,10 @@ void GpuWork::markUserBuffers(const OpDesc& op, const Schedule& s, DevWork* w) {
   const int64_t mode = knobInt(Knob::UserBuffers);
   if (mode <= 0 || comm_->gpuNet || comm_->nranks < 2 || op.count == 0) return;
   const bool gather = s.algo == Algo::Ring && s.coll == Coll::AllGather;
+  const bool allReduce = s.algo == Algo::Ring && s.coll == Coll::AllReduce;
   const bool bcast = s.algo == Algo::Chain && s.coll == Coll::Broadcast;
   const bool p2p = s.algo == Algo::P2p && op.root != comm_->rank;
-  if ((!gather && !bcast && !p2p) || !userBuffersWanted(s.coll, op.bytes())) return;
+  if ((!gather && !allReduce && !bcast && !p2p) || !userBuffersWanted(s.coll, op.bytes())) return;
   w->xchg = p2p ? (op.kind == OpKind::Send ? kXchgSend : kXchgRecv) : kXchgRecv | kXchgSend;
   p_.userBuffers = true;
   if (!(w->xchg & kXchgRecv) || (bcast && op.root == comm_->rank)) return;

@@ -412,13 +412,16 @@ class SimpleWork {
     io.nin = st.recv ? 1 : 0;
     io.in[0] = st.recv ? rc_.at() + o : nullptr;
     io.in[1] = nullptr;
-    if (st.recv && sh_.recvDirect) {
-      // User buffers: the message is in the output already (dst, written by the peer):
-      // forward it from there, copy it nowhere.
+    // User buffers: only final data travels straight between outputs (a ring AllReduce's
+    // reduce steps still go through the FIFO): a message received with no local input to
+    // combine, and a message sent that is also written to this rank's output (or a Send).
+    if (st.recv && sh_.recvDirect && st.src == nullptr) {
+      // The message is in the output already (dst, written by the peer): forward it from
+      // there, copy it nowhere.
       io.in[0] = out(st.at) + o;
       dst = nullptr;
     }
-    uint8_t* const to = sh_.sendTo;
+    uint8_t* const to = st.dst != nullptr || w_.s.algo == Algo::P2p ? sh_.sendTo : nullptr;
     uint8_t* const slot = !st.send ? nullptr : to ? to + static_cast<size_t>(st.at) * esize_ + o : sc_.at() + o;
     io.out[0] = dst ? dst + o : slot;
     io.out[1] = dst ? slot : nullptr;

@@ -290,8 +290,9 @@ class ReusedMemory : public GpuMemory {
   std::map<void*, size_t> sizes_;
 };
 
-// The user-buffer path (ipc_transport/user_buffers.h): Simple AllGather, Broadcast (every
-// root) and the point-to-point patterns write into the receiver's output, mapped in the
+// The user-buffer path (ipc_transport/user_buffers.h): Simple AllGather, AllReduce's final
+// data (every operator), Broadcast (every root) and the point-to-point patterns write into
+// the receiver's output, mapped in the
 // sender's process by its import service; every type, in place and out of place, odd
 // sizes (from 1 byte: MCCL_USER_BUFFERS_MIN_BYTES=1, everything on Simple), checked on the
 // host. Three kinds of outputs:
@@ -330,8 +331,13 @@ TEST(GpuMpi, UserBuffersRegisteredAndPlainOutputs) {
         for (bool inPlace : {false, true}) {
           for (int root = 0; root < n; ++root)
             cases.push_back(CollCase{CollKind::Broadcast, t, ncclSum, false, false, count, root, inPlace, seed++});
-          for (int again = 0; again < (kind == kReused ? 2 : 1); ++again)
+          for (int again = 0; again < (kind == kReused ? 2 : 1); ++again) {
             cases.push_back(CollCase{CollKind::AllGather, t, ncclSum, false, false, count, 0, inPlace, seed++});
+            // A ring AllReduce's final data (its reduce steps keep the FIFO).
+            for (ncclRedOp_t op : kBuiltinOps)
+              if (count <= 4099 || op == ncclSum)
+                cases.push_back(CollCase{CollKind::AllReduce, t, op, false, false, count * n, 0, inPlace, seed++});
+          }
         }
       }
     for (const CollCase& c : cases) {
