@@ -125,11 +125,26 @@ Proto chooseProto(const ncclComm* comm, const OpDesc& op) {
   if (!ll && !ll128) return Proto::Simple;
   const double traffic = llTrafficBytes(op, comm->nranks);
   const ProtoLimits lim = protoLimits(op);
+  // protoLimits was measured on two ranks. A collective's ring or chain takes a step per
+  // further rank while the all-pairs step stays one, so on more ranks the flagged lines win
+  // over more traffic: LL's limit times n / 2, LL128's times n - 1 (4 x H100, bench/results/
+  // gpu-4x-2026-11-27 call 2, each protocol forced: AllReduce of 256 KiB LL 12.4 us, 512 KiB
+  // LL128 17.3 against LL's 20.3, 1 MiB LL128 25.0 against the ring's 29.0, 2 MiB the ring
+  // 33.7 against 41.4; AllGather of 4 x 512 KiB LL128 15.1 against Simple's 19.1, 4 x 1 MiB
+  // Simple 25.6 against 28.7; Reduce of 256 KiB LL 7.4 against the chain's 9.2, 512 KiB the
+  // chain 9.8 against 11.8). Point-to-point sends one message whatever the rank count. LL
+  // without LL128 keeps its crossover with Simple (AllReduce 512 KiB LL 20.3 against the
+  // ring's 30.4, 1 MiB 35.5 against 29.0).
+  const double ranks = static_cast<double>(comm->nranks);
+  const double llScale = op.isP2p() ? 1.0 : std::max(1.0, ranks / 2);
+  const double ll128Scale = op.isP2p() ? 1.0 : std::max(1.0, ranks - 1);
   int64_t llLimit = knobInt(Knob::LlMaxBytes);
   if (llLimit <= 0)
-    llLimit = ll128 ? lim.ll : op.kind == OpKind::AllReduce ? kLlOnlyAllReduceMaxTraffic : kLlOnlyMaxTraffic;
+    llLimit = ll128 ? static_cast<int64_t>(static_cast<double>(lim.ll) * llScale)
+              : op.kind == OpKind::AllReduce ? kLlOnlyAllReduceMaxTraffic
+                                             : kLlOnlyMaxTraffic;
   int64_t ll128Limit = knobInt(Knob::Ll128MaxBytes);
-  if (ll128Limit <= 0) ll128Limit = lim.ll128;
+  if (ll128Limit <= 0) ll128Limit = static_cast<int64_t>(static_cast<double>(lim.ll128) * ll128Scale);
   // With LL excluded, LL128 takes LL's sizes too (it beats Simple there: AllReduce 8 B 12.6
   // against 21 us).
   if (!ll) ll128Limit = std::max(ll128Limit, llLimit);
@@ -146,13 +161,21 @@ PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes) 
   const size_t esize = datatypeSize(op.datatype);
   const double bytes = static_cast<double>(op.bytes());
   const Fabric f = fabricOf(comm);
+  // A GPU communicator on one node runs the ring and the chain unless NCCL_ALGO leaves them
+  // out: the tree and the binomial schedule run in the generic kernel, the ring and the
+  // chain in the Simple kernel with its pipelined steps, and there they lost at every size
+  // the model gave them (4 x H100, bench/results/gpu-4x-2026-11-27 call 2, Simple: AllReduce
+  // 64 KiB - 2 MiB on the tree 39.5-61.9 us, on the ring 28.5-33.7; Broadcast and Reduce of
+  // 64 - 512 KiB binomial 13.8-14.5, chain 8.5-9.8). Host communicators and those over the
+  // network keep the model.
+  const bool oneNodeGpu = !comm->isHost() && !comm->gpuNet;
   switch (op.kind) {
     case OpKind::AllReduce: {
       bool ring = allowed("ring"), tree = allowed("tree");
       if (!ring && !tree) ring = true;
       int64_t thresh = knobInt(Knob::TreeThreshold);
       bool preferTree = thresh > 0 ? bytes < static_cast<double>(thresh)
-                                   : treeAllReduceUs(f, treeDepth(comm), bytes) < ringAllReduceUs(f, n, bytes);
+                                   : !oneNodeGpu && treeAllReduceUs(f, treeDepth(comm), bytes) < ringAllReduceUs(f, n, bytes);
       c.algo = (tree && (!ring || (preferTree && n > 2))) ? Algo::Tree : Algo::Ring;
       break;
     }
@@ -160,7 +183,7 @@ PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes) 
     case OpKind::Reduce: {
       bool chain = allowed("ring") || allowed("chain"), bin = allowed("tree") || allowed("binomial");
       if (!chain && !bin) chain = true;
-      bool preferBin = binomialUs(f, n, bytes) < chainUs(f, n, bytes);
+      bool preferBin = !oneNodeGpu && binomialUs(f, n, bytes) < chainUs(f, n, bytes);
       c.algo = (bin && (!chain || (preferBin && n > 2))) ? Algo::Binomial : Algo::Chain;
       break;
     }

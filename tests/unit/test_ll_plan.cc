@@ -99,6 +99,7 @@ class ProtoEnv : public ::testing::Test {
  protected:
   void TearDown() override {
     unsetenv("NCCL_PROTO");
+    unsetenv("NCCL_ALGO");
     unsetenv("MCCL_LL_MAX_BYTES");
     unsetenv("MCCL_LL128_MAX_BYTES");
     unsetenv("NCCL_MAX_NCHANNELS");
@@ -118,12 +119,67 @@ TEST_F(ProtoEnv, SmallMessagesOnOneNodeUseLl) {
   EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 8), 1 << 19).proto, Proto::LL);
   EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::Send, 4096), 1 << 19).proto, Proto::LL);
   EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 256u << 20), 1 << 19).proto, Proto::Simple);
-  // The thresholds count the bytes the busiest rank sends: (n - 1) copies of one-shot data.
+  // The thresholds count the bytes the busiest rank sends: (n - 1) copies of one-shot data,
+  // against limits measured on two ranks and raised on more (LL n / 2, LL128 n - 1 times).
   FakeGpuComm eight(8, false);
   EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 512u << 10), 1 << 19).proto, Proto::LL);
-  EXPECT_EQ(choosePlan(&eight.comm, opOf(OpKind::AllReduce, 512u << 10), 1 << 19).proto, Proto::Simple);
+  EXPECT_EQ(choosePlan(&eight.comm, opOf(OpKind::AllReduce, 512u << 10), 1 << 19).proto, Proto::LL128);
+  EXPECT_EQ(choosePlan(&eight.comm, opOf(OpKind::AllReduce, 2u << 20), 1 << 19).proto, Proto::Simple);
   EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 1u << 20), 1 << 19).proto, Proto::LL128);
   EXPECT_EQ(choosePlan(&eight.comm, opOf(OpKind::AllGather, 1u << 20), 1 << 19).proto, Proto::Simple);
+}
+
+// Four ranks (4 x H100, bench/results/gpu-4x-2026-11-27 call 2, each protocol forced): the
+// all-pairs protocols keep sizes that the two-rank limits would give to a three-step ring.
+TEST_F(ProtoEnv, MoreRanksKeepTheAllPairsProtocolsLonger) {
+  FakeGpuComm four(4, false);
+  auto proto = [&](OpKind k, size_t bytes) { return choosePlan(&four.comm, opOf(k, bytes), 1 << 19).proto; };
+  EXPECT_EQ(proto(OpKind::AllReduce, 256u << 10), Proto::LL);
+  EXPECT_EQ(proto(OpKind::AllReduce, 512u << 10), Proto::LL128);
+  EXPECT_EQ(proto(OpKind::AllReduce, 1u << 20), Proto::LL128);
+  EXPECT_EQ(proto(OpKind::AllReduce, 2u << 20), Proto::Simple);
+  EXPECT_EQ(proto(OpKind::AllGather, 128u << 10), Proto::LL);  // bytes a rank
+  EXPECT_EQ(proto(OpKind::AllGather, 512u << 10), Proto::LL128);
+  EXPECT_EQ(proto(OpKind::AllGather, 1u << 20), Proto::Simple);
+  EXPECT_EQ(proto(OpKind::ReduceScatter, 256u << 10), Proto::LL);
+  EXPECT_EQ(proto(OpKind::ReduceScatter, 512u << 10), Proto::Simple);
+  EXPECT_EQ(proto(OpKind::Reduce, 256u << 10), Proto::LL);
+  EXPECT_EQ(proto(OpKind::Reduce, 512u << 10), Proto::Simple);
+  EXPECT_EQ(proto(OpKind::Broadcast, 256u << 10), Proto::LL);
+  EXPECT_EQ(proto(OpKind::Broadcast, 512u << 10), Proto::Simple);
+  // Point-to-point: one message, the two-rank limits.
+  EXPECT_EQ(proto(OpKind::Send, 128u << 10), Proto::LL);
+  EXPECT_EQ(proto(OpKind::Send, 1u << 20), Proto::LL128);
+  EXPECT_EQ(proto(OpKind::Send, 2u << 20), Proto::Simple);
+  // Without LL128, LL's crossover with Simple is the two-rank one.
+  set("NCCL_PROTO", "LL,Simple");
+  EXPECT_EQ(proto(OpKind::AllReduce, 512u << 10), Proto::LL);
+  EXPECT_EQ(proto(OpKind::AllReduce, 1u << 20), Proto::Simple);
+}
+
+// On one node a GPU communicator's Simple collectives run the ring and the chain (the tree
+// and the binomial schedule lost at every size measured); NCCL_ALGO still picks them, and
+// host communicators and those over the network keep the model's choice.
+TEST_F(ProtoEnv, OneNodeGpuCommunicatorsRunTheRingAndTheChain) {
+  for (int n : {3, 4, 8}) {
+    FakeGpuComm gpu(n, false);
+    for (size_t bytes : {size_t{8}, size_t{64} << 10, size_t{2} << 20, size_t{64} << 20}) {
+      set("NCCL_PROTO", "Simple");
+      EXPECT_EQ(choosePlan(&gpu.comm, opOf(OpKind::AllReduce, bytes), 1 << 19).algo, Algo::Ring) << n << " " << bytes;
+      EXPECT_EQ(choosePlan(&gpu.comm, opOf(OpKind::Broadcast, bytes), 1 << 19).algo, Algo::Chain) << n << " " << bytes;
+      EXPECT_EQ(choosePlan(&gpu.comm, opOf(OpKind::Reduce, bytes), 1 << 19).algo, Algo::Chain) << n << " " << bytes;
+      set("NCCL_ALGO", "Tree");
+      EXPECT_EQ(choosePlan(&gpu.comm, opOf(OpKind::AllReduce, bytes), 1 << 19).algo, Algo::Tree);
+      EXPECT_EQ(choosePlan(&gpu.comm, opOf(OpKind::Broadcast, bytes), 1 << 19).algo, Algo::Binomial);
+      unsetenv("NCCL_ALGO");
+      knobsReload();
+    }
+  }
+  FakeGpuComm net(4, true);
+  EXPECT_EQ(choosePlan(&net.comm, opOf(OpKind::AllReduce, 8), 1 << 19).algo, Algo::Tree);
+  EXPECT_EQ(choosePlan(&net.comm, opOf(OpKind::Broadcast, 8), 1 << 19).algo, Algo::Binomial);
+  unsetenv("NCCL_PROTO");
+  knobsReload();
 }
 
 // The measured crossovers (2 x H100, 2026-11-25; point-to-point 2 x H200, 2026-11-26;
