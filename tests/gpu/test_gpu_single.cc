@@ -731,8 +731,7 @@ TEST(GpuSingleProcess, Ll128KernelsAndGenericAlternateOnOneCommunicator) {
 }
 
 // Simple forced: the Simple kernels (ring, chain and point-to-point works) and the generic
-// kernel (the 9-call group, the integer average, trees and binomial trees where the tuner
-// picks them) on one communicator. 64 KiB FIFOs (NCCL_BUFFSIZE) and two flags a slot
+// kernel (the 9-call group, the integer average) on one communicator. 64 KiB FIFOs (NCCL_BUFFSIZE) and two flags a slot
 // (MCCL_GPU_SLICES=2) on two channels, so a call takes many steps and slices of odd sizes,
 // and a connection's slots and counters wrap many times across the two kernels.
 TEST(GpuSingleProcess, SimpleKernelsAndGenericAlternateOnOneCommunicator) {
@@ -741,6 +740,18 @@ TEST(GpuSingleProcess, SimpleKernelsAndGenericAlternateOnOneCommunicator) {
   Clique cl(8);
   if (cl.n < 2) GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=2 on one GPU)";
   alternateKernels(cl, {1, 13, 1023, 4001, 20000, 100003, 77}, 200);
+}
+
+// The tree AllReduce and the binomial Broadcast and Reduce, which the planner no longer
+// picks for a GPU communicator on one node (the ring and the chain were faster at every
+// size measured) but NCCL_ALGO=tree still asks for: the generic kernel's schedules
+// beside the Simple kernel's rings, on the same connections, as above.
+TEST(GpuSingleProcess, TreesAndBinomialTreesWhereNcclAlgoAsks) {
+  SKIP_WITHOUT_GPUS(1);
+  ScopedEnv env({{"NCCL_PROTO", "Simple"}, {"NCCL_ALGO", "tree"}, {"NCCL_BUFFSIZE", "65536"}, {"NCCL_MAX_NCHANNELS", "2"}});
+  Clique cl(8);
+  if (cl.n < 2) GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=2 on one GPU)";
+  alternateKernels(cl, {1, 13, 1023, 4001, 20000, 100003, 77}, 120);
 }
 
 // Simple with units (DevWork::units): 64 KiB FIFOs (16 KiB slots) on two channels, so
