@@ -204,7 +204,7 @@ __device__ __forceinline__ bool runLane(const DevComm& comm, const DevWork& w, i
         const int inputs = st.nrecv + (io.src ? 1 : 0);
         if (io.nout > 0) {
           if (inputs == 1 && !io.premul && io.postDiv <= 1)
-            copyBytes<kUnroll, false>(io, static_cast<size_t>(cnt) * esize, io.src == nullptr, lc.tid, lc.nthreads);
+            copyBytes(io, static_cast<size_t>(cnt) * esize, io.src == nullptr, lc.tid, lc.nthreads);
           else if constexpr (!std::is_same<S, NoArith>::value)
             combineOp<S>(w.red, io, lc.tid, lc.nthreads);
           else
@@ -328,7 +328,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) collKernel(const __grid_consta
     const int ch = q.channel;
     bool ok = true;
     if (w.selfCopy) {
-      selfCopyChannel<kUnroll, false>(w, typeBytes(w.type), ch, threadIdx.x, nt);
+      selfCopyChannel(w, typeBytes(w.type), ch, threadIdx.x, nt);
     } else if (w.proto != kProtoSimple) {
       ok = llRun<S>(comm, w, ch, llShared);
     } else {

@@ -436,7 +436,7 @@ class SimpleWork {
     if (io.nin + (io.src ? 1 : 0) == 1 && !io.premul)
       copyBytes<kCopyUnroll>(io, static_cast<size_t>(cnt) * esize_, io.src == nullptr, tid_, nt_);
     else if constexpr (!std::is_same<S, NoArith>::value)
-      combineOp<S, kUnroll, true>(w_.red, io, tid_, nt_);
+      combineOp<S>(w_.red, io, tid_, nt_);
     else
       __trap();  // the host launches reducing works only in the kernel of their type
   }

@@ -119,103 +119,34 @@ __device__ __forceinline__ void forWarpTiles(size_t nvec, int tid, int nt, Body&
   if (t < nvec) body(t + lane, nvec, std::false_type{});
 }
 
-// W-byte words (W = sizeof(Wd), a power of two that divides every pointer), U in flight a
-// thread in warp tiles: a warp's access is 32 contiguous words. The copies of pointers that
-// share no 16-byte alignment: a ring AllGather's blocks where the count a rank is no
-// multiple of 16 bytes (three ranks of a power-of-two total), whose byte loop ran at a
-// quarter of NCCL's speed (3 x H100, AllGather of 16 MiB 344 us against 95; bench/results/
-// gpu-4x-2026-11-27 call 4). Returns the bytes copied (whole words).
-template <typename Wd, int U>
-__device__ __forceinline__ size_t copyWords(const uint8_t* from, bool fromFifo, uint8_t* o0, uint8_t* o1, uint8_t* o2,
-                                            size_t bytes, int tid, int nt) {
-  const size_t n = bytes / sizeof(Wd);
-  const Wd* s = reinterpret_cast<const Wd*>(from);
-  Wd* d0 = reinterpret_cast<Wd*>(o0);
-  Wd* d1 = reinterpret_cast<Wd*>(o1);
-  Wd* d2 = reinterpret_cast<Wd*>(o2);
-  forWarpTiles<U>(n, tid, nt, [&](size_t first, size_t lim, auto full) {
-    constexpr bool kFull = decltype(full)::value;
-    Wd v[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-      if (kFull || first + 32 * u < lim) v[u] = fromFifo ? __ldcg(s + first + 32 * u) : s[first + 32 * u];
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      if (!kFull && first + 32 * u >= lim) continue;
-      d0[first + 32 * u] = v[u];
-      if (d1) d1[first + 32 * u] = v[u];
-      if (d2) d2[first + 32 * u] = v[u];
-    }
-  });
-  return n * sizeof(Wd);
-}
-
-// Data movement only (one input, no arithmetic) to every output: 16-byte vectors where
-// every pointer is 16-byte aligned, or all share one misalignment (bytes up to the next
-// boundary first); else the widest words that every pointer's alignment allows
-// (copyWords). Pointers are copied into scalars so they stay in registers (no dynamic
-// indexing). The generic kernel (kWords false) keeps a byte loop for unaligned pointers:
-// the word paths grew its stack from 840 to 920 bytes a thread (scripts/
-// nvcc-stack-check.sh), memory the driver keeps for every thread slot of the GPU.
-template <int U = kUnroll, bool kWords = true>
+// Data movement only (one input, no arithmetic): 16-byte copies to every output.
+// Pointers are copied into scalars so they stay in registers (no dynamic indexing).
+template <int U = kUnroll>
 __device__ __forceinline__ void copyBytes(const Io& io, size_t bytes, bool fromFifo, int tid, int nt) {
   const uint8_t* from = io.src ? io.src : io.in[0];
   const int nout = io.nout;
   uint8_t* o0 = io.out[0];
   uint8_t* o1 = nout > 1 ? io.out[1] : nullptr;
   uint8_t* o2 = nout > 2 ? io.out[2] : nullptr;
-  const uintptr_t f = reinterpret_cast<uintptr_t>(from);
-  const uintptr_t ptrs = f | reinterpret_cast<uintptr_t>(o0) | reinterpret_cast<uintptr_t>(o1) |
-                         reinterpret_cast<uintptr_t>(o2);
-  size_t done = 0;
-  bool vectors = (ptrs & 15) == 0;
-  if (kWords && !vectors) {
-    const uintptr_t diff = (f ^ reinterpret_cast<uintptr_t>(o0)) | (o1 ? f ^ reinterpret_cast<uintptr_t>(o1) : 0) |
-                           (o2 ? f ^ reinterpret_cast<uintptr_t>(o2) : 0);
-    if ((diff & 15) == 0) {  // one misalignment: the head bytes, then the aligned rest
-      const size_t toBoundary = (16 - (f & 15)) & 15, head = toBoundary < bytes ? toBoundary : bytes;
-      if (static_cast<size_t>(tid) < head) {
-        const uint8_t x = fromFifo ? __ldcg(from + tid) : from[tid];
-        o0[tid] = x;
-        if (o1) o1[tid] = x;
-        if (o2) o2[tid] = x;
-      }
-      from += head;
-      o0 += head;
-      if (o1) o1 += head;
-      if (o2) o2 += head;
-      bytes -= head;
-      vectors = true;
-    } else if ((ptrs & 7) == 0) {
-      done = copyWords<uint2, U>(from, fromFifo, o0, o1, o2, bytes, tid, nt);
-    } else if ((ptrs & 3) == 0) {
-      done = copyWords<uint32_t, U>(from, fromFifo, o0, o1, o2, bytes, tid, nt);
-    } else if ((ptrs & 1) == 0) {
-      done = copyWords<uint16_t, U>(from, fromFifo, o0, o1, o2, bytes, tid, nt);
-    } else {
-      done = copyWords<uint8_t, U>(from, fromFifo, o0, o1, o2, bytes, tid, nt);
+  const uintptr_t align = reinterpret_cast<uintptr_t>(from) | reinterpret_cast<uintptr_t>(o0) |
+                          reinterpret_cast<uintptr_t>(o1) | reinterpret_cast<uintptr_t>(o2);
+  const size_t nvec = (align & 15) == 0 ? bytes / 16 : 0;
+  forWarpTiles<U>(nvec, tid, nt, [&](size_t first, size_t lim, auto full) {
+    constexpr bool kFull = decltype(full)::value;
+    const size_t at = 16 * first;
+    uint4 v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (kFull || first + 32 * u < lim) v[u] = fromFifo ? ldFifo(from + at + 512 * u) : ldUser(from + at + 512 * u);
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      if (!kFull && first + 32 * u >= lim) continue;
+      st16(o0 + at + 512 * u, v[u]);
+      if (o1) st16(o1 + at + 512 * u, v[u]);
+      if (o2) st16(o2 + at + 512 * u, v[u]);
     }
-  }
-  if (vectors) {
-    const size_t nvec = bytes / 16;
-    forWarpTiles<U>(nvec, tid, nt, [&](size_t first, size_t lim, auto full) {
-      constexpr bool kFull = decltype(full)::value;
-      const size_t at = 16 * first;
-      uint4 v[U];
-#pragma unroll
-      for (int u = 0; u < U; ++u)
-        if (kFull || first + 32 * u < lim) v[u] = fromFifo ? ldFifo(from + at + 512 * u) : ldUser(from + at + 512 * u);
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        if (!kFull && first + 32 * u >= lim) continue;
-        st16(o0 + at + 512 * u, v[u]);
-        if (o1) st16(o1 + at + 512 * u, v[u]);
-        if (o2) st16(o2 + at + 512 * u, v[u]);
-      }
-    });
-    done = nvec * 16;
-  }
-  for (size_t b = done + tid; b < bytes; b += nt) {
+  });
+  for (size_t b = nvec * 16 + tid; b < bytes; b += nt) {
     uint8_t x = fromFifo ? __ldcg(from + b) : from[b];
     o0[b] = x;
     if (o1) o1[b] = x;
@@ -227,7 +158,7 @@ __device__ __forceinline__ void copyBytes(const Io& io, size_t bytes, bool fromF
 // data copied straight from the Send's buffer to the Recv's, as NCCL does, instead of
 // through the rank's connection to itself (a FIFO copy in and out: twice the memory
 // traffic and a block for each side).
-template <int U = kUnroll, bool kWords = true>
+template <int U = kUnroll>
 __device__ __forceinline__ void selfCopyChannel(const DevWork& w, size_t esize, int ch, int tid, int nt) {
   int64_t off, cnt;
   channelRange(w.s.count, w.s.nchannels, w.s.align, ch, &off, &cnt);
@@ -236,7 +167,7 @@ __device__ __forceinline__ void selfCopyChannel(const DevWork& w, size_t esize, 
   io.src = static_cast<const uint8_t*>(w.in) + static_cast<size_t>(off) * esize;
   io.out[0] = static_cast<uint8_t*>(w.out) + static_cast<size_t>(off) * esize;
   io.nout = 1;
-  copyBytes<U, kWords>(io, static_cast<size_t>(cnt) * esize, false, tid, nt);
+  copyBytes<U>(io, static_cast<size_t>(cnt) * esize, false, tid, nt);
 }
 
 // Any operator on one type, chosen per element: the general loop (integer average, three
@@ -251,7 +182,7 @@ __device__ __forceinline__ A applyOp(uint8_t red, A a, A b) {
   }
 }
 
-template <typename S, int kElems = 1>
+template <typename S>
 __device__ __forceinline__ void combineTyped(uint8_t red, const Io& io, int tid, int nt) {
   constexpr int kUnrollReduce = unrollFor<S>();
   using T = DevT<S>;
@@ -309,33 +240,17 @@ __device__ __forceinline__ void combineTyped(uint8_t red, const Io& io, int tid,
       if (o2) st16(o2 + 16 * i, a[u]);
     }
   }
-  // Element by element (unaligned buffers, counts' tails): kElems a thread loaded before
-  // any is combined, so that a thread waits for memory once per kElems elements, not per
-  // element (the Simple kernel: 4; the generic kernel keeps 1, its registers are at their
-  // limit).
   const S* s0 = reinterpret_cast<const S*>(p0);
   const S* s1 = reinterpret_cast<const S*>(p1);
   const S* s2 = reinterpret_cast<const S*>(p2);
-  const size_t step = static_cast<size_t>(nt);
-  for (size_t base = nvec * E + tid; base < count; base += step * kElems) {
-    S x0[kElems], x1[kElems], x2[kElems];
-#pragma unroll
-    for (int u = 0; u < kElems; ++u) {
-      const size_t i = base + u * step;
-      if (i >= count) continue;
-      x0[u] = p0Fifo ? ldFifoElem(s0 + i) : s0[i];
-      x1[u] = p1 ? ldFifoElem(s1 + i) : x0[u];
-      x2[u] = p2 ? ldFifoElem(s2 + i) : x0[u];
-    }
-#pragma unroll
-    for (int u = 0; u < kElems; ++u) {
-      const size_t i = base + u * step;
-      if (i >= count) continue;
-      const S v = reduceOne(x0[u], x1[u], x2[u], hasSrc);
-      reinterpret_cast<S*>(o0)[i] = v;
-      if (o1) reinterpret_cast<S*>(o1)[i] = v;
-      if (o2) reinterpret_cast<S*>(o2)[i] = v;
-    }
+  for (size_t i = nvec * E + tid; i < count; i += nt) {
+    S x0 = p0Fifo ? ldFifoElem(s0 + i) : s0[i];
+    S x1 = p1 ? ldFifoElem(s1 + i) : x0;
+    S x2 = p2 ? ldFifoElem(s2 + i) : x0;
+    S v = reduceOne(x0, x1, x2, hasSrc);
+    reinterpret_cast<S*>(o0)[i] = v;
+    if (o1) reinterpret_cast<S*>(o1)[i] = v;
+    if (o2) reinterpret_cast<S*>(o2)[i] = v;
   }
 }
 
@@ -367,63 +282,9 @@ __device__ __forceinline__ void combineFast(const uint8_t* p0, bool p0Fifo, cons
   });
 }
 
-// The 16 bytes at byte offset 4k + r/8 of the 32 in lo, hi (little-endian: the stream's
-// first byte is lo's byte 4k + r/8), k and r the same for the whole warp.
-__device__ __forceinline__ uint4 shiftJoin(uint4 lo, uint4 hi, int k, int r) {
-  uint32_t w0, w1, w2, w3, w4;
-  switch (k) {
-    case 0: w0 = lo.x, w1 = lo.y, w2 = lo.z, w3 = lo.w, w4 = hi.x; break;
-    case 1: w0 = lo.y, w1 = lo.z, w2 = lo.w, w3 = hi.x, w4 = hi.y; break;
-    case 2: w0 = lo.z, w1 = lo.w, w2 = hi.x, w3 = hi.y, w4 = hi.z; break;
-    default: w0 = lo.w, w1 = hi.x, w2 = hi.y, w3 = hi.z, w4 = hi.w; break;
-  }
-  return make_uint4(__funnelshift_r(w0, w1, r), __funnelshift_r(w1, w2, r), __funnelshift_r(w2, w3, r),
-                    __funnelshift_r(w3, w4, r));
-}
-
-// combineFast where the first operand alone is not 16-byte aligned (a ring ReduceScatter's
-// input blocks when a rank's count is no multiple of 16 bytes: the FIFOs and the output
-// are aligned): each of its vectors joined from the two aligned vectors it straddles (the
-// second one is the next lane's first, so memory moves each once). The element loop had
-// moved 8 GB/s a block against 22 for aligned blocks (3 x H200, ReduceScatter of 64 MiB,
-// bench/results/gpu-4x-2026-11-27 call 6). nvec must leave the operand's last aligned
-// vector out (it may end past the operand's last byte).
-template <typename S, typename Op, int U>
-__device__ __forceinline__ void combineShifted(const uint8_t* p0, bool p0Fifo, const uint8_t* p1, uint8_t* o0,
-                                               uint8_t* o1, uint8_t* o2, size_t nvec, bool premul,
-                                               typename DevT<S>::A scalar, int tid, int nt) {
-  const uintptr_t mis = reinterpret_cast<uintptr_t>(p0) & 15;
-  const uint8_t* a0 = p0 - mis;
-  const int k = static_cast<int>(mis >> 2), r = static_cast<int>(mis & 3) * 8;
-  forWarpTiles<U>(nvec, tid, nt, [&](size_t first, size_t lim, auto full) {
-    constexpr bool kFull = decltype(full)::value;
-    const size_t at = 16 * first;
-    uint4 lo[U], hi[U], b[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      if (!kFull && first + 32 * u >= lim) continue;
-      lo[u] = p0Fifo ? ldFifo(a0 + at + 512 * u) : ldUser(a0 + at + 512 * u);
-      hi[u] = p0Fifo ? ldFifo(a0 + at + 512 * u + 16) : ldUser(a0 + at + 512 * u + 16);
-      b[u] = ldFifo(p1 + at + 512 * u);
-    }
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      if (!kFull && first + 32 * u >= lim) continue;
-      const uint4 a = shiftJoin(lo[u], hi[u], k, r);
-      const uint4 v = vecOp<S, Op>(premul ? vecScale<S>(a, scalar) : a, b[u]);
-      st16(o0 + at + 512 * u, v);
-      if (o1) st16(o1 + at + 512 * u, v);
-      if (o2) st16(o2 + at + 512 * u, v);
-    }
-  });
-}
-
 // Two aligned inputs (nearly every large reduction, PreMulSum's first step too) take the
-// vector loop of their operator; where only the first is unaligned, the Simple kernel
-// (kShifted) joins its vectors (combineShifted) and the general loop takes the rest; the
-// other forms run the general loop. (The generic kernel leaves combineShifted out: its
-// registers are at their limit.)
-template <typename S, int U = kUnroll, bool kShifted = false>
+// vector loop of their operator; the other forms the general one.
+template <typename S, int U = kUnroll>
 __device__ __forceinline__ void combineOp(uint8_t red, const Io& io, int tid, int nt) {
   using T = DevT<S>;
   constexpr int E = 16 / sizeof(S);
@@ -436,41 +297,14 @@ __device__ __forceinline__ void combineOp(uint8_t red, const Io& io, int tid, in
   const uintptr_t align = reinterpret_cast<uintptr_t>(p0) | reinterpret_cast<uintptr_t>(p1) |
                           reinterpret_cast<uintptr_t>(io.out[0]) | reinterpret_cast<uintptr_t>(o1) |
                           reinterpret_cast<uintptr_t>(o2);
-  const bool vectorForm = inputs == 2 && io.postDiv <= 1 && !(io.premul && !hasSrc);
-  const uintptr_t rest = reinterpret_cast<uintptr_t>(p1) | reinterpret_cast<uintptr_t>(io.out[0]) |
-                         reinterpret_cast<uintptr_t>(o1) | reinterpret_cast<uintptr_t>(o2);
-  const typename T::A scalar =
-      io.premul ? T::load(io.scalarPtr ? *static_cast<const S*>(io.scalarPtr) : bitsAs<S>(io.scalarBits)) : typename T::A(0);
-  uint8_t* const o0 = io.out[0];
-  if constexpr (kShifted) {
-    if (vectorForm && (align & 15) != 0 && (rest & 15) == 0 && reinterpret_cast<uintptr_t>(p0) % sizeof(S) == 0 &&
-        io.count / E > 1) {
-      const size_t nvec = io.count / E - 1;  // the last vector in the general loop: see combineShifted
-      switch (red) {
-        case kRedSum: combineShifted<S, OpSum, U>(p0, !hasSrc, p1, o0, o1, o2, nvec, io.premul, scalar, tid, nt); break;
-        case kRedProd: combineShifted<S, OpProd, U>(p0, !hasSrc, p1, o0, o1, o2, nvec, io.premul, scalar, tid, nt); break;
-        case kRedMax: combineShifted<S, OpMax, U>(p0, !hasSrc, p1, o0, o1, o2, nvec, io.premul, scalar, tid, nt); break;
-        default: combineShifted<S, OpMin, U>(p0, !hasSrc, p1, o0, o1, o2, nvec, io.premul, scalar, tid, nt); break;
-      }
-      // The rest (the last vector and the count's tail), element by element.
-      const size_t skip = nvec * 16;
-      Io tail = io;
-      if (hasSrc) tail.src += skip;
-      if (tail.nin > 0) tail.in[0] += skip;  // fixed indices: the arrays stay in registers
-      if (tail.nin > 1) tail.in[1] += skip;
-      tail.out[0] += skip;
-      if (tail.nout > 1) tail.out[1] += skip;
-      if (tail.nout > 2) tail.out[2] += skip;
-      tail.count = io.count - nvec * E;
-      combineTyped<S, 4>(red, tail, tid, nt);
-      return;
-    }
-  }
-  if (!vectorForm || (align & 15) != 0 || io.count % E != 0) {
-    combineTyped<S, kShifted ? 4 : 1>(red, io, tid, nt);
+  if (inputs != 2 || io.postDiv > 1 || (align & 15) != 0 || io.count % E != 0 || (io.premul && !hasSrc)) {
+    combineTyped<S>(red, io, tid, nt);
     return;
   }
+  const typename T::A scalar =
+      io.premul ? T::load(io.scalarPtr ? *static_cast<const S*>(io.scalarPtr) : bitsAs<S>(io.scalarBits)) : typename T::A(0);
   const size_t nvec = io.count / E;
+  uint8_t* const o0 = io.out[0];
   switch (red) {
     case kRedSum: combineFast<S, OpSum, U>(p0, !hasSrc, p1, o0, o1, o2, nvec, io.premul, scalar, tid, nt); break;
     case kRedProd: combineFast<S, OpProd, U>(p0, !hasSrc, p1, o0, o1, o2, nvec, io.premul, scalar, tid, nt); break;
