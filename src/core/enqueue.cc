@@ -75,6 +75,18 @@ ncclResult_t validate(ncclComm* comm, OpDesc& op, const char* call) {
     if (needRecv && op.recvbuff == nullptr)
       return MCCL_ERR(ncclInvalidArgument, comm, "%s: recvbuff is NULL with count = %zu", call,
                       op.count);
+    // A GPU reduces elements with loads and stores of the type (or wider), which fault on an
+    // address that is no multiple of its size: refused here, where the fault would end the
+    // process's CUDA context. (Copies move bytes: any address.)
+    if (op.hasReduction() && !comm->isHost() && esize > 1) {
+      const auto misaligned = [esize](const void* p) { return reinterpret_cast<uintptr_t>(p) % esize != 0; };
+      if (needSend && misaligned(op.sendbuff))
+        return MCCL_ERR(ncclInvalidArgument, comm, "%s: sendbuff %p is not aligned to its %s elements (%zu bytes)", call,
+                        op.sendbuff, datatypeName(op.datatype), esize);
+      if (needRecv && misaligned(op.recvbuff))
+        return MCCL_ERR(ncclInvalidArgument, comm, "%s: recvbuff %p is not aligned to its %s elements (%zu bytes)", call,
+                        op.recvbuff, datatypeName(op.datatype), esize);
+    }
     if (knobBool(Knob::CheckPointers)) {
       size_t total = op.bytes() * mult;
       size_t sendBytes = op.kind == OpKind::AllGather ? op.bytes() : total;

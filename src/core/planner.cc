@@ -107,6 +107,15 @@ double llTrafficBytes(const OpDesc& op, int n) {
   return op.isP2p() ? b : b * (n - 1);
 }
 
+// An LL128 AllReduce on more than two ranks runs in two hops (DevWork::twoShot): each rank
+// reduces its 1/n of the data from every peer's, then sends it to every peer, 2 (n - 1) / n
+// of the data sent where the one-shot form sends it whole to each of n - 1 peers (the last
+// count % n elements go one-shot after them).
+bool ll128TwoShot(const ncclComm* comm, const OpDesc& op) {
+  return op.kind == OpKind::AllReduce && comm->nranks > 2 && op.count >= static_cast<size_t>(comm->nranks) &&
+         knobBool(Knob::Ll128TwoShot);
+}
+
 // The LL-family protocols run between GPUs that reach each other over CUDA IPC, all pairs
 // at once (so up to kLlMaxRanks ranks for collectives), below traffic thresholds: one-shot
 // latency wins over the ring's bandwidth until the extra bytes of flagged lines (LL: twice
@@ -149,7 +158,8 @@ Proto chooseProto(const ncclComm* comm, const OpDesc& op) {
   // against 21 us).
   if (!ll) ll128Limit = std::max(ll128Limit, llLimit);
   if (ll && (traffic <= static_cast<double>(llLimit) || (!ll128 && !simple))) return Proto::LL;
-  if (ll128 && (traffic <= static_cast<double>(ll128Limit) || !simple)) return Proto::LL128;
+  const double traffic128 = ll128TwoShot(comm, op) ? 2.0 * (ranks - 1) / ranks * static_cast<double>(op.bytes()) : traffic;
+  if (ll128 && (traffic128 <= static_cast<double>(ll128Limit) || !simple)) return Proto::LL128;
   return simple ? Proto::Simple : Proto::LL;
 }
 
@@ -193,6 +203,7 @@ PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes) 
     case OpKind::Recv: c.algo = Algo::P2p; break;
   }
   c.proto = chooseProto(comm, op);
+  c.twoShot = c.proto == Proto::LL128 && ll128TwoShot(comm, op);
   if (c.proto != Proto::Simple) {
     // LL/LL128: a block per channel, each moving a share of every peer's data in steps of
     // one slot. A step's cost is mostly latency (load, store over NVLink, poll), so more

@@ -23,6 +23,7 @@ struct PlanChoice {
   int nchannels = 1;
   int64_t chunk = 0;  // elements per step
   int64_t align = 1;  // elements
+  bool twoShot = false;  // LL128 AllReduce in two hops (DevWork::twoShot)
 };
 
 // Chooses for op on comm, given the bytes one FIFO slot holds.

@@ -12,7 +12,7 @@
 //
 // The Simple protocol's steps (waits, 16-byte copies and reductions) are in
 // simple_proto.cuh; the common Simple launches (ring, chain and point-to-point works only)
-// run in kernels of their own (simple_kernel.cu).
+// run in kernels of their own (simple_kernel.cuh).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -283,22 +283,34 @@ __device__ __forceinline__ bool llRun(const DevComm& comm, const DevWork& w, int
       }
     }
   } else if constexpr (!std::is_same<S, NoArith>::value) {
+    if (collReduces(w.s.coll) && ll128) {
+      auto reduce = [&](const Ll128View& v) {
+        switch (w.red) {
+          case kRedSum: return ll128ReduceWork<S, OpSum>(&comm, &w, &v, ch, &sh);
+          case kRedProd: return ll128ReduceWork<S, OpProd>(&comm, &w, &v, ch, &sh);
+          case kRedMax: return ll128ReduceWork<S, OpMax>(&comm, &w, &v, ch, &sh);
+          default: return ll128ReduceWork<S, OpMin>(&comm, &w, &v, ch, &sh);
+        }
+      };
+      if (!w.twoShot) return reduce(Ll128View(w));
+      return ll128TwoShot(&comm, &w, reduce, [&](const Ll128View& v) { return ll128CopyWork(&comm, &w, &v, ch, &sh); });
+    }
     if (collReduces(w.s.coll)) {
       switch (w.red) {
-        case kRedSum:
-          return ll128 ? ll128ReduceWork<S, OpSum>(&comm, &w, ch, &sh) : llReduceWork<S, OpSum>(&comm, &w, ch, &sh);
-        case kRedProd:
-          return ll128 ? ll128ReduceWork<S, OpProd>(&comm, &w, ch, &sh) : llReduceWork<S, OpProd>(&comm, &w, ch, &sh);
-        case kRedMax:
-          return ll128 ? ll128ReduceWork<S, OpMax>(&comm, &w, ch, &sh) : llReduceWork<S, OpMax>(&comm, &w, ch, &sh);
-        default:
-          return ll128 ? ll128ReduceWork<S, OpMin>(&comm, &w, ch, &sh) : llReduceWork<S, OpMin>(&comm, &w, ch, &sh);
+        case kRedSum: return llReduceWork<S, OpSum>(&comm, &w, ch, &sh);
+        case kRedProd: return llReduceWork<S, OpProd>(&comm, &w, ch, &sh);
+        case kRedMax: return llReduceWork<S, OpMax>(&comm, &w, ch, &sh);
+        default: return llReduceWork<S, OpMin>(&comm, &w, ch, &sh);
       }
     }
   } else {
     if (collReduces(w.s.coll)) __trap();  // as in runLane
   }
-  return ll128 ? ll128CopyWork(&comm, &w, ch, &sh) : llCopyWork(&comm, &w, ch, &sh);
+  if (ll128) {
+    const Ll128View v(w);
+    return ll128CopyWork(&comm, &w, &v, ch, &sh);
+  }
+  return llCopyWork(&comm, &w, ch, &sh);
 }
 
 // ---- Kernels ----------------------------------------------------------------------------------

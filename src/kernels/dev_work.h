@@ -171,6 +171,8 @@ struct DevWork {
   uint8_t selfCopy;      // a Simple Send to this rank paired with its Recv (GpuWork::pairSelf):
                          // the blocks copy in -> out (the Recv's buffer), no connection
   uint8_t xchg;          // user buffers: kXchgRecv | kXchgSend (above)
+  uint8_t twoShot;       // LL128 AllReduce in two hops: a ReduceScatter, then an AllGather of
+                         // each rank's block (ll128TwoShot)
   void* offer;           // kXchgRecv: out as the sender's process reaches it, or null
 };
 

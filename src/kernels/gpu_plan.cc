@@ -6,6 +6,7 @@
 
 #include "core/knobs.h"
 #include "core/planner.h"
+#include "core/types.h"
 #include "kernels/driver_launch.h"
 #include "kernels/launch_fn.h"
 
@@ -25,6 +26,13 @@ bool simpleKernelFits(const DevWork& w) {
     case Algo::P2p: return s.coll == Coll::Send || s.coll == Coll::Recv;
     default: return false;
   }
+}
+
+bool simpleWorkUnaligned(const DevWork& w) {
+  const uintptr_t buffers = reinterpret_cast<uintptr_t>(w.in) | reinterpret_cast<uintptr_t>(w.out);
+  const bool blocks = w.s.algo == Algo::Ring && (w.s.coll == Coll::AllGather || w.s.coll == Coll::ReduceScatter);
+  const uint64_t blockBytes = static_cast<uint64_t>(w.s.count) * datatypeSize(static_cast<ncclDataType_t>(w.type));
+  return (buffers & 15) != 0 || (blocks && blockBytes % 16 != 0);
 }
 
 // Whether a work's channels take its units as they free up (DevWork::units): a Simple ring
@@ -72,6 +80,7 @@ LaunchSpec specFor(const std::vector<DevWork>& works, size_t nqueues) {
   } else if (!spec.large && knobBool(Knob::SimpleKernel) &&
              std::all_of(works.begin(), works.end(), [](const DevWork& w) { return simpleKernelFits(w); })) {
     spec.kind = LaunchKind::Simple;
+    spec.unaligned = std::any_of(works.begin(), works.end(), [](const DevWork& w) { return simpleWorkUnaligned(w); });
   }
   spec.blocks = static_cast<int>(nqueues);
   spec.threads = launchThreads();

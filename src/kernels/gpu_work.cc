@@ -197,6 +197,7 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
     w.postDiv = op.red.kind == RedKind::SumPostDiv ? op.red.postDivisor : 0;
     w.proto = choice.proto == Proto::LL ? kProtoLl : choice.proto == Proto::LL128 ? kProtoLl128 : kProtoSimple;
     const bool llFamily = w.proto != kProtoSimple;
+    w.twoShot = w.proto == kProtoLl128 && choice.twoShot ? 1 : 0;
     if (w.proto == kProtoSimple && scratchElems(hostView) > 0)
       MCCL_CHECK(dp_->scratch(static_cast<size_t>(hostView.nchannels) * numLanes(hostView) *
                                   static_cast<size_t>(scratchElems(hostView)) * datatypeSize(op.datatype),
@@ -212,9 +213,9 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
         std::printf("[mccl rank %d] seq %llu %s: to itself, copied into its Recv's buffer, %d channel(s)\n",
                     comm_->rank, static_cast<unsigned long long>(op.seq), opKindName(op.kind), hostView.nchannels);
       else if (llFamily)
-        std::printf("[mccl rank %d] seq %llu %s: %s all pairs, %d channel(s)\n", comm_->rank,
+        std::printf("[mccl rank %d] seq %llu %s: %s all pairs%s, %d channel(s)\n", comm_->rank,
                     static_cast<unsigned long long>(op.seq), opKindName(op.kind), w.proto == kProtoLl ? "LL" : "LL128",
-                    hostView.nchannels);
+                    w.twoShot ? " in two hops" : "", hostView.nchannels);
       else
         std::printf("[mccl rank %d] seq %llu %s", comm_->rank, static_cast<unsigned long long>(op.seq),
                     dumpSchedule(hostView).c_str());
@@ -223,7 +224,7 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
     // side (scripts/channels_table.py): the blocks (SMs) a size takes are the user's.
     if (comm_->rank == 0 && logEnabled(LogLevel::Info, kLogTuning))
       INFO(kLogTuning, "%s: %zu Bytes -> Algo %s proto %s channels %d threads %d", opKindName(op.kind), op.bytes(),
-           llFamily ? "allpairs" : algoName(hostView.algo),
+           w.twoShot ? "twoshot" : llFamily ? "allpairs" : algoName(hostView.algo),
            w.proto == kProtoLl ? "LL" : w.proto == kProtoLl128 ? "LL128" : "SIMPLE", hostView.nchannels,
            launchThreads());
     const ConnClass cls = w.proto == kProtoLl     ? (op.isP2p() ? ConnClass::LlP2p : ConnClass::Ll)

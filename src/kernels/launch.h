@@ -25,6 +25,7 @@ struct LaunchSpec {
   bool tiny = false;     // LlReduce, LlCopy: args is a TinyArgs, else KernelArgs<kSmallLaunch>
   bool ll128 = false;    // LlReduce, LlCopy: every work is LL128 (else every work is LL)
   bool reduces = false;  // Generic, Simple: some work reduces (type)
+  bool unaligned = false;  // Simple: some work's data is not all 16-byte aligned (simpleWorkUnaligned)
   int type = 0;          // the ncclDataType_t of every reducing work
   int blocks = 0;
   int threads = 0;
@@ -40,9 +41,14 @@ size_t llKernelStackBytesMax();
 // TinyArgs when spec.tiny, else a KernelArgs<kSmallLaunch>).
 void launchLlKernel(const LaunchSpec& spec, const void* args, cudaStream_t stream);
 
-// The Simple kernels (simple_kernel.cu): whether they run a work (host side, gpu_plan.cc),
+// The Simple kernels (simple_kernel.cuh): whether they run a work (host side, gpu_plan.cc),
 // their launch (args: a KernelArgs<kSmallLaunch>) and their largest stack.
 bool simpleKernelFits(const DevWork& w);
+// Whether a work of the Simple kernel moves data that is not all 16-byte aligned: its
+// buffers, or a ring AllGather's or ReduceScatter's blocks (count a rank) at offsets that
+// are no multiple of 16 bytes. Such launches run the kernels compiled with wide unaligned
+// paths (simple_kernel.cuh).
+bool simpleWorkUnaligned(const DevWork& w);
 void launchSimpleKernel(const LaunchSpec& spec, const void* args, cudaStream_t stream);
 size_t simpleKernelStackBytesMax();
 

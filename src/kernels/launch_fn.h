@@ -10,7 +10,7 @@ namespace mccl {
 
 // The host-side handle (the kernel's symbol) of the kernel launchKernel runs for spec and
 // the launch's works: Generic in coll_kernel_copy.cu, LlReduce and LlCopy (llKernelFunction)
-// in ll_kernel.cu, Simple (simpleKernelFunction) in simple_kernel.cu. Its one parameter is the launch's args struct, by value.
+// in ll_kernel.cu, Simple (simpleKernelFunction) in simple_kernel.cu (kernels in simple_kernel.cuh). Its one parameter is the launch's args struct, by value.
 const void* kernelFunction(const LaunchSpec& spec, const DevWork* works, int nworks);
 const void* llKernelFunction(const LaunchSpec& spec, const DevWork* works, int nworks);
 const void* simpleKernelFunction(const LaunchSpec& spec);

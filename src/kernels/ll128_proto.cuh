@@ -64,8 +64,20 @@ struct Ll128Step {
   }
 };
 
-__device__ __forceinline__ LlRange ll128Range(const DevWork& w, size_t esize, int ch) {
-  LlRange r = llRange(w, esize, ch);
+// What an LL128 loop moves: the work's own collective, count and buffers, or one phase of
+// a two-shot AllReduce (ll128TwoShot): its ReduceScatter, then its AllGather.
+struct Ll128View {
+  Coll coll;
+  int64_t count;  // elements of one rank's block (AllGather, ReduceScatter) or of the message
+  const uint8_t* in;
+  uint8_t* out;
+  __device__ __forceinline__ explicit Ll128View(const DevWork& w)
+      : coll(w.s.coll), count(w.s.count), in(static_cast<const uint8_t*>(w.in)), out(static_cast<uint8_t*>(w.out)) {}
+  __device__ __forceinline__ Ll128View(Coll c, int64_t n, const uint8_t* i, uint8_t* o) : coll(c), count(n), in(i), out(o) {}
+};
+
+__device__ __forceinline__ LlRange ll128Range(const DevWork& w, const Ll128View& v, int ch) {
+  LlRange r = llRange(w, v.count, typeBytes(w.type), ch);
   r.nsteps = (r.len + kLl128Payload - 1) / kLl128Payload;
   return r;
 }
@@ -168,18 +180,19 @@ __device__ __forceinline__ int ll128Rounds(const Ll128Step& st, const Ll128Lane&
 // a round of U lines costs about one load latency whatever U is, so U is what a kernel's
 // registers allow (the generic kernel: 1; the LL128 kernels of ll_kernel.cu: more).
 template <typename Policy, int U>
-__device__ __forceinline__ bool ll128ReduceLoop(const DevComm* commP, const DevWork* wP, int ch, LlShared* shP) {
+__device__ __forceinline__ bool ll128ReduceLoop(const DevComm* commP, const DevWork* wP, const Ll128View& view, int ch,
+                                                LlShared* shP) {
   const DevComm& comm = *commP;
   const DevWork& w = *wP;
   LlShared& sh = *shP;
   const Policy red(w);
-  const LlRange rg = ll128Range(w, typeBytes(w.type), ch);
+  const LlRange rg = ll128Range(w, view, ch);
   if (rg.nsteps == 0) return true;
   const int n = comm.nranks, me = comm.rank;
-  const Coll coll = w.s.coll;
+  const Coll coll = view.coll;
   const bool receives = coll != Coll::Reduce || me == w.s.root;
-  const uint8_t* in = static_cast<const uint8_t*>(w.in);
-  uint8_t* out = static_cast<uint8_t*>(w.out);
+  const uint8_t* in = view.in;
+  uint8_t* out = view.out;
   const uint8_t* ownSrc = in + (coll == Coll::ReduceScatter ? static_cast<uint64_t>(me) * rg.total : 0);
   auto pre = [&red](uint64_t v) { return red.pre(v); };
   int* const abort = &sh.abort;
@@ -247,27 +260,43 @@ __device__ __forceinline__ bool ll128ReduceLoop(const DevComm* commP, const DevW
   return true;
 }
 
-// The generic kernel's LL128 reduction: one line in flight per thread. Two (for the 2-byte
-// and 1-byte types, whose accumulators are floats) put its stack over
-// MCCL_KERNEL_STACK_BUDGET.
-template <typename T, typename Op>
-__device__ __noinline__ bool ll128ReduceWork(const DevComm* comm, const DevWork* w, int ch, LlShared* sh) {
-  return ll128ReduceLoop<LlTyped<T, Op, true>, 1>(comm, w, ch, sh);
+// A two-shot AllReduce (DevWork::twoShot): a ReduceScatter that leaves this rank's block of
+// the result in its place in the output, then an AllGather of that block from there, each
+// all pairs and one hop, on the same connections. A rank sends 2 (n - 1) / n of the data
+// where the one-shot form sends n - 1 times all of it, for a second hop's latency. Each
+// channel gathers the part of the block it reduced (the same range of the same count), so
+// its block's barrier at the end of the ReduceScatter's last step orders the two. The
+// count's last count % n elements (blocks are equal) are reduced one-shot after them.
+// reduce(view) and copy(view) run a phase (ll128ReduceLoop, ll128CopyLoop).
+template <typename Reduce, typename Copy>
+__device__ __forceinline__ bool ll128TwoShot(const DevComm* comm, const DevWork* w, Reduce&& reduce, Copy&& copy) {
+  const int n = comm->nranks;
+  const int64_t block = w->s.count / n, rest = w->s.count - block * n;
+  const uint64_t esize = typeBytes(w->type), blockBytes = static_cast<uint64_t>(block) * esize;
+  const uint8_t* const in = static_cast<const uint8_t*>(w->in);
+  uint8_t* const out = static_cast<uint8_t*>(w->out);
+  uint8_t* const mine = out + static_cast<uint64_t>(comm->rank) * blockBytes;
+  if (!reduce(Ll128View(Coll::ReduceScatter, block, in, mine))) return false;
+  if (!copy(Ll128View(Coll::AllGather, block, mine, out))) return false;
+  if (rest == 0) return true;
+  const uint64_t tail = blockBytes * static_cast<uint64_t>(n);
+  return reduce(Ll128View(Coll::AllReduce, rest, in + tail, out + tail));
 }
 
 // AllGather, Broadcast, Send and Recv: data movement only, U lines in flight per thread.
 template <int U>
-__device__ __forceinline__ bool ll128CopyLoop(const DevComm* commP, const DevWork* wP, int ch, LlShared* shP) {
+__device__ __forceinline__ bool ll128CopyLoop(const DevComm* commP, const DevWork* wP, const Ll128View& view, int ch,
+                                              LlShared* shP) {
   const DevComm& comm = *commP;
   const DevWork& w = *wP;
   LlShared& sh = *shP;
-  const LlRange rg = ll128Range(w, typeBytes(w.type), ch);
+  const LlRange rg = ll128Range(w, view, ch);
   if (rg.nsteps == 0) return true;
   const int n = comm.nranks, me = comm.rank;
-  const Coll coll = w.s.coll;
+  const Coll coll = view.coll;
   const bool p2p = llIsP2p(w);
-  const uint8_t* in = static_cast<const uint8_t*>(w.in);
-  uint8_t* out = static_cast<uint8_t*>(w.out);
+  const uint8_t* in = view.in;
+  uint8_t* out = view.out;
   const bool hasSrc = coll == Coll::AllGather || coll == Coll::Send || (coll == Coll::Broadcast && me == w.s.root);
   uint8_t* localDst = nullptr;
   if (coll == Coll::AllGather) localDst = out + static_cast<uint64_t>(me) * rg.total;
@@ -320,8 +349,30 @@ __device__ __forceinline__ bool ll128CopyLoop(const DevComm* commP, const DevWor
   return true;
 }
 
-static __device__ __noinline__ bool ll128CopyWork(const DevComm* comm, const DevWork* w, int ch, LlShared* sh) {
-  return ll128CopyLoop<kLl128Unroll>(comm, w, ch, sh);
+// An LL128 reduction work, two-shot or as its collective says: U lines in flight a thread
+// in reductions, UCopy in copies (the LL128 kernels, ll_kernel.cu).
+template <typename Policy, int U, int UCopy>
+__device__ __forceinline__ bool ll128Reduce(const DevComm* comm, const DevWork* w, int ch, LlShared* sh) {
+  if (!w->twoShot) return ll128ReduceLoop<Policy, U>(comm, w, Ll128View(*w), ch, sh);
+  return ll128TwoShot(
+      comm, w, [&](const Ll128View& v) { return ll128ReduceLoop<Policy, U>(comm, w, v, ch, sh); },
+      [&](const Ll128View& v) { return ll128CopyLoop<UCopy>(comm, w, v, ch, sh); });
+}
+
+// The generic kernel's LL128: one line in flight per thread in reductions (two, for the
+// 2-byte and 1-byte types whose accumulators are floats, put its stack over
+// MCCL_KERNEL_STACK_BUDGET), two in copies; of a two-shot work the kernel calls the phases
+// one after the other (llRun: so the 1-byte types' kernels take 992 bytes of stack a thread
+// where 840 were before; nested in one more function, or inlined into one, the phases took
+// 1,056 and 1,264, over the budget).
+static __device__ __noinline__ bool ll128CopyWork(const DevComm* comm, const DevWork* w, const Ll128View* v, int ch,
+                                                  LlShared* sh) {
+  return ll128CopyLoop<kLl128Unroll>(comm, w, *v, ch, sh);
+}
+template <typename T, typename Op>
+__device__ __noinline__ bool ll128ReduceWork(const DevComm* comm, const DevWork* w, const Ll128View* v, int ch,
+                                             LlShared* sh) {
+  return ll128ReduceLoop<LlTyped<T, Op, true>, 1>(comm, w, *v, ch, sh);
 }
 
 }  // namespace mccl

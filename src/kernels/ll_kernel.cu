@@ -263,14 +263,14 @@ __device__ __forceinline__ bool llFamilyWork(const DevComm* comm, const DevWork*
       // and 2-4 % on LL at 1-4 MiB (one shared H100, bench/results/gpu-1xH100-2026-11-25).
       constexpr int kLines = ll128ReduceLines<T>();
       if (w->red == kRedSum) {
-        if constexpr (kLl128) return ll128ReduceLoop<LlTyped<T, OpSum, true>, kLines>(comm, w, ch, sh);
+        if constexpr (kLl128) return ll128Reduce<LlTyped<T, OpSum, true>, kLines, kLl128CopyLines>(comm, w, ch, sh);
         else return llReduceLoop<LlTyped<T, OpSum>>(comm, w, ch, sh);
       }
-      if constexpr (kLl128) return ll128ReduceLoop<LlTypedRt<T, true>, kLines>(comm, w, ch, sh);
+      if constexpr (kLl128) return ll128Reduce<LlTypedRt<T, true>, kLines, kLl128CopyLines>(comm, w, ch, sh);
       else return llReduceLoop<LlTypedRt<T>>(comm, w, ch, sh);
     }
   }
-  if constexpr (kLl128) return ll128CopyLoop<kLl128CopyLines>(comm, w, ch, sh);
+  if constexpr (kLl128) return ll128CopyLoop<kLl128CopyLines>(comm, w, Ll128View(*w), ch, sh);
   else return llCopyWork(comm, w, ch, sh);
 }
 

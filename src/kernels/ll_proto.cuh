@@ -340,15 +340,19 @@ struct LlRange {
   uint64_t nsteps;
 };
 
-__device__ __forceinline__ LlRange llRange(const DevWork& w, size_t esize, int ch) {
+// Channel ch's part of a block of count elements (every rank's block has the same count).
+__device__ __forceinline__ LlRange llRange(const DevWork& w, int64_t count, size_t esize, int ch) {
   LlRange r;
-  r.total = static_cast<uint64_t>(w.s.count) * esize;
+  r.total = static_cast<uint64_t>(count) * esize;
   const int nch = w.s.nchannels > 0 ? w.s.nchannels : 1;
   const uint64_t per = (r.total / nch + 15 + (r.total % nch ? 1 : 0)) & ~uint64_t(15);
   r.off = per * ch < r.total ? per * ch : r.total;
   r.len = r.total - r.off < per ? r.total - r.off : per;
   r.nsteps = (r.len + kLlPayload - 1) / kLlPayload;
   return r;
+}
+__device__ __forceinline__ LlRange llRange(const DevWork& w, size_t esize, int ch) {
+  return llRange(w, w.s.count, esize, ch);
 }
 
 __device__ __forceinline__ bool llIsP2p(const DevWork& w) { return w.s.coll == Coll::Send || w.s.coll == Coll::Recv; }

@@ -1,5 +1,5 @@
 // The Simple protocol's primitives, shared by the generic kernel (coll_kernel.cuh) and the
-// Simple kernels (simple_kernel.cu): waiting for a peer's flag, and moving a step's data
+// Simple kernels (simple_kernel.cuh): waiting for a peer's flag, and moving a step's data
 // through the FIFO slots with 16-byte vectors: a copy to up to three outputs, or a
 // reduction of the local input and/or received messages.
 //
@@ -93,7 +93,7 @@ __device__ __forceinline__ void st16(uint8_t* p, uint4 v) { *reinterpret_cast<ui
 // inputs, unaligned, integer average). The generic kernel keeps 4: more spills under the
 // 128-register limit of a 512-thread block and grows its stack (8 and 2: 824 B; 4 and 1:
 // 608 B) without moving data faster (bench/results/gpu-2xH200-2026-11-23). The Simple
-// kernel that only moves data (simple_kernel.cu) copies with kSimpleUnroll: in warp tiles
+// kernel that only moves data (simple_kernel.cuh) copies with kSimpleUnroll: in warp tiles
 // (forWarpTiles) its 8 vectors fit in 127 registers with no spill.
 constexpr int kUnroll = 4;
 constexpr int kSimpleUnroll = 8;
@@ -119,18 +119,10 @@ __device__ __forceinline__ void forWarpTiles(size_t nvec, int tid, int nt, Body&
   if (t < nvec) body(t + lane, nvec, std::false_type{});
 }
 
-// Data movement only (one input, no arithmetic): 16-byte copies to every output.
-// Pointers are copied into scalars so they stay in registers (no dynamic indexing).
-template <int U = kUnroll>
-__device__ __forceinline__ void copyBytes(const Io& io, size_t bytes, bool fromFifo, int tid, int nt) {
-  const uint8_t* from = io.src ? io.src : io.in[0];
-  const int nout = io.nout;
-  uint8_t* o0 = io.out[0];
-  uint8_t* o1 = nout > 1 ? io.out[1] : nullptr;
-  uint8_t* o2 = nout > 2 ? io.out[2] : nullptr;
-  const uintptr_t align = reinterpret_cast<uintptr_t>(from) | reinterpret_cast<uintptr_t>(o0) |
-                          reinterpret_cast<uintptr_t>(o1) | reinterpret_cast<uintptr_t>(o2);
-  const size_t nvec = (align & 15) == 0 ? bytes / 16 : 0;
+// Every 16-byte vector [0, nvec) of one input to every output.
+template <int U>
+__device__ __forceinline__ void copyVectors(const uint8_t* from, bool fromFifo, uint8_t* o0, uint8_t* o1, uint8_t* o2,
+                                            size_t nvec, int tid, int nt) {
   forWarpTiles<U>(nvec, tid, nt, [&](size_t first, size_t lim, auto full) {
     constexpr bool kFull = decltype(full)::value;
     const size_t at = 16 * first;
@@ -146,11 +138,111 @@ __device__ __forceinline__ void copyBytes(const Io& io, size_t bytes, bool fromF
       if (o2) st16(o2 + at + 512 * u, v[u]);
     }
   });
-  for (size_t b = nvec * 16 + tid; b < bytes; b += nt) {
-    uint8_t x = fromFifo ? __ldcg(from + b) : from[b];
+}
+
+// Bytes [from, bytes) one at a time: the tails, and unaligned copies in the generic kernel.
+__device__ __forceinline__ void copyTail(const uint8_t* src, bool fromFifo, uint8_t* o0, uint8_t* o1, uint8_t* o2,
+                                         size_t from, size_t bytes, int tid, int nt) {
+  for (size_t b = from + tid; b < bytes; b += nt) {
+    const uint8_t x = fromFifo ? __ldcg(src + b) : src[b];
     o0[b] = x;
     if (o1) o1[b] = x;
     if (o2) o2[b] = x;
+  }
+}
+
+// W-byte words (W = sizeof(Wd), a power of two that divides every pointer), U in flight a
+// thread in warp tiles: a warp's access is 32 contiguous words. Returns the bytes copied
+// (whole words).
+template <typename Wd, int U>
+__device__ __forceinline__ size_t copyWords(const uint8_t* from, bool fromFifo, uint8_t* o0, uint8_t* o1, uint8_t* o2,
+                                            size_t bytes, int tid, int nt) {
+  const size_t n = bytes / sizeof(Wd);
+  const Wd* s = reinterpret_cast<const Wd*>(from);
+  Wd* d0 = reinterpret_cast<Wd*>(o0);
+  Wd* d1 = reinterpret_cast<Wd*>(o1);
+  Wd* d2 = reinterpret_cast<Wd*>(o2);
+  forWarpTiles<U>(n, tid, nt, [&](size_t first, size_t lim, auto full) {
+    constexpr bool kFull = decltype(full)::value;
+    Wd v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (kFull || first + 32 * u < lim) v[u] = fromFifo ? __ldcg(s + first + 32 * u) : s[first + 32 * u];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      if (!kFull && first + 32 * u >= lim) continue;
+      d0[first + 32 * u] = v[u];
+      if (d1) d1[first + 32 * u] = v[u];
+      if (d2) d2[first + 32 * u] = v[u];
+    }
+  });
+  return n * sizeof(Wd);
+}
+
+// A copy whose pointers are not all 16-byte aligned: a ring AllGather's blocks when the
+// count a rank is no multiple of 16 bytes (three ranks of a power-of-two total), whose byte
+// loop ran at a quarter of NCCL's speed (3 x H100, AllGather of 16 MiB 344 us against 95;
+// bench/results/gpu-4x-2026-11-27 call 4). Pointers that share one misalignment move their
+// head bytes, then 16-byte vectors; others the widest words every pointer's alignment
+// allows. Only the Simple kernels compiled for unaligned works have it (kWide, simple_
+// kernel.cuh): inlined, these loops cost the aligned ones registers (the aligned two-rank
+// AllReduce of 16 MiB 16 %, bench/results/gpu-2xH200-2026-11-27c), and as a function of its
+// own (__noinline__) the call cost the kernel 1.3 KiB of stack a thread to save registers.
+template <int U>
+__device__ __forceinline__ void copyUnaligned(const uint8_t* from, bool fromFifo, uint8_t* o0, uint8_t* o1, uint8_t* o2,
+                                           size_t bytes, int tid, int nt) {
+  const uintptr_t f = reinterpret_cast<uintptr_t>(from);
+  const uintptr_t ptrs = f | reinterpret_cast<uintptr_t>(o0) | reinterpret_cast<uintptr_t>(o1) |
+                         reinterpret_cast<uintptr_t>(o2);
+  const uintptr_t diff = (f ^ reinterpret_cast<uintptr_t>(o0)) | (o1 ? f ^ reinterpret_cast<uintptr_t>(o1) : 0) |
+                         (o2 ? f ^ reinterpret_cast<uintptr_t>(o2) : 0);
+  size_t done;
+  if ((diff & 15) == 0) {  // one misalignment: the head bytes, then the aligned rest
+    const size_t toBoundary = (16 - (f & 15)) & 15, head = toBoundary < bytes ? toBoundary : bytes;
+    copyTail(from, fromFifo, o0, o1, o2, 0, head, tid, nt);
+    from += head;
+    o0 += head;
+    if (o1) o1 += head;
+    if (o2) o2 += head;
+    bytes -= head;
+    const size_t nvec = bytes / 16;
+    copyVectors<U>(from, fromFifo, o0, o1, o2, nvec, tid, nt);
+    done = nvec * 16;
+  } else if ((ptrs & 7) == 0) {
+    done = copyWords<uint2, U>(from, fromFifo, o0, o1, o2, bytes, tid, nt);
+  } else if ((ptrs & 3) == 0) {
+    done = copyWords<uint32_t, U>(from, fromFifo, o0, o1, o2, bytes, tid, nt);
+  } else if ((ptrs & 1) == 0) {
+    done = copyWords<uint16_t, U>(from, fromFifo, o0, o1, o2, bytes, tid, nt);
+  } else {
+    done = copyWords<uint8_t, U>(from, fromFifo, o0, o1, o2, bytes, tid, nt);
+  }
+  copyTail(from, fromFifo, o0, o1, o2, done, bytes, tid, nt);
+}
+
+// Data movement only (one input, no arithmetic): 16-byte copies to every output where
+// every pointer is 16-byte aligned; else copyUnaligned (kWide: the Simple kernels of
+// unaligned works) or a byte loop (the other kernels; in the generic kernel the wide paths
+// grew the stack from 840 to 920 bytes a thread: memory the driver keeps for every thread
+// slot of the GPU). Pointers are copied into scalars so they stay in registers (no dynamic
+// indexing).
+template <int U = kUnroll, bool kWide = false>
+__device__ __forceinline__ void copyBytes(const Io& io, size_t bytes, bool fromFifo, int tid, int nt) {
+  const uint8_t* from = io.src ? io.src : io.in[0];
+  const int nout = io.nout;
+  uint8_t* o0 = io.out[0];
+  uint8_t* o1 = nout > 1 ? io.out[1] : nullptr;
+  uint8_t* o2 = nout > 2 ? io.out[2] : nullptr;
+  const uintptr_t align = reinterpret_cast<uintptr_t>(from) | reinterpret_cast<uintptr_t>(o0) |
+                          reinterpret_cast<uintptr_t>(o1) | reinterpret_cast<uintptr_t>(o2);
+  if ((align & 15) == 0) {
+    const size_t nvec = bytes / 16;
+    copyVectors<U>(from, fromFifo, o0, o1, o2, nvec, tid, nt);
+    copyTail(from, fromFifo, o0, o1, o2, nvec * 16, bytes, tid, nt);
+  } else if constexpr (kWide) {
+    copyUnaligned<U>(from, fromFifo, o0, o1, o2, bytes, tid, nt);
+  } else {
+    copyTail(from, fromFifo, o0, o1, o2, 0, bytes, tid, nt);
   }
 }
 
@@ -158,7 +250,7 @@ __device__ __forceinline__ void copyBytes(const Io& io, size_t bytes, bool fromF
 // data copied straight from the Send's buffer to the Recv's, as NCCL does, instead of
 // through the rank's connection to itself (a FIFO copy in and out: twice the memory
 // traffic and a block for each side).
-template <int U = kUnroll>
+template <int U = kUnroll, bool kWide = false>
 __device__ __forceinline__ void selfCopyChannel(const DevWork& w, size_t esize, int ch, int tid, int nt) {
   int64_t off, cnt;
   channelRange(w.s.count, w.s.nchannels, w.s.align, ch, &off, &cnt);
@@ -167,7 +259,7 @@ __device__ __forceinline__ void selfCopyChannel(const DevWork& w, size_t esize, 
   io.src = static_cast<const uint8_t*>(w.in) + static_cast<size_t>(off) * esize;
   io.out[0] = static_cast<uint8_t*>(w.out) + static_cast<size_t>(off) * esize;
   io.nout = 1;
-  copyBytes<U>(io, static_cast<size_t>(cnt) * esize, false, tid, nt);
+  copyBytes<U, kWide>(io, static_cast<size_t>(cnt) * esize, false, tid, nt);
 }
 
 // Any operator on one type, chosen per element: the general loop (integer average, three
@@ -182,7 +274,7 @@ __device__ __forceinline__ A applyOp(uint8_t red, A a, A b) {
   }
 }
 
-template <typename S>
+template <typename S, int kElems = 1>
 __device__ __forceinline__ void combineTyped(uint8_t red, const Io& io, int tid, int nt) {
   constexpr int kUnrollReduce = unrollFor<S>();
   using T = DevT<S>;
@@ -240,17 +332,32 @@ __device__ __forceinline__ void combineTyped(uint8_t red, const Io& io, int tid,
       if (o2) st16(o2 + 16 * i, a[u]);
     }
   }
+  // Element by element (unaligned buffers, counts' tails): kElems a thread loaded before
+  // any is combined, so that a thread waits for memory once per kElems elements, not per
+  // element (combineUnaligned: 4; inlined into a kernel's own code 1, for its registers).
   const S* s0 = reinterpret_cast<const S*>(p0);
   const S* s1 = reinterpret_cast<const S*>(p1);
   const S* s2 = reinterpret_cast<const S*>(p2);
-  for (size_t i = nvec * E + tid; i < count; i += nt) {
-    S x0 = p0Fifo ? ldFifoElem(s0 + i) : s0[i];
-    S x1 = p1 ? ldFifoElem(s1 + i) : x0;
-    S x2 = p2 ? ldFifoElem(s2 + i) : x0;
-    S v = reduceOne(x0, x1, x2, hasSrc);
-    reinterpret_cast<S*>(o0)[i] = v;
-    if (o1) reinterpret_cast<S*>(o1)[i] = v;
-    if (o2) reinterpret_cast<S*>(o2)[i] = v;
+  const size_t step = static_cast<size_t>(nt);
+  for (size_t base = nvec * E + tid; base < count; base += step * kElems) {
+    S x0[kElems], x1[kElems], x2[kElems];
+#pragma unroll
+    for (int u = 0; u < kElems; ++u) {
+      const size_t i = base + u * step;
+      if (i >= count) continue;
+      x0[u] = p0Fifo ? ldFifoElem(s0 + i) : s0[i];
+      x1[u] = p1 ? ldFifoElem(s1 + i) : x0[u];
+      x2[u] = p2 ? ldFifoElem(s2 + i) : x0[u];
+    }
+#pragma unroll
+    for (int u = 0; u < kElems; ++u) {
+      const size_t i = base + u * step;
+      if (i >= count) continue;
+      const S v = reduceOne(x0[u], x1[u], x2[u], hasSrc);
+      reinterpret_cast<S*>(o0)[i] = v;
+      if (o1) reinterpret_cast<S*>(o1)[i] = v;
+      if (o2) reinterpret_cast<S*>(o2)[i] = v;
+    }
   }
 }
 
@@ -282,9 +389,103 @@ __device__ __forceinline__ void combineFast(const uint8_t* p0, bool p0Fifo, cons
   });
 }
 
+// The 16 bytes at byte offset 4k + r/8 of the 32 in lo, hi (little-endian: the stream's
+// first byte is lo's byte 4k + r/8), k and r the same for the whole warp.
+__device__ __forceinline__ uint4 shiftJoin(uint4 lo, uint4 hi, int k, int r) {
+  uint32_t w0, w1, w2, w3, w4;
+  switch (k) {
+    case 0: w0 = lo.x, w1 = lo.y, w2 = lo.z, w3 = lo.w, w4 = hi.x; break;
+    case 1: w0 = lo.y, w1 = lo.z, w2 = lo.w, w3 = hi.x, w4 = hi.y; break;
+    case 2: w0 = lo.z, w1 = lo.w, w2 = hi.x, w3 = hi.y, w4 = hi.z; break;
+    default: w0 = lo.w, w1 = hi.x, w2 = hi.y, w3 = hi.z, w4 = hi.w; break;
+  }
+  return make_uint4(__funnelshift_r(w0, w1, r), __funnelshift_r(w1, w2, r), __funnelshift_r(w2, w3, r),
+                    __funnelshift_r(w3, w4, r));
+}
+
+// combineFast where the first operand alone is not 16-byte aligned: each of its vectors
+// joined from the two aligned vectors it straddles (the second one is the next lane's
+// first, so memory moves each once). nvec must leave the operand's last aligned vector out
+// (it may end past the operand's last byte).
+template <typename S, typename Op, int U>
+__device__ __forceinline__ void combineShifted(const uint8_t* p0, bool p0Fifo, const uint8_t* p1, uint8_t* o0,
+                                               uint8_t* o1, uint8_t* o2, size_t nvec, bool premul,
+                                               typename DevT<S>::A scalar, int tid, int nt) {
+  const uintptr_t mis = reinterpret_cast<uintptr_t>(p0) & 15;
+  const uint8_t* a0 = p0 - mis;
+  const int k = static_cast<int>(mis >> 2), r = static_cast<int>(mis & 3) * 8;
+  forWarpTiles<U>(nvec, tid, nt, [&](size_t first, size_t lim, auto full) {
+    constexpr bool kFull = decltype(full)::value;
+    const size_t at = 16 * first;
+    uint4 lo[U], hi[U], b[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      if (!kFull && first + 32 * u >= lim) continue;
+      lo[u] = p0Fifo ? ldFifo(a0 + at + 512 * u) : ldUser(a0 + at + 512 * u);
+      hi[u] = p0Fifo ? ldFifo(a0 + at + 512 * u + 16) : ldUser(a0 + at + 512 * u + 16);
+      b[u] = ldFifo(p1 + at + 512 * u);
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      if (!kFull && first + 32 * u >= lim) continue;
+      const uint4 a = shiftJoin(lo[u], hi[u], k, r);
+      const uint4 v = vecOp<S, Op>(premul ? vecScale<S>(a, scalar) : a, b[u]);
+      st16(o0 + at + 512 * u, v);
+      if (o1) st16(o1 + at + 512 * u, v);
+      if (o2) st16(o2 + at + 512 * u, v);
+    }
+  });
+}
+
+// A reduction whose operands are not all 16-byte aligned. Where the first alone is not (a
+// ring ReduceScatter's input blocks when the count a rank is no multiple of 16 bytes: the
+// FIFOs and the output are aligned) its vectors are joined (combineShifted) and the rest
+// goes element by element, 4 a thread in flight; the element loop had moved 8 GB/s a block
+// against 22 for aligned blocks (3 x H200, ReduceScatter of 64 MiB, bench/results/
+// gpu-4x-2026-11-27 call 6). Only in the kernels copyUnaligned is in, for the same reason.
+template <typename S, int U>
+__device__ __forceinline__ void combineUnaligned(uint8_t red, Io io, int tid, int nt) {
+  using T = DevT<S>;
+  constexpr int E = 16 / sizeof(S);
+  const bool hasSrc = io.src != nullptr;
+  const uint8_t* p0 = hasSrc ? io.src : io.in[0];
+  const uint8_t* p1 = hasSrc ? io.in[0] : io.in[1];
+  uint8_t* o0 = io.out[0];
+  uint8_t* o1 = io.nout > 1 ? io.out[1] : nullptr;
+  uint8_t* o2 = io.nout > 2 ? io.out[2] : nullptr;
+  const uintptr_t rest = reinterpret_cast<uintptr_t>(p1) | reinterpret_cast<uintptr_t>(o0) |
+                         reinterpret_cast<uintptr_t>(o1) | reinterpret_cast<uintptr_t>(o2);
+  const bool shifted = io.nin + (hasSrc ? 1 : 0) == 2 && io.postDiv <= 1 && !(io.premul && !hasSrc) &&
+                       (rest & 15) == 0 && reinterpret_cast<uintptr_t>(p0) % sizeof(S) == 0 && io.count / E > 1;
+  if (!shifted) {
+    combineTyped<S, 4>(red, io, tid, nt);
+    return;
+  }
+  const typename T::A scalar =
+      io.premul ? T::load(io.scalarPtr ? *static_cast<const S*>(io.scalarPtr) : bitsAs<S>(io.scalarBits)) : typename T::A(0);
+  const size_t nvec = io.count / E - 1;  // the last vector in the element loop: see combineShifted
+  switch (red) {
+    case kRedSum: combineShifted<S, OpSum, U>(p0, !hasSrc, p1, o0, o1, o2, nvec, io.premul, scalar, tid, nt); break;
+    case kRedProd: combineShifted<S, OpProd, U>(p0, !hasSrc, p1, o0, o1, o2, nvec, io.premul, scalar, tid, nt); break;
+    case kRedMax: combineShifted<S, OpMax, U>(p0, !hasSrc, p1, o0, o1, o2, nvec, io.premul, scalar, tid, nt); break;
+    default: combineShifted<S, OpMin, U>(p0, !hasSrc, p1, o0, o1, o2, nvec, io.premul, scalar, tid, nt); break;
+  }
+  // The rest (the last vector and the count's tail), element by element.
+  const size_t skip = nvec * 16;
+  if (hasSrc) io.src += skip;
+  if (io.nin > 0) io.in[0] += skip;  // fixed indices: the arrays stay in registers
+  if (io.nin > 1) io.in[1] += skip;
+  io.out[0] += skip;
+  if (io.nout > 1) io.out[1] += skip;
+  if (io.nout > 2) io.out[2] += skip;
+  io.count -= nvec * E;
+  combineTyped<S, 4>(red, io, tid, nt);
+}
+
 // Two aligned inputs (nearly every large reduction, PreMulSum's first step too) take the
-// vector loop of their operator; the other forms the general one.
-template <typename S, int U = kUnroll>
+// vector loop of their operator; unaligned operands combineUnaligned (kWide: the Simple
+// kernels of unaligned works) or the general loop, as the other forms do.
+template <typename S, int U = kUnroll, bool kWide = false>
 __device__ __forceinline__ void combineOp(uint8_t red, const Io& io, int tid, int nt) {
   using T = DevT<S>;
   constexpr int E = 16 / sizeof(S);
@@ -297,6 +498,12 @@ __device__ __forceinline__ void combineOp(uint8_t red, const Io& io, int tid, in
   const uintptr_t align = reinterpret_cast<uintptr_t>(p0) | reinterpret_cast<uintptr_t>(p1) |
                           reinterpret_cast<uintptr_t>(io.out[0]) | reinterpret_cast<uintptr_t>(o1) |
                           reinterpret_cast<uintptr_t>(o2);
+  if constexpr (kWide) {
+    if ((align & 15) != 0) {
+      combineUnaligned<S, U>(red, io, tid, nt);
+      return;
+    }
+  }
   if (inputs != 2 || io.postDiv > 1 || (align & 15) != 0 || io.count % E != 0 || (io.premul && !hasSrc)) {
     combineTyped<S>(red, io, tid, nt);
     return;

@@ -39,6 +39,7 @@ std::string CollCase::describe() const {
      << (preMulSum ? (scalarOnDevice ? "PreMulSum(device)" : "PreMulSum(host)") : mccl::redOpName(op))
      << " count " << count << " root " << root << (inPlace ? " in-place" : " out-of-place") << " seed "
      << seed;
+  if (misalign) os << " misaligned by " << misalign;
   return os.str();
 }
 
@@ -228,8 +229,8 @@ PreparedCase::PreparedCase(ncclComm_t comm, int rank, int n, const CollCase& c, 
   // Room for both buffers plus guard bytes on each side.
   const size_t guard = 64;
   size_t total = inPlace ? std::max(d.inCount, d.outCount) : d.inCount + d.outCount;
-  d.mem.assign((total * d.es) + 2 * guard + 64, 0xCD);
-  d.base = d.mem.data() + guard;
+  d.mem.assign((total * d.es) + 2 * guard + 64 + c.misalign, 0xCD);
+  d.base = d.mem.data() + guard + c.misalign;
   const size_t es = d.es;
   if (!inPlace) {
     d.sendbuf = d.base;

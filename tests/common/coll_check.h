@@ -35,6 +35,7 @@ struct CollCase {
   int root = 0;
   bool inPlace = false;       // Gather/Scatter: at the root only; AlltoAll(v): ignored
   uint64_t seed = 1;
+  size_t misalign = 0;        // bytes past an aligned place where both buffers start
   std::string describe() const;
 };
 

@@ -23,6 +23,7 @@
 #include <nccl_device.h>
 
 #include "core/knobs.h"
+#include "core/types.h"
 #include "gpu_util.h"
 #include "scoped_env.h"
 #include "mccl.h"
@@ -728,6 +729,97 @@ TEST(GpuSingleProcess, Ll128KernelsAndGenericAlternateOnOneCommunicator) {
   unsetenv("NCCL_PROTO");
   unsetenv("NCCL_MAX_NCHANNELS");
   mccl::knobsReload();
+}
+
+// The two-shot LL128 AllReduce (DevWork::twoShot: a ReduceScatter, then an AllGather of
+// each rank's block, on more than two ranks; the last count % n elements one-shot after
+// them): every type, operator and form against the host reference, at counts of one step a
+// channel and of several (60 KiB steps, so the ReduceScatter's last step and the
+// AllGather's first share a connection's slots and credits), counts the rank count divides
+// and others, beside one-shot calls (MCCL_LL128_TWO_SHOT=0) on the same communicator.
+TEST(GpuSingleProcess, Ll128TwoShotAllReduceEveryTypeOpAndForm) {
+  SKIP_WITHOUT_GPUS(1);
+  ScopedEnv env({{"NCCL_PROTO", "LL128"}, {"NCCL_MAX_NCHANNELS", "4"}, {"MCCL_LL128_TWO_SHOT", "1"}});
+  Clique cl(8);
+  if (cl.n < 3) GTEST_SKIP() << "two-shot runs on three ranks or more";
+  const size_t n = static_cast<size_t>(cl.n);
+  std::vector<CollCase> cases;
+  uint64_t seed = 1;
+  for (size_t count : {n, 15 * n + 1, 1000 * n + n, 40000 * n, 40000 * n + n - 1, 1000 * n + 1})
+    for (ncclDataType_t t : kAllTypes)
+      for (bool inPlace : {false, true}) {
+        for (ncclRedOp_t op : kBuiltinOps)
+          cases.push_back(CollCase{CollKind::AllReduce, t, op, false, false, count, 0, inPlace, seed++});
+        cases.push_back(CollCase{CollKind::AllReduce, t, ncclSum, true, count % 2 == 0, count, 0, inPlace, seed++});
+      }
+  runCases(cl, cases);
+  const std::vector<CollCase> some(cases.begin(), cases.begin() + 40);
+  setenv("MCCL_LL128_TWO_SHOT", "0", 1);
+  mccl::knobsReload();
+  runCases(cl, some);
+  setenv("MCCL_LL128_TWO_SHOT", "1", 1);
+  mccl::knobsReload();
+  runCases(cl, some);
+}
+
+// Buffers that start at every small misalignment their type allows, each collective and
+// point-to-point on the Simple kernels (64 KiB FIFOs: many steps), against the host
+// reference: their launches run the kernels compiled with the wide unaligned paths
+// (LaunchSpec::unaligned), whose copies take words or a head then vectors and whose
+// reductions join shifted vectors. A reduction on buffers not aligned to their type is
+// refused (ncclInvalidArgument: the GPU's loads of the type would fault) and the
+// communicator goes on.
+TEST(GpuSingleProcess, SimpleUnalignedBuffersEveryCollective) {
+  SKIP_WITHOUT_GPUS(1);
+  ScopedEnv env({{"NCCL_PROTO", "Simple"}, {"NCCL_BUFFSIZE", "65536"}, {"NCCL_MAX_NCHANNELS", "2"}});
+  Clique cl(8);
+  if (cl.n < 2) GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=2 on one GPU)";
+  std::vector<CollCase> cases;
+  uint64_t seed = 1;
+  const ncclDataType_t types[] = {ncclInt8, ncclFloat16, ncclFloat32, ncclFloat64, ncclUint64};
+  for (size_t misalign : {1, 2, 4, 8, 12})
+    for (ncclDataType_t t : types)
+      for (size_t count : {size_t{100003}, size_t{65536}}) {
+        if (misalign % mccl::datatypeSize(t) != 0) continue;
+        for (bool inPlace : {false, true}) {
+          CollCase c{CollKind::AllReduce, t, ncclSum, false, false, count, 0, inPlace, seed++};
+          c.misalign = misalign;
+          cases.push_back(c);
+          c.op = ncclMax, c.seed = seed++;
+          cases.push_back(c);
+          c.kind = CollKind::ReduceScatter, c.op = ncclSum, c.count = count / 4 + 1, c.seed = seed++;
+          cases.push_back(c);
+          c.preMulSum = true, c.seed = seed++;
+          cases.push_back(c);
+          c.preMulSum = false, c.kind = CollKind::AllGather, c.seed = seed++;
+          cases.push_back(c);
+          c.kind = CollKind::Broadcast, c.count = count, c.root = cl.n - 1, c.seed = seed++;
+          cases.push_back(c);
+          c.kind = CollKind::Reduce, c.seed = seed++;
+          cases.push_back(c);
+          c.kind = CollKind::AlltoAll, c.count = count / 8 + 3, c.root = 0, c.seed = seed++;
+          cases.push_back(c);
+        }
+      }
+  runCases(cl, cases);
+  std::vector<std::string> errs(static_cast<size_t>(cl.n));
+  runThreads(cl.n, [&](int r) {
+    cudaSetDevice(cl.dev(r));
+    float* buf = nullptr;
+    if (cudaMalloc(&buf, 4096) != cudaSuccess) {
+      errs[r] = "cudaMalloc failed";
+      return;
+    }
+    void* odd = reinterpret_cast<uint8_t*>(buf) + 2;
+    if (ncclAllReduce(odd, odd, 100, ncclFloat32, ncclSum, cl.comms[r], nullptr) != ncclInvalidArgument ||
+        ncclReduceScatter(buf, odd, 100, ncclFloat32, ncclSum, cl.comms[r], nullptr) != ncclInvalidArgument)
+      errs[r] = "a float reduction on a buffer 2 bytes past an aligned one was not refused";
+    else if (std::string(ncclGetLastError(cl.comms[r])).find("aligned") == std::string::npos)
+      errs[r] = std::string("no sentence about alignment: ") + ncclGetLastError(cl.comms[r]);
+    cudaFree(buf);
+  });
+  for (int r = 0; r < cl.n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
+  runCases(cl, std::vector<CollCase>(cases.begin(), cases.begin() + 8));  // the communicators go on
 }
 
 // Simple forced: the Simple kernels (ring, chain and point-to-point works) and the generic

@@ -152,6 +152,45 @@ TEST(Units, EachRunsInASimpleLaunchOfItsOwnFirst) {
   EXPECT_EQ(parts[0].works.size(), 2u);
 }
 
+// Simple launches whose data is not all 16-byte aligned run the kernels with the wide
+// unaligned paths (LaunchSpec::unaligned): buffers at odd addresses, or a ring AllGather's
+// or ReduceScatter's blocks (count a rank) at offsets that are no multiple of 16 bytes.
+TEST(Units, UnalignedSimpleLaunchesTakeTheWideKernels) {
+  alignas(16) static uint8_t buf[256];
+  DevWork ar = simpleWork(Coll::AllReduce, Algo::Ring, 3, 1 << 20, 2, 1 << 16);
+  ar.in = buf;
+  ar.out = buf + 64;
+  EXPECT_FALSE(simpleWorkUnaligned(ar));
+  EXPECT_FALSE(specFor({ar}, 2).unaligned);
+  ar.out = buf + 66;
+  EXPECT_TRUE(simpleWorkUnaligned(ar));
+  LaunchSpec spec = specFor({ar}, 2);
+  EXPECT_EQ(spec.kind, LaunchKind::Simple);
+  EXPECT_TRUE(spec.unaligned);
+  // An AllReduce's odd count: its channels' ranges and steps stay aligned (the planner's
+  // align), its tail is the last bytes: the aligned kernels.
+  ar.out = buf + 64;
+  ar.s.count = (1 << 20) + 3;
+  EXPECT_FALSE(simpleWorkUnaligned(ar));
+  // Three ranks of 2^20 floats: blocks of 349525.33 elements, 349526 a rank, 1,398,104 bytes
+  // (8 past a multiple of 16).
+  DevWork ag = simpleWork(Coll::AllGather, Algo::Ring, 3, 349526, 2, 1 << 16);
+  ag.in = buf;
+  ag.out = buf + 128;
+  EXPECT_TRUE(simpleWorkUnaligned(ag));
+  ag.s.count = 349528;
+  EXPECT_FALSE(simpleWorkUnaligned(ag));
+  DevWork rs = ag;
+  rs.s.coll = Coll::ReduceScatter;
+  rs.s.count = 349526;
+  EXPECT_TRUE(specFor({ar, rs}, 2).unaligned);  // one work is enough
+  // Only Simple launches: LL works are never sent to the Simple kernels.
+  DevWork ll = ar;
+  ll.proto = kProtoLl;
+  ll.out = buf + 1;
+  EXPECT_FALSE(specFor({ll}, 2).unaligned);
+}
+
 // The steps of one unit of a ring collective as simple_kernel.cu runs them, per ring
 // position: which steps receive (from the previous rank, the message it sent one step
 // earlier) and send. Each send carries what the sender knows; a receive teaches the

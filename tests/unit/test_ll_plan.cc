@@ -104,6 +104,7 @@ class ProtoEnv : public ::testing::Test {
     unsetenv("MCCL_LL128_MAX_BYTES");
     unsetenv("NCCL_MAX_NCHANNELS");
     unsetenv("MCCL_SIMPLE_UNITS");
+    unsetenv("MCCL_LL128_TWO_SHOT");
     knobsReload();
   }
   static void set(const char* k, const char* v) {
@@ -155,6 +156,40 @@ TEST_F(ProtoEnv, MoreRanksKeepTheAllPairsProtocolsLonger) {
   set("NCCL_PROTO", "LL,Simple");
   EXPECT_EQ(proto(OpKind::AllReduce, 512u << 10), Proto::LL);
   EXPECT_EQ(proto(OpKind::AllReduce, 1u << 20), Proto::Simple);
+}
+
+// LL128 AllReduce on more than two ranks runs in two hops (DevWork::twoShot); its traffic
+// is 2 (n - 1) / n of the data, not n - 1 times it.
+TEST_F(ProtoEnv, Ll128AllReduceTwoShotOnMoreThanTwoRanks) {
+  auto plan = [](const FakeGpuComm& c, OpDesc op) { return choosePlan(&c.comm, op, 1 << 19); };
+  FakeGpuComm two(2, false), three(3, false), four(4, false);
+  set("NCCL_PROTO", "LL128");
+  EXPECT_FALSE(plan(four, opOf(OpKind::AllReduce, 1u << 20)).twoShot);  // off unless asked (not yet measured)
+  set("MCCL_LL128_TWO_SHOT", "1");
+  OpDesc op = opOf(OpKind::AllReduce, 1u << 20);
+  EXPECT_FALSE(plan(two, op).twoShot);  // the same bytes either way: one hop wins
+  EXPECT_TRUE(plan(four, op).twoShot);
+  EXPECT_TRUE(plan(three, op).twoShot);  // 262144 = 3 * 87381 + 1: the last element one-shot
+  op.count = 3;
+  EXPECT_TRUE(plan(three, op).twoShot);
+  op.count = 2;  // fewer elements than ranks
+  EXPECT_FALSE(plan(three, op).twoShot);
+  for (OpKind k : {OpKind::ReduceScatter, OpKind::AllGather, OpKind::Reduce, OpKind::Broadcast})
+    EXPECT_FALSE(plan(four, opOf(k, 1u << 20)).twoShot);
+  // Its traffic is what the LL128 limit weighs: at four ranks 1.5 times the data against
+  // one hop's 3 times, so LL128 keeps AllReduce to twice the size.
+  unsetenv("NCCL_PROTO");
+  knobsReload();
+  EXPECT_EQ(plan(four, opOf(OpKind::AllReduce, 2u << 20)).proto, Proto::LL128);
+  EXPECT_TRUE(plan(four, opOf(OpKind::AllReduce, 2u << 20)).twoShot);
+  EXPECT_EQ(plan(four, opOf(OpKind::AllReduce, 4u << 20)).proto, Proto::Simple);
+  set("MCCL_LL128_TWO_SHOT", "0");
+  EXPECT_FALSE(plan(four, opOf(OpKind::AllReduce, 1u << 20)).twoShot);
+  EXPECT_EQ(plan(four, opOf(OpKind::AllReduce, 2u << 20)).proto, Proto::Simple);
+  set("MCCL_LL128_TWO_SHOT", "1");
+  set("NCCL_PROTO", "LL,Simple");  // not LL128: never two-shot
+  EXPECT_FALSE(plan(four, opOf(OpKind::AllReduce, 1u << 20)).twoShot);
+  EXPECT_FALSE(plan(four, opOf(OpKind::AllReduce, 64u << 20)).twoShot);
 }
 
 // On one node a GPU communicator's Simple collectives run the ring and the chain (the tree

@@ -1,0 +1,546 @@
+// The Simple kernels: launches whose every work is a Simple ring collective (AllReduce,
+// AllGather, ReduceScatter), a chain along the ring (Broadcast, Reduce) or a point-to-point
+// operation. Each has at most one peer to receive from and one to send to, so the schedule
+// of src/algorithms is walked here with its steps written out per collective: no Step
+// records, no schedule function per step, no connection cache, little on the stack (16-120
+// bytes a thread: every index of the step's operands is a constant).
+//
+// Each arithmetic is compiled twice: for launches whose works are 16-byte aligned
+// (simple_kernel.cu), and with the wide paths of unaligned data (kWide: copyUnaligned,
+// combineUnaligned; simple_kernel_wide.cu), a ring AllGather's or ReduceScatter's blocks when
+// the count a rank is no multiple of 16 bytes, or buffers at odd offsets. The host picks one
+// per launch (LaunchSpec::unaligned). One kernel with both had its aligned loops lose
+// registers (0.6-16 % slower, bench/results/gpu-2xH200-2026-11-27c).
+//
+// The generic kernel (coll_kernel.cuh) runs the rest (trees, binomial trees, groups that mix
+// protocols, the integer average, launches of more than kSmallLaunch works). It spent about
+// 4 us of a small Simple AllReduce between a block's start and its first step and 0.65-2 us
+// between steps on one H100 (bench/results/gpu-1xH100-2026-11-25b), most of it computing
+// the next step through 79k instructions of code with a 1 KiB stack. Both kernels follow
+// the same schedule through the same connections, FIFO slots and step counters, so calls
+// of either kind follow each other on a communicator.
+//
+// A step: thread 0 waits for the received message (the tail in this GPU's memory) while
+// thread 32 waits for the send slot to be free (the head in this GPU's memory); one block
+// barrier; all threads move the data (simple_proto.cuh); one barrier; thread 32 fences and
+// posts the tail to the next peer, thread 0 posts the head to the previous one. Every thread
+// keeps the two connections' slots in registers.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <type_traits>
+
+#include "kernels/block_start.cuh"
+#include "kernels/dev_work.h"
+#include "kernels/grid_dep.cuh"
+#include "kernels/launch.h"
+#include "kernels/launch_fn.h"
+#include "kernels/prof_channels.h"
+#include "kernels/ll_proto.cuh"
+#include "kernels/simple_proto.cuh"
+#include "nccl.h"
+
+namespace mccl {
+namespace {
+
+using SimpleArgs = KernelArgs<kSmallLaunch>;
+
+constexpr int kRecvThread = 0;   // waits for messages and posts heads
+constexpr int kSendThread = 32;  // waits for free slots, fences and posts tails (another warp)
+
+// One direction of a work's connection, as every thread keeps it.
+struct SimpleConn {
+  uint8_t* buf = nullptr;
+  uint64_t slotBytes = 0;
+  uint32_t slots = 1;
+  uint32_t slot = 0;  // the FIFO slot of the next step
+  __device__ __forceinline__ uint8_t* at() const { return buf + slot * slotBytes; }
+  __device__ __forceinline__ void next() { slot = slot + 1 == slots ? 0 : slot + 1; }
+};
+
+// Ring AllGather and ReduceScatter read the rank at another ring position every step: a
+// ring of up to this many ranks is copied to shared memory when a work starts.
+constexpr int kRingShared = 64;
+
+struct SimpleShared {
+  DevConn recv, send;
+  uint64_t recvStep, sendStep;  // the connections' persistent counters at the work's start
+  int32_t ring[kRingShared];    // ring order (AllGather, ReduceScatter)
+  uint64_t next;                // units: the unit word of the unit after this one (kUnitSlots)
+  uint8_t* sendTo;              // user buffers: the next peer's output, or null (its FIFO)
+  int32_t recvDirect;           // user buffers: this work's messages are in the output already
+  int32_t ackPending;           // (thread 0) read the ack at the work's first message
+  // MCCL_PROFILE (thread 0): when the block started, the time from then to its first step,
+  // when the last step's post ended, per step wait / move / post / bytes / steps, and the
+  // time between steps (ProfWord).
+  uint64_t entryNs;
+  uint64_t startNs;
+  uint64_t lastNs;
+  unsigned long long prof[5];
+  uint64_t gapNs, gaps;
+};
+
+// What one step does: combine the local input (src) and/or the message from the previous
+// peer, and write the result to dst and/or the next peer's slot.
+struct SimpleStep {
+  const uint8_t* src;
+  uint8_t* dst;
+  int64_t at;  // where the step's message lies in the output (elements): user buffers
+  int64_t count;
+  bool recv;
+  bool send;
+  bool premul;  // multiply the local input by PreMulSum's scalar
+};
+
+template <typename S, bool kWide>
+class SimpleWork {
+  // Vectors in flight a thread in copies: kSimpleUnroll where the kernel only moves data
+  // (AllGather, Broadcast, Send/Recv: one H100, one channel, Send/Recv 256 MiB 15 % faster);
+  // the reducing kernels keep 4 in copies and reductions: at 8 they spilled 400-880 bytes
+  // (a two-input reduction of 8 vectors takes 98 registers on its own) and AllReduce and
+  // ReduceScatter of 16 KiB - 16 MiB took 5-25 % longer (bench/results/gpu-1xH100-2026-11-25e).
+  static constexpr int kCopyUnroll = std::is_same<S, NoArith>::value ? kSimpleUnroll : kUnroll;
+
+ public:
+  __device__ __forceinline__ SimpleWork(const DevComm& comm, const DevWork& w, int wi, int ch, SimpleShared& sh)
+      : comm_(comm), w_(w), wi_(wi), ch_(ch), sh_(sh), esize_(typeBytes(w.type)), tid_(threadIdx.x),
+        nt_(blockDim.x), units_(w.units != 0) {}
+
+  // The work's peers and whether it receives and sends on this rank; then its connections.
+  __device__ __forceinline__ bool run() {
+    if (w_.selfCopy) {
+      selfCopyChannel<kCopyUnroll, kWide>(w_, esize_, ch_, tid_, nt_);
+      return true;
+    }
+    const Schedule& s = w_.s;
+    const int n = s.nranks;
+    int64_t off = 0, cnt = 0;
+    if (units_) {
+      nUnits_ = divUp(s.count, unitElems(s));
+      if (ch_ >= nUnits_) return true;
+    } else {
+      channelRange(s.count, s.nchannels, s.align, ch_, &off, &cnt);
+      if (cnt <= 0) return true;
+    }
+    const bool p2p = s.algo == Algo::P2p;
+    // The ring's neighbours come with the communicator: the connections' loads depend on
+    // nothing else, and the chain's place (a load of the ring table) is found meanwhile.
+    prev_ = p2p ? s.root : comm_.ringPrev;
+    next_ = p2p ? s.root : comm_.ringNext;
+    open();
+    const int p = comm_.ringPosition;
+    bool recv = true, send = true;
+    int rel = 0;
+    if (p2p) {
+      recv = s.coll == Coll::Recv;
+      send = !recv;
+    } else if (s.algo == Algo::Chain) {
+      rel = mod(p - ringPosOf(s, s.root), n);
+      recv = s.coll == Coll::Broadcast ? rel > 0 : rel != 1;
+      send = s.coll == Coll::Broadcast ? rel < n - 1 : rel != 0;
+    }
+    __syncthreads();
+    use(recv, send);
+    if (w_.xchg && !exchange(recv, send)) {
+      close(recv, send);
+      return false;
+    }
+    bool ok;
+    if (units_) {
+      ok = runUnits(p, rel);
+    } else {
+      switch (s.algo) {
+        case Algo::Ring:
+          ok = s.coll == Coll::AllReduce ? ringAllReduce(off, cnt, p) : ringGather(off, cnt, p);
+          break;
+        case Algo::Chain: ok = chain(off, cnt, rel); break;
+        default: ok = pointToPoint(off, cnt); break;
+      }
+    }
+    close(recv, send);
+    return ok;
+  }
+
+ private:
+  __device__ __forceinline__ const uint8_t* in(int64_t o) const {
+    return static_cast<const uint8_t*>(w_.in) + o * esize_;
+  }
+  __device__ __forceinline__ uint8_t* out(int64_t o) const { return static_cast<uint8_t*>(w_.out) + o * esize_; }
+  __device__ __forceinline__ bool premul() const { return w_.premul && collReduces(w_.s.coll); }
+  // The rank at a ring position in [-n, n): from shared memory when the ring fits there.
+  __device__ __forceinline__ int ringAt(int pos) const {
+    const int n = w_.s.nranks;
+    pos = pos < 0 ? pos + n : pos;
+    return n <= kRingShared ? sh_.ring[pos] : ringRank(w_.s, pos);
+  }
+
+  // Ring AllReduce: per loop of chunk·n elements, n−1 reduce steps then n gather steps, step
+  // k on the chunk of ring position p − k (schedule.h, stepAt).
+  __device__ __forceinline__ bool ringAllReduce(int64_t off, int64_t cnt, int p) {
+    const int64_t loopSize = w_.s.chunk * w_.s.nranks;
+    for (int64_t base = off; base < off + cnt; base += loopSize)
+      if (!allReduceLoop(base, min64(loopSize, off + cnt - base), p)) return false;
+    return true;
+  }
+  __device__ __forceinline__ bool allReduceLoop(int64_t base, int64_t size, int p) {
+    const Schedule& s = w_.s;
+    const int n = s.nranks;
+    const bool pre = premul();
+    const int64_t part = roundUp(divUp(size, n), s.align);
+    int q = p;
+    for (int k = 0; k < 2 * n - 1; ++k) {
+      const int64_t cOff = base + min64(part * q, size);
+      const int64_t cCnt = min64(part, base + size - cOff);
+      const bool reduce = k < n;
+      SimpleStep st{reduce ? in(cOff) : nullptr, k >= n - 1 ? out(cOff) : nullptr, cOff, cCnt, k > 0, k < 2 * n - 2,
+                    reduce && pre};
+      if (!step(st)) return false;
+      q = q == 0 ? n - 1 : q - 1;
+    }
+    return true;
+  }
+
+  // Ring AllGather and ReduceScatter: per chunk of every rank block, n steps; AllGather's
+  // step k carries the block of ring position p − k, ReduceScatter's reduces that of p − k − 1
+  // and completes this rank's own block at the last step.
+  __device__ __forceinline__ bool ringGather(int64_t off, int64_t cnt, int p) {
+    for (int64_t o = off; o < off + cnt; o += w_.s.chunk)
+      if (!gatherChunk(o, min64(w_.s.chunk, off + cnt - o), p)) return false;
+    return true;
+  }
+  __device__ __forceinline__ bool gatherChunk(int64_t o, int64_t len, int p) {
+    const Schedule& s = w_.s;
+    const int n = s.nranks;
+    const bool gather = s.coll == Coll::AllGather;
+    const bool pre = premul();
+    for (int k = 0; k < n; ++k) {
+      const int64_t blockOff = static_cast<int64_t>(ringAt(p - k - (gather ? 0 : 1))) * s.count + o;
+      SimpleStep st = gather ? SimpleStep{k == 0 ? in(o) : nullptr, out(blockOff), blockOff, len, k > 0, k < n - 1, false}
+                             : SimpleStep{in(blockOff), k == n - 1 ? out(o) : nullptr, o, len, k > 0, k < n - 1, pre};
+      if (!step(st)) return false;
+    }
+    return true;
+  }
+
+  // Along the ring from the root: Broadcast root -> root+1 -> ...; Reduce root+1 -> ... -> root.
+  __device__ __forceinline__ bool chain(int64_t off, int64_t cnt, int rel) {
+    for (int64_t o = off; o < off + cnt; o += w_.s.chunk)
+      if (!chainChunk(o, min64(w_.s.chunk, off + cnt - o), rel)) return false;
+    return true;
+  }
+  __device__ __forceinline__ bool chainChunk(int64_t o, int64_t len, int rel) {
+    const Schedule& s = w_.s;
+    const bool bcast = s.coll == Coll::Broadcast;
+    const bool recv = bcast ? rel > 0 : rel != 1, send = bcast ? rel < s.nranks - 1 : rel != 0;
+    SimpleStep st = bcast ? SimpleStep{rel == 0 ? in(o) : nullptr, out(o), o, len, recv, send, false}
+                          : SimpleStep{in(o), rel == 0 ? out(o) : nullptr, o, len, recv, send, premul()};
+    return step(st);
+  }
+
+  // Units (DevWork::units, dev_work.h): the channel's units, from unit ch_ on: each ends with every thread reading the unit word of the next one
+  // (claimed by the leader, learnt by the others from the messages of this unit).
+  // A point-to-point work's leader is its sender; a unit is one step.
+  __device__ __forceinline__ bool runUnits(int p, int rel) {
+    const Schedule& s = w_.s;
+    const bool ring = s.algo == Algo::Ring, p2p = s.algo == Algo::P2p;
+    const bool leader = p2p ? s.coll == Coll::Send : ring ? p == 0 : rel == (s.coll == Coll::Broadcast ? 0 : 1);
+    const int64_t size = unitElems(s);
+    int64_t u = ch_;
+    for (;;) {
+      if (tid_ == kSendThread) sh_.next = leader ? claim() : kUnitUnknown;
+      __syncthreads();
+      const int64_t o = u * size, len = min64(size, s.count - o);
+      const bool ok = p2p    ? pointToPoint(o, len)
+                      : !ring ? chainChunk(o, len, rel)
+                      : s.coll == Coll::AllReduce ? allReduceLoop(o, len, p)
+                                                  : gatherChunk(o, len, p);
+      if (!ok) return false;
+      const uint64_t next = sh_.next;
+      __syncthreads();  // read by all before the next unit's claim
+      if (next == kUnitEnd) return true;
+      // Every rank learns the word by its step at its ring (or chain) distance from the
+      // leader, within the unit: an unknown one here is a broken invariant.
+      if (next == kUnitUnknown) __trap();
+      u = static_cast<int64_t>(next - 1);
+    }
+  }
+  // The leader's next unit: the first nchannels go one to a channel, the rest in the order
+  // channels ask for them.
+  __device__ __forceinline__ uint64_t claim() {
+    const int64_t u = w_.s.nchannels + static_cast<int64_t>(atomicAdd(comm_.claims + wi_, 1u));
+    return u < nUnits_ ? static_cast<uint64_t>(u) + 1 : kUnitEnd;
+  }
+  // The unit word of a FIFO slot, next to the tail in the receiver's memory.
+  __device__ __forceinline__ static volatile uint64_t* unitWord(uint64_t* tail, uint32_t slot) {
+    return reinterpret_cast<volatile uint64_t*>(reinterpret_cast<uint8_t*>(tail) - ConnRegion::kFlagOff +
+                                                ConnRegion::kUnitOff) + slot;
+  }
+
+  __device__ __forceinline__ bool pointToPoint(int64_t off, int64_t cnt) {
+    const bool send = w_.s.coll == Coll::Send;
+    for (int64_t o = off; o < off + cnt; o += w_.s.chunk) {
+      const int64_t len = min64(w_.s.chunk, off + cnt - o);
+      SimpleStep st = send ? SimpleStep{in(o), nullptr, o, len, false, true, false}
+                           : SimpleStep{nullptr, out(o), o, len, true, false, false};
+      if (!step(st)) return false;
+    }
+    return true;
+  }
+
+  // Thread 0 loads the receiving connection and its counter, thread 32 the sending one, all
+  // four loads at once (a point-to-point work uses one; the other is read and left), and the
+  // block the ring order where a step needs it. The block barrier that makes them visible
+  // is the caller's.
+  __device__ __forceinline__ void open() {
+    const ConnClass cls = connClassOf(w_.s.algo);
+    if (tid_ == kRecvThread || tid_ == kSendThread) {
+      const bool send = tid_ == kSendThread;
+      const int peer = send ? next_ : prev_, idx = connIndex(comm_, cls, ch_, send);
+      const uint64_t step = devCtrl(comm_, peer, idx)[kCtrlStep];  // == *conn.step
+      (send ? sh_.send : sh_.recv) = *devConn(comm_, peer, idx);
+      (send ? sh_.sendStep : sh_.recvStep) = step;
+      if (send) sh_.sendTo = nullptr;  // user buffers: none unless exchange() finds one
+      else sh_.recvDirect = sh_.ackPending = 0;
+    }
+    const Schedule& s = w_.s;
+    if (s.algo == Algo::Ring && s.coll != Coll::AllReduce && s.nranks <= kRingShared)
+      for (int i = tid_; i < s.nranks; i += nt_) sh_.ring[i] = ringRank(s, i);
+  }
+
+  // Every thread takes the slots of the directions the work uses, from shared memory.
+  __device__ __forceinline__ void use(bool recv, bool send) {
+    nsl_ = comm_.slices > 0 ? comm_.slices : 1;
+    if (recv) {
+      rn_ = sh_.recvStep;
+      rc_ = SimpleConn{sh_.recv.buf, sh_.recv.slotBytes, sh_.recv.slots,
+                       static_cast<uint32_t>((nsl_ == 1 ? rn_ : rn_ / nsl_) % sh_.recv.slots)};
+    }
+    if (send) {
+      sn_ = sh_.sendStep;
+      sc_ = SimpleConn{sh_.send.buf, sh_.send.slotBytes, sh_.send.slots,
+                       static_cast<uint32_t>((nsl_ == 1 ? sn_ : sn_ / nsl_) % sh_.send.slots)};
+    }
+  }
+
+  // User buffers (dev_work.h): the receiving thread posts this work's offer, the sending
+  // thread takes the next peer's and answers it where it can write there. False when
+  // aborted or past MCCL_TIMEOUT.
+  __device__ __forceinline__ bool exchange(bool recv, bool send) {
+    bool stop = false;
+    if (tid_ == kRecvThread) {
+      if (recv && (w_.xchg & kXchgRecv)) {
+        postOffer(sh_.recv.buf, w_.offer, rn_);
+        sh_.ackPending = w_.offer != nullptr;
+      }
+    }
+    if (tid_ == kSendThread) {
+      if (send && (w_.xchg & kXchgSend)) {
+        uint64_t* const o = offerWords(sh_.send.buf);
+        stop = !waitAtLeast(comm_, o + 1, sn_ + 1, next_);
+        if (!stop) {
+          sh_.sendTo = reinterpret_cast<uint8_t*>(ldVolatile(o));
+          // Before the first tail (its fence orders the two): the receiver reads it then.
+          if (sh_.sendTo) stVolatile(ackWord(sh_.send.buf), sn_ + 1);
+        }
+      }
+    }
+    return __syncthreads_or(stop) == 0;
+  }
+
+  // The counters back to device memory, where the next launch on these connections starts.
+  __device__ __forceinline__ void close(bool recv, bool send) {
+    if (recv && tid_ == kRecvThread) *sh_.recv.step = rn_;
+    if (send && tid_ == kSendThread) *sh_.send.step = sn_;
+  }
+
+  // One step, in nsl_ slices (each moves one flag; empty steps move none, on both sides).
+  __device__ __forceinline__ bool step(const SimpleStep& st) {
+    // Empty steps move no flag, on both sides; with units they do (the unit word travels).
+    if (st.count <= 0 && !units_) return true;
+    const bool prof = comm_.prof != nullptr && tid_ == 0;
+    const int64_t per = nsl_ == 1 ? st.count : roundUp(divUp(st.count, nsl_), 16 / static_cast<int64_t>(esize_));
+    // In place with nothing else to do: the data is already where it belongs.
+    uint8_t* const dst = st.dst != nullptr && !(st.dst == st.src && !st.recv && !st.premul) ? st.dst : nullptr;
+    for (int sl = 0; sl < nsl_; ++sl) {
+      const int64_t off = min64(per * sl, st.count);
+      const int64_t cnt = min64(per, st.count - off);
+      const uint64_t t0 = prof ? globalTimer() : 0;
+      bool stop = false;
+      if (st.recv && tid_ == kRecvThread) {
+        stop = !waitAtLeast(comm_, sh_.recv.tail, rn_ + 1, prev_);
+        if (!stop && units_ && sh_.next == kUnitUnknown) sh_.next = *unitWord(sh_.recv.tail, rc_.slot);
+        if (!stop && sh_.ackPending) {
+          // The work's first message: its sender's answer came before it (exchange()).
+          sh_.recvDirect = ldVolatile(ackWord(sh_.recv.buf)) == rn_ + 1;
+          sh_.ackPending = 0;
+        }
+      }
+      if (st.send && tid_ == kSendThread && sl == 0) {
+        // A slot is reused once the receiver has consumed every slice of its last use.
+        const uint64_t slot = sn_ / nsl_;
+        if (slot >= sc_.slots) stop = !waitAtLeast(comm_, sh_.send.head, (slot - sc_.slots + 1) * nsl_, next_);
+      }
+      if (__syncthreads_or(stop)) {
+        close(st.recv, st.send);
+        return false;
+      }
+      const uint64_t t1 = prof ? globalTimer() : 0;
+      if (cnt > 0) move(st, dst, off, cnt);
+      __syncthreads();
+      const uint64_t t2 = prof ? globalTimer() : 0;
+      if (st.send && tid_ == kSendThread) {
+        // A network connection's proxy puts only the bytes of the slice: say where they are.
+        if (sh_.send.sizes)
+          sh_.send.sizes[sn_ % (static_cast<uint64_t>(sc_.slots) * nsl_)] =
+              static_cast<uint64_t>(off) * esize_ << 32 | static_cast<uint64_t>(cnt) * esize_;
+        if (units_) *unitWord(sh_.send.tail, sc_.slot) = sh_.next;
+        // Every thread's stores (ordered by the barrier) become visible before the flag.
+        fenceSys(comm_.fence);
+        *reinterpret_cast<volatile uint64_t*>(sh_.send.tail) = ++sn_;
+      } else if (st.send) {
+        ++sn_;
+      }
+      if (st.recv && tid_ == kRecvThread) *reinterpret_cast<volatile uint64_t*>(sh_.recv.head) = ++rn_;
+      else if (st.recv) ++rn_;
+      if (prof) profile(t0, t1, t2, cnt);
+    }
+    if (st.recv) rc_.next();
+    if (st.send) sc_.next();
+    return true;
+  }
+
+  // The step's data: the local input and/or the received slice, to dst and/or the next
+  // peer's slot, 16-byte vectors.
+  __device__ __forceinline__ void move(const SimpleStep& st, uint8_t* dst, int64_t off, int64_t cnt) {
+    const size_t o = static_cast<size_t>(off) * esize_;
+    // Every index below is a constant, so the Io stays in registers.
+    Io io;
+    io.src = st.src ? st.src + o : nullptr;
+    io.nin = st.recv ? 1 : 0;
+    io.in[0] = st.recv ? rc_.at() + o : nullptr;
+    io.in[1] = nullptr;
+    // User buffers: only final data travels straight between outputs (a ring AllReduce's
+    // reduce steps still go through the FIFO): a message received with no local input to
+    // combine, and a message sent that is also written to this rank's output (or a Send).
+    if (st.recv && sh_.recvDirect && st.src == nullptr) {
+      // The message is in the output already (dst, written by the peer): forward it from
+      // there, copy it nowhere.
+      io.in[0] = out(st.at) + o;
+      dst = nullptr;
+    }
+    uint8_t* const to = st.dst != nullptr || w_.s.algo == Algo::P2p ? sh_.sendTo : nullptr;
+    uint8_t* const slot = !st.send ? nullptr : to ? to + static_cast<size_t>(st.at) * esize_ + o : sc_.at() + o;
+    io.out[0] = dst ? dst + o : slot;
+    io.out[1] = dst ? slot : nullptr;
+    io.out[2] = nullptr;
+    io.nout = (dst ? 1 : 0) + (st.send ? 1 : 0);
+    if (io.nout == 0) return;
+    io.count = static_cast<size_t>(cnt);
+    io.premul = st.premul;
+    io.scalarBits = w_.scalarBits;
+    io.scalarPtr = w_.scalarPtr;
+    io.postDiv = 0;  // the integer average runs in the generic kernel
+    if (io.nin + (io.src ? 1 : 0) == 1 && !io.premul)
+      copyBytes<kCopyUnroll, kWide>(io, static_cast<size_t>(cnt) * esize_, io.src == nullptr, tid_, nt_);
+    else if constexpr (!std::is_same<S, NoArith>::value)
+      combineOp<S, kUnroll, kWide>(w_.red, io, tid_, nt_);
+    else
+      __trap();  // the host launches reducing works only in the kernel of their type
+  }
+
+  __device__ __forceinline__ void profile(uint64_t t0, uint64_t t1, uint64_t t2, int64_t cnt) {
+    const uint64_t now = globalTimer();
+    if (sh_.entryNs && !sh_.startNs) sh_.startNs = t0 - sh_.entryNs;
+    if (sh_.lastNs) {
+      sh_.gapNs += t0 - sh_.lastNs;
+      sh_.gaps += 1;
+    }
+    sh_.lastNs = now;
+    sh_.prof[0] += t1 - t0;
+    sh_.prof[1] += t2 - t1;
+    sh_.prof[2] += now - t2;
+    sh_.prof[3] += static_cast<unsigned long long>(cnt) * esize_;
+    sh_.prof[4] += 1;
+  }
+
+  const DevComm& comm_;
+  const DevWork& w_;
+  const int wi_;  // the work's index in the launch (its claim counter)
+  const int ch_;
+  SimpleShared& sh_;
+  const size_t esize_;
+  const int tid_, nt_;
+  const bool units_;
+  int64_t nUnits_ = 0;
+  int prev_ = -1, next_ = -1;
+  int nsl_ = 1;
+  SimpleConn rc_, sc_;
+  uint64_t rn_ = 0, sn_ = 0;  // the counters (every thread keeps them)
+};
+
+// One block per queue runs its works in call order; arithmetic on S (NoArith: the launch
+// only moves data).
+template <typename S, bool kWide>
+__global__ void __launch_bounds__(kMaxThreads, 1) simpleKernel(const __grid_constant__ SimpleArgs args) {
+  __shared__ SimpleShared sh;
+  __shared__ ArgsShared<SimpleArgs> a;
+  if (threadIdx.x == 0) {
+    sh.entryNs = args.comm.prof ? globalTimer() : 0;  // MCCL_PROFILE
+    sh.startNs = sh.lastNs = sh.gapNs = sh.gaps = 0;
+    for (int k = 0; k < 5; ++k) sh.prof[k] = 0;
+  }
+  const DevQueue q = args.queues[blockIdx.x];
+  copyArgsToShared(args, a);
+  gridDepWait();  // the parameters only, before: nothing the last kernel wrote (grid_dep.cuh)
+  bool units = false;
+  for (int wi = 0; wi < args.nworks; ++wi) units = units || a.works[wi].units;
+  for (int wi = 0; wi < args.nworks; ++wi) {
+    const DevWork& w = a.works[wi];
+    if (!queueRuns(q, w)) continue;
+    if (!SimpleWork<S, kWide>(a.comm, w, wi, q.channel, sh).run()) break;
+  }
+  // The next launch may start once every block is here: a Simple launch runs long, and a
+  // launch let in at its start would hold its blocks' SMs (the user's) waiting all along.
+  gridDepLaunchDependents();
+  if (units && threadIdx.x == 0) {
+    // The claim counters start at zero in every launch: the last block out zeroes them.
+    __threadfence();
+    if (atomicAdd(a.comm.claims + kSmallLaunch, 1u) == gridDim.x - 1)
+      for (int k = 0; k < kClaimWords; ++k) a.comm.claims[k] = 0;
+  }
+  if (threadIdx.x == 0 && sh.entryNs && sh.prof[4]) {
+    unsigned long long* p = a.comm.prof;
+    atomicAdd(p + kProfSimpleSteps, sh.prof[4]);
+    atomicAdd(p + kProfSimpleWait, sh.prof[0]);
+    atomicAdd(p + kProfSimpleMove, sh.prof[1]);
+    atomicAdd(p + kProfSimplePost, sh.prof[2]);
+    atomicAdd(p + kProfSimpleBytes, sh.prof[3]);
+    atomicAdd(p + kProfSimpleGap, static_cast<unsigned long long>(sh.gapNs));
+    atomicAdd(p + kProfSimpleGaps, static_cast<unsigned long long>(sh.gaps));
+    atomicAdd(p + kProfSimpleStart, static_cast<unsigned long long>(sh.startNs));
+    atomicAdd(p + kProfSimpleEnd, static_cast<unsigned long long>(globalTimer() - sh.lastNs));
+    atomicAdd(p + kProfSimpleBlocks, 1ull);
+    const unsigned long long end = globalTimer(), run = end - sh.entryNs;
+    unsigned sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    atomicAdd(p + kProfBlockRun, run);
+    atomicAdd(p + kProfBlockRunSq, (run / 1000) * (run / 1000));
+    atomicMax(p + kProfBlockRunMax, run);
+    if (q.channel >= 0 && q.channel < kProfChannels) {
+      p[kProfChanEntry + q.channel] = sh.entryNs;
+      p[kProfChanEnd + q.channel] = end;
+      p[kProfChanSm + q.channel] = sm;
+    }
+  }
+}
+
+using SimpleKernelFn = void (*)(SimpleArgs);
+
+}  // namespace
+
+// The kernels of launches with unaligned works (simple_kernel_wide.cu).
+SimpleKernelFn simpleWideKernelOf(const LaunchSpec& spec);
+
+}  // namespace mccl
