@@ -82,8 +82,8 @@ enum class KnobType { Int, Size, Bool, String };
     "GPU: the LL protocol below this many bytes sent per rank (0: the tuner decides)")         \
   X(Ll128MaxBytes, "MCCL_LL128_MAX_BYTES", Size, "0",                                           \
     "GPU: the LL128 protocol below this many bytes sent per rank (0: the tuner decides)")      \
-  X(Ll128TwoShot, "MCCL_LL128_TWO_SHOT", Bool, "0",                                             \
-    "GPU: LL128 AllReduce on more than two ranks in two hops (ReduceScatter, then AllGather of each rank's block; not yet measured against one hop, so off)") \
+  X(Ll128TwoShot, "MCCL_LL128_TWO_SHOT", Int, "1",                                              \
+    "GPU: LL128 AllReduce in two hops (ReduceScatter, then AllGather of each rank's block): 1 where measured faster (four ranks or more, from 1 MiB), 2 on any LL128 AllReduce of more than two ranks, 0 never") \
   X(WinDirect, "MCCL_WIN_DIRECT", Int, "1",                                                     \
     "GPU: collectives on symmetric windows read and write peers' windows in place: 1 at the sizes where that was measured faster than the FIFOs, 2 at every size, 0 never") \
   X(WinDirectMinBytes, "MCCL_WIN_DIRECT_MIN_BYTES", Size, "0",                                  \

@@ -107,13 +107,21 @@ double llTrafficBytes(const OpDesc& op, int n) {
   return op.isP2p() ? b : b * (n - 1);
 }
 
-// An LL128 AllReduce on more than two ranks runs in two hops (DevWork::twoShot): each rank
-// reduces its 1/n of the data from every peer's, then sends it to every peer, 2 (n - 1) / n
-// of the data sent where the one-shot form sends it whole to each of n - 1 peers (the last
-// count % n elements go one-shot after them).
+// An LL128 AllReduce on more than two ranks may run in two hops (DevWork::twoShot): each
+// rank reduces its 1/n of the data from every peer's, then sends it to every peer, 2 (n - 1)
+// / n of the data sent where the one-shot form sends it whole to each of n - 1 peers (the
+// last count % n elements go one-shot after them), for a second hop. Measured on 4 x H200
+// with each form forced (bench/results/gpu-2xH200-2026-11-27d call 4): four ranks, 512 KiB
+// one hop 18.0 us, two 19.5; 1 MiB 26.3 against 21.4; 2 MiB 45.1 against 30.8 (Simple 32.0,
+// so LL128 keeps 2 MiB); 4 MiB Simple 41.7, two hops 49.4; three ranks never better than
+// one hop or Simple (768 KiB 16.6 against 18.7, 1.5 MiB Simple 23.7 against 24.9). MCCL_LL128_TWO_SHOT: 1 where that was
+// faster (four ranks or more, from 1 MiB), 2 at every size of more than two ranks, 0 never.
+constexpr size_t kTwoShotMinBytes = 1 << 20;
 bool ll128TwoShot(const ncclComm* comm, const OpDesc& op) {
-  return op.kind == OpKind::AllReduce && comm->nranks > 2 && op.count >= static_cast<size_t>(comm->nranks) &&
-         knobBool(Knob::Ll128TwoShot);
+  const int64_t mode = knobInt(Knob::Ll128TwoShot);
+  if (op.kind != OpKind::AllReduce || comm->nranks <= 2 || op.count < static_cast<size_t>(comm->nranks) || mode <= 0)
+    return false;
+  return mode >= 2 || (comm->nranks >= 4 && op.bytes() >= kTwoShotMinBytes);
 }
 
 // The LL-family protocols run between GPUs that reach each other over CUDA IPC, all pairs

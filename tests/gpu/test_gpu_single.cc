@@ -739,7 +739,7 @@ TEST(GpuSingleProcess, Ll128KernelsAndGenericAlternateOnOneCommunicator) {
 // and others, beside one-shot calls (MCCL_LL128_TWO_SHOT=0) on the same communicator.
 TEST(GpuSingleProcess, Ll128TwoShotAllReduceEveryTypeOpAndForm) {
   SKIP_WITHOUT_GPUS(1);
-  ScopedEnv env({{"NCCL_PROTO", "LL128"}, {"NCCL_MAX_NCHANNELS", "4"}, {"MCCL_LL128_TWO_SHOT", "1"}});
+  ScopedEnv env({{"NCCL_PROTO", "LL128"}, {"NCCL_MAX_NCHANNELS", "4"}, {"MCCL_LL128_TWO_SHOT", "2"}});
   Clique cl(8);
   if (cl.n < 3) GTEST_SKIP() << "two-shot runs on three ranks or more";
   const size_t n = static_cast<size_t>(cl.n);
@@ -757,7 +757,7 @@ TEST(GpuSingleProcess, Ll128TwoShotAllReduceEveryTypeOpAndForm) {
   setenv("MCCL_LL128_TWO_SHOT", "0", 1);
   mccl::knobsReload();
   runCases(cl, some);
-  setenv("MCCL_LL128_TWO_SHOT", "1", 1);
+  setenv("MCCL_LL128_TWO_SHOT", "2", 1);
   mccl::knobsReload();
   runCases(cl, some);
 }

@@ -125,7 +125,8 @@ TEST_F(ProtoEnv, SmallMessagesOnOneNodeUseLl) {
   FakeGpuComm eight(8, false);
   EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 512u << 10), 1 << 19).proto, Proto::LL);
   EXPECT_EQ(choosePlan(&eight.comm, opOf(OpKind::AllReduce, 512u << 10), 1 << 19).proto, Proto::LL128);
-  EXPECT_EQ(choosePlan(&eight.comm, opOf(OpKind::AllReduce, 2u << 20), 1 << 19).proto, Proto::Simple);
+  EXPECT_EQ(choosePlan(&eight.comm, opOf(OpKind::AllReduce, 4u << 20), 1 << 19).proto, Proto::LL128);  // two hops
+  EXPECT_EQ(choosePlan(&eight.comm, opOf(OpKind::AllReduce, 8u << 20), 1 << 19).proto, Proto::Simple);
   EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 1u << 20), 1 << 19).proto, Proto::LL128);
   EXPECT_EQ(choosePlan(&eight.comm, opOf(OpKind::AllGather, 1u << 20), 1 << 19).proto, Proto::Simple);
 }
@@ -138,7 +139,8 @@ TEST_F(ProtoEnv, MoreRanksKeepTheAllPairsProtocolsLonger) {
   EXPECT_EQ(proto(OpKind::AllReduce, 256u << 10), Proto::LL);
   EXPECT_EQ(proto(OpKind::AllReduce, 512u << 10), Proto::LL128);
   EXPECT_EQ(proto(OpKind::AllReduce, 1u << 20), Proto::LL128);
-  EXPECT_EQ(proto(OpKind::AllReduce, 2u << 20), Proto::Simple);
+  EXPECT_EQ(proto(OpKind::AllReduce, 2u << 20), Proto::LL128);  // two hops: 1.5 times the data sent
+  EXPECT_EQ(proto(OpKind::AllReduce, 4u << 20), Proto::Simple);
   EXPECT_EQ(proto(OpKind::AllGather, 128u << 10), Proto::LL);  // bytes a rank
   EXPECT_EQ(proto(OpKind::AllGather, 512u << 10), Proto::LL128);
   EXPECT_EQ(proto(OpKind::AllGather, 1u << 20), Proto::Simple);
@@ -158,36 +160,40 @@ TEST_F(ProtoEnv, MoreRanksKeepTheAllPairsProtocolsLonger) {
   EXPECT_EQ(proto(OpKind::AllReduce, 1u << 20), Proto::Simple);
 }
 
-// LL128 AllReduce on more than two ranks runs in two hops (DevWork::twoShot); its traffic
-// is 2 (n - 1) / n of the data, not n - 1 times it.
+// LL128 AllReduce in two hops (DevWork::twoShot): by default on four ranks or more from
+// 1 MiB (where it measured faster), at every size of more than two ranks under
+// MCCL_LL128_TWO_SHOT=2, never under 0; its traffic, 2 (n - 1) / n of the data, is what the
+// LL128 limit weighs.
 TEST_F(ProtoEnv, Ll128AllReduceTwoShotOnMoreThanTwoRanks) {
   auto plan = [](const FakeGpuComm& c, OpDesc op) { return choosePlan(&c.comm, op, 1 << 19); };
-  FakeGpuComm two(2, false), three(3, false), four(4, false);
+  FakeGpuComm two(2, false), three(3, false), four(4, false), eight(8, false);
+  EXPECT_TRUE(plan(four, opOf(OpKind::AllReduce, 1u << 20)).twoShot);
+  EXPECT_TRUE(plan(four, opOf(OpKind::AllReduce, 2u << 20)).twoShot);
+  EXPECT_FALSE(plan(four, opOf(OpKind::AllReduce, 512u << 10)).twoShot);  // one hop: LL128
+  EXPECT_EQ(plan(four, opOf(OpKind::AllReduce, 512u << 10)).proto, Proto::LL128);
+  EXPECT_FALSE(plan(four, opOf(OpKind::AllReduce, 4u << 20)).twoShot);  // Simple
+  EXPECT_TRUE(plan(eight, opOf(OpKind::AllReduce, 1u << 20)).twoShot);
+  EXPECT_FALSE(plan(three, opOf(OpKind::AllReduce, 1u << 20)).twoShot);
   set("NCCL_PROTO", "LL128");
-  EXPECT_FALSE(plan(four, opOf(OpKind::AllReduce, 1u << 20)).twoShot);  // off unless asked (not yet measured)
-  set("MCCL_LL128_TWO_SHOT", "1");
-  OpDesc op = opOf(OpKind::AllReduce, 1u << 20);
-  EXPECT_FALSE(plan(two, op).twoShot);  // the same bytes either way: one hop wins
+  EXPECT_FALSE(plan(two, opOf(OpKind::AllReduce, 1u << 20)).twoShot);  // the same bytes either way
+  for (OpKind k : {OpKind::ReduceScatter, OpKind::AllGather, OpKind::Reduce, OpKind::Broadcast})
+    EXPECT_FALSE(plan(four, opOf(k, 1u << 20)).twoShot);
+  set("MCCL_LL128_TWO_SHOT", "2");
+  OpDesc op = opOf(OpKind::AllReduce, 64u << 10);
+  EXPECT_FALSE(plan(two, op).twoShot);
   EXPECT_TRUE(plan(four, op).twoShot);
-  EXPECT_TRUE(plan(three, op).twoShot);  // 262144 = 3 * 87381 + 1: the last element one-shot
+  EXPECT_TRUE(plan(three, op).twoShot);  // 16384 = 3 * 5461 + 1: the last element one hop
   op.count = 3;
   EXPECT_TRUE(plan(three, op).twoShot);
   op.count = 2;  // fewer elements than ranks
   EXPECT_FALSE(plan(three, op).twoShot);
-  for (OpKind k : {OpKind::ReduceScatter, OpKind::AllGather, OpKind::Reduce, OpKind::Broadcast})
-    EXPECT_FALSE(plan(four, opOf(k, 1u << 20)).twoShot);
-  // Its traffic is what the LL128 limit weighs: at four ranks 1.5 times the data against
-  // one hop's 3 times, so LL128 keeps AllReduce to twice the size.
-  unsetenv("NCCL_PROTO");
-  knobsReload();
-  EXPECT_EQ(plan(four, opOf(OpKind::AllReduce, 2u << 20)).proto, Proto::LL128);
-  EXPECT_TRUE(plan(four, opOf(OpKind::AllReduce, 2u << 20)).twoShot);
-  EXPECT_EQ(plan(four, opOf(OpKind::AllReduce, 4u << 20)).proto, Proto::Simple);
   set("MCCL_LL128_TWO_SHOT", "0");
   EXPECT_FALSE(plan(four, opOf(OpKind::AllReduce, 1u << 20)).twoShot);
-  EXPECT_EQ(plan(four, opOf(OpKind::AllReduce, 2u << 20)).proto, Proto::Simple);
+  unsetenv("NCCL_PROTO");
+  knobsReload();
+  EXPECT_EQ(plan(four, opOf(OpKind::AllReduce, 2u << 20)).proto, Proto::Simple);  // one hop: 3 times the data
   set("MCCL_LL128_TWO_SHOT", "1");
-  set("NCCL_PROTO", "LL,Simple");  // not LL128: never two-shot
+  set("NCCL_PROTO", "LL,Simple");  // not LL128: never two hops
   EXPECT_FALSE(plan(four, opOf(OpKind::AllReduce, 1u << 20)).twoShot);
   EXPECT_FALSE(plan(four, opOf(OpKind::AllReduce, 64u << 20)).twoShot);
 }
