@@ -114,8 +114,9 @@ double llTrafficBytes(const OpDesc& op, int n) {
 // with each form forced (bench/results/gpu-2xH200-2026-11-27d call 4): four ranks, 512 KiB
 // one hop 18.0 us, two 19.5; 1 MiB 26.3 against 21.4; 2 MiB 45.1 against 30.8 (Simple 32.0,
 // so LL128 keeps 2 MiB); 4 MiB Simple 41.7, two hops 49.4; three ranks never better than
-// one hop or Simple (768 KiB 16.6 against 18.7, 1.5 MiB Simple 23.7 against 24.9). MCCL_LL128_TWO_SHOT: 1 where that was
-// faster (four ranks or more, from 1 MiB), 2 at every size of more than two ranks, 0 never.
+// one hop or Simple (768 KiB 16.6 against 18.7, 1.5 MiB Simple 23.7 against 24.9).
+// MCCL_LL128_TWO_SHOT: 1 where that was faster (four ranks or more, from 1 MiB), 2 at every
+// size of more than two ranks, 0 never.
 constexpr size_t kTwoShotMinBytes = 1 << 20;
 bool ll128TwoShot(const ncclComm* comm, const OpDesc& op) {
   const int64_t mode = knobInt(Knob::Ll128TwoShot);
