@@ -8,7 +8,8 @@
 // one 16-byte store per thread, issued together by the warp; NVLink delivers such a line
 // whole, so a reader that sees the flag also sees the line's data. A reader loads its
 // lines with one 16-byte load per thread and the warp reloads them until every group's
-// flag thread sees the step's flag (__any_sync).
+// flag thread sees the step's flag (__any_sync); the LL128 kernels read several peers'
+// lines at once (ll128RecvBatch).
 //
 // Payload word k of line i of a step is the 8 bytes at 120 i + 8 k of the step's bytes,
 // so user data is read and written in place with 8-byte accesses (no shared memory).
@@ -169,6 +170,65 @@ __device__ __forceinline__ bool ll128RecvLines(const LlPeer& P, uint64_t s, cons
   }
 }
 
+// ll128RecvLines for B peers at once: a thread's part of its U lines of round `round` of step
+// s from the peers in slots slot0 .. slot0 + B - 1 of sh.peer whose bits are set in `want`
+// (v[j] for slot0 + j). Read one peer after the other, each peer costs a memory round trip
+// even when every line has arrived: the check of one peer's flags comes before the next
+// peer's loads in program order, and volatile loads never move above it (four ranks: three
+// round trips a round where one is enough). Here every wanted line's load is issued back to
+// back, then all are checked, then only the stale peers' lines reloaded, together, until
+// none is. The stale set is the warp's (__any_sync), so the warp stays converged. rank0 >= 0
+// names the peer of every slot (point-to-point: slot 0 is the work's peer); else slot j is
+// rank slot0 + j. False when the work was stopped (every thread of the warp must call it).
+template <int U, int B>
+__device__ __forceinline__ bool ll128RecvBatch(const LlShared& sh, int slot0, uint32_t want, int rank0, uint64_t s,
+                                               const Ll128Step& st, const Ll128Lane& ln, int round,
+                                               Ll128Words<U> (&v)[B], const DevComm* comm, int* abort) {
+  uint32_t stale = want;
+  uint64_t start = 0;
+  for (uint32_t spins = 0;; ++spins) {
+#pragma unroll
+    for (int j = 0; j < B; ++j) {
+      if (!(stale >> j & 1)) continue;
+      const LlPeer& P = sh.peer[slot0 + j];
+      const uint64_t* base = reinterpret_cast<const uint64_t*>(P.recvSlots) +
+                             ((P.recvStep + s) % kLlSlots) * (kLl128Lines * kLl128LineWords);
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int i = ln.first + (round * U + u) * ln.stride;
+        if (i < st.lines) ll128Load(base + i * kLl128LineWords + 2 * ln.sub, v[j].v[u][0], v[j].v[u][1]);
+      }
+    }
+    uint32_t left = 0;
+#pragma unroll
+    for (int j = 0; j < B; ++j) {
+      if (!(stale >> j & 1)) continue;
+      const uint64_t flag = sh.peer[slot0 + j].recvStep + s + 1;
+      bool bad = false;
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int i = ln.first + (round * U + u) * ln.stride;
+        bad = bad || (i < st.lines && ln.flagger && v[j].v[u][1] != flag);
+      }
+      if (__any_sync(0xffffffffu, bad)) left |= 1u << j;
+    }
+    stale = left;
+    if (!stale) return true;
+    if (spins == kSpinsPerCheck) {
+      spins = 0;
+      bool stop = *reinterpret_cast<volatile int*>(abort) != 0;
+      if (!stop && (threadIdx.x & 31) == 0) {
+        const int j = __ffs(stale) - 1;
+        if (waitShouldStop(*comm, &start, rank0 >= 0 ? rank0 : slot0 + j)) {
+          *reinterpret_cast<volatile int*>(abort) = 1;
+          stop = true;
+        }
+      }
+      if (__any_sync(0xffffffffu, stop)) return false;
+    }
+  }
+}
+
 // Rounds of U lines per thread that cover a step.
 __device__ __forceinline__ int ll128Rounds(const Ll128Step& st, const Ll128Lane& ln, int U) {
   const int perRound = ln.stride * U;
@@ -178,8 +238,9 @@ __device__ __forceinline__ int ll128Rounds(const Ll128Step& st, const Ll128Lane&
 // AllReduce, ReduceScatter and Reduce with an arithmetic policy (LlTyped), pipelined as in
 // llReduceLoop: step s + 1 is sent before step s is received. U lines in flight per thread:
 // a round of U lines costs about one load latency whatever U is, so U is what a kernel's
-// registers allow (the generic kernel: 1; the LL128 kernels of ll_kernel.cu: more).
-template <typename Policy, int U>
+// registers allow (the generic kernel: 1; the LL128 kernels of ll_kernel.cu: more). B ranks'
+// lines are read at once (ll128RecvBatch; the generic kernel: 1, one peer after the other).
+template <typename Policy, int U, int B = 1>
 __device__ __forceinline__ bool ll128ReduceLoop(const DevComm* commP, const DevWork* wP, const Ll128View& view, int ch,
                                                 LlShared* shP) {
   const DevComm& comm = *commP;
@@ -230,17 +291,42 @@ __device__ __forceinline__ bool ll128ReduceLoop(const DevComm* commP, const DevW
         ll128LoadWords(own, ownSrc, st, ln, k, pre);
         typename Policy::Acc acc[U][2];
         bool ok = true;
-        for (int r = 0; r < n; ++r) {
-          // A copy, not a reference chosen at run time: that would put both in local memory.
-          Ll128Words<U> v = own;
-          if (r != me) ok = ll128RecvLines(sh.peer[r], s, st, ln, k, v, commP, abort, r) && ok;
+        if constexpr (B == 1) {
+          for (int r = 0; r < n; ++r) {
+            // A copy, not a reference chosen at run time: that would put both in local memory.
+            Ll128Words<U> v = own;
+            if (r != me) ok = ll128RecvLines(sh.peer[r], s, st, ln, k, v, commP, abort, r) && ok;
 #pragma unroll
-          for (int u = 0; u < U; ++u)
+            for (int u = 0; u < U; ++u)
 #pragma unroll
-            for (int j = 0; j < 2; ++j) {
-              if (r == 0) red.first(acc[u][j], v.v[u][j]);
-              else red.add(acc[u][j], v.v[u][j]);
+              for (int j = 0; j < 2; ++j) {
+                if (r == 0) red.first(acc[u][j], v.v[u][j]);
+                else red.add(acc[u][j], v.v[u][j]);
+              }
+          }
+        } else {
+          // B ranks' lines at a time, the peers' loads all in flight (ll128RecvBatch).
+          for (int r0 = 0; r0 < n; r0 += B) {
+            Ll128Words<U> v[B];
+            uint32_t want = 0;
+#pragma unroll
+            for (int b = 0; b < B; ++b)
+              if (r0 + b < n && r0 + b != me) want |= 1u << b;
+            ok = ll128RecvBatch<U, B>(sh, r0, want, -1, s, st, ln, k, v, commP, abort) && ok;
+#pragma unroll
+            for (int b = 0; b < B; ++b) {
+              const int r = r0 + b;
+              if (r >= n) break;
+              if (r == me) v[b] = own;
+#pragma unroll
+              for (int u = 0; u < U; ++u)
+#pragma unroll
+                for (int j = 0; j < 2; ++j) {
+                  if (r == 0) red.first(acc[u][j], v[b].v[u][j]);
+                  else red.add(acc[u][j], v[b].v[u][j]);
+                }
             }
+          }
         }
         if (!ok) break;
         Ll128Words<U> res;
@@ -283,8 +369,9 @@ __device__ __forceinline__ bool ll128TwoShot(const DevComm* comm, const DevWork*
   return reduce(Ll128View(Coll::AllReduce, rest, in + tail, out + tail));
 }
 
-// AllGather, Broadcast, Send and Recv: data movement only, U lines in flight per thread.
-template <int U>
+// AllGather, Broadcast, Send and Recv: data movement only, U lines in flight per thread, B
+// peers read at once (as ll128ReduceLoop).
+template <int U, int B = 1>
 __device__ __forceinline__ bool ll128CopyLoop(const DevComm* commP, const DevWork* wP, const Ll128View& view, int ch,
                                               LlShared* shP) {
   const DevComm& comm = *commP;
@@ -330,14 +417,37 @@ __device__ __forceinline__ bool ll128CopyLoop(const DevComm* commP, const DevWor
     prof.mark(kProfLlSend);
     const Ll128Step st(rg, s);
     const int rounds = ll128Rounds(st, ln, U);
-    for (int r = 0; r < (p2p ? 1 : n); ++r) {
-      const int peer = p2p ? w.s.root : r;
-      if (!llRecvsFrom(w, peer)) continue;
-      uint8_t* dst = out + (coll == Coll::AllGather ? static_cast<uint64_t>(peer) * rg.total : 0);
-      for (int k = 0; k < rounds; ++k) {
-        Ll128Words<U> v;
-        if (!ll128RecvLines(sh.peer[r], s, st, ln, k, v, commP, abort, peer)) break;
-        ll128StoreWords(v, dst, st, ln, k);
+    if constexpr (B == 1) {
+      for (int r = 0; r < (p2p ? 1 : n); ++r) {
+        const int peer = p2p ? w.s.root : r;
+        if (!llRecvsFrom(w, peer)) continue;
+        uint8_t* dst = out + (coll == Coll::AllGather ? static_cast<uint64_t>(peer) * rg.total : 0);
+        for (int k = 0; k < rounds; ++k) {
+          Ll128Words<U> v;
+          if (!ll128RecvLines(sh.peer[r], s, st, ln, k, v, commP, abort, peer)) break;
+          ll128StoreWords(v, dst, st, ln, k);
+        }
+      }
+    } else {
+      // B peers' lines at a time, their loads all in flight (ll128RecvBatch).
+      const int slots = p2p ? 1 : n;
+      bool ok = true;
+      for (int r0 = 0; r0 < slots && ok; r0 += B) {
+        uint32_t want = 0;
+#pragma unroll
+        for (int b = 0; b < B; ++b)
+          if (r0 + b < slots && llRecvsFrom(w, p2p ? w.s.root : r0 + b)) want |= 1u << b;
+        for (int k = 0; k < rounds && want; ++k) {
+          Ll128Words<U> v[B];
+          ok = ll128RecvBatch<U, B>(sh, r0, want, p2p ? w.s.root : -1, s, st, ln, k, v, commP, abort);
+          if (!ok) break;
+#pragma unroll
+          for (int b = 0; b < B; ++b) {
+            if (!(want >> b & 1)) continue;
+            const int peer = p2p ? w.s.root : r0 + b;
+            ll128StoreWords(v[b], out + (coll == Coll::AllGather ? static_cast<uint64_t>(peer) * rg.total : 0), st, ln, k);
+          }
+        }
       }
     }
     prof.mark(kProfLlRecv);
@@ -350,13 +460,14 @@ __device__ __forceinline__ bool ll128CopyLoop(const DevComm* commP, const DevWor
 }
 
 // An LL128 reduction work, two-shot or as its collective says: U lines in flight a thread
-// in reductions, UCopy in copies (the LL128 kernels, ll_kernel.cu).
-template <typename Policy, int U, int UCopy>
+// in reductions, UCopy in copies, B and BCopy peers read at once (the LL128 kernels,
+// ll_kernel.cu).
+template <typename Policy, int U, int UCopy, int B, int BCopy>
 __device__ __forceinline__ bool ll128Reduce(const DevComm* comm, const DevWork* w, int ch, LlShared* sh) {
-  if (!w->twoShot) return ll128ReduceLoop<Policy, U>(comm, w, Ll128View(*w), ch, sh);
+  if (!w->twoShot) return ll128ReduceLoop<Policy, U, B>(comm, w, Ll128View(*w), ch, sh);
   return ll128TwoShot(
-      comm, w, [&](const Ll128View& v) { return ll128ReduceLoop<Policy, U>(comm, w, v, ch, sh); },
-      [&](const Ll128View& v) { return ll128CopyLoop<UCopy>(comm, w, v, ch, sh); });
+      comm, w, [&](const Ll128View& v) { return ll128ReduceLoop<Policy, U, B>(comm, w, v, ch, sh); },
+      [&](const Ll128View& v) { return ll128CopyLoop<UCopy, BCopy>(comm, w, v, ch, sh); });
 }
 
 // The generic kernel's LL128: one line in flight per thread in reductions (two, for the

@@ -251,6 +251,17 @@ template <typename T>
 constexpr int ll128ReduceLines() {
   return sizeof(T) >= 2 ? 2 : 1;
 }
+// Ranks whose lines a thread reads at once (ll128RecvBatch), so that many arrive in one
+// round trip: as many as keep a thread's lines in flight at four (lines of four ranks at
+// once in reductions of two lines a thread spilled 2.9-3.5 KB a thread). 4 x H200, four
+// ranks, against reading one peer after the other (bench/results/gpu-4xH200-2026-11-27e
+// call 4): AllGather 1 MiB 12.2 -> 11.3 us, 2 MiB 14.9 -> 14.2; AllReduce 512 KiB and 2 MiB
+// 3 % faster, 1 MiB 2 % slower (21.3 -> 21.7 us).
+template <typename T>
+constexpr int ll128ReducePeers() {
+  return 4 / ll128ReduceLines<T>();
+}
+constexpr int kLl128CopyPeers = 2;
 
 // One work of an LL-family launch on channel ch (kLl128: the launch's protocol): T is the
 // arithmetic of its reductions, LeanCopy when the launch only moves data. False when stopped.
@@ -263,14 +274,18 @@ __device__ __forceinline__ bool llFamilyWork(const DevComm* comm, const DevWork*
       // and 2-4 % on LL at 1-4 MiB (one shared H100, bench/results/gpu-1xH100-2026-11-25).
       constexpr int kLines = ll128ReduceLines<T>();
       if (w->red == kRedSum) {
-        if constexpr (kLl128) return ll128Reduce<LlTyped<T, OpSum, true>, kLines, kLl128CopyLines>(comm, w, ch, sh);
+        if constexpr (kLl128)
+          return ll128Reduce<LlTyped<T, OpSum, true>, kLines, kLl128CopyLines, ll128ReducePeers<T>(), kLl128CopyPeers>(
+              comm, w, ch, sh);
         else return llReduceLoop<LlTyped<T, OpSum>>(comm, w, ch, sh);
       }
-      if constexpr (kLl128) return ll128Reduce<LlTypedRt<T, true>, kLines, kLl128CopyLines>(comm, w, ch, sh);
+      if constexpr (kLl128)
+        return ll128Reduce<LlTypedRt<T, true>, kLines, kLl128CopyLines, ll128ReducePeers<T>(), kLl128CopyPeers>(comm, w,
+                                                                                                          ch, sh);
       else return llReduceLoop<LlTypedRt<T>>(comm, w, ch, sh);
     }
   }
-  if constexpr (kLl128) return ll128CopyLoop<kLl128CopyLines>(comm, w, Ll128View(*w), ch, sh);
+  if constexpr (kLl128) return ll128CopyLoop<kLl128CopyLines, kLl128CopyPeers>(comm, w, Ll128View(*w), ch, sh);
   else return llCopyWork(comm, w, ch, sh);
 }
 
