@@ -37,6 +37,7 @@ struct Xfer {
   const char* buf;
   size_t count;
   int peer;
+  const void* a2aRecvAt = nullptr;  // OpDesc::a2aRecvAt
 };
 
 // A failure before anything was queued: inside a group it fails the group, as any other
@@ -97,6 +98,7 @@ ncclResult_t submit(ncclComm* comm, const std::vector<Xfer>& xs, ncclDataType_t 
     d.datatype = datatype;
     d.root = x.peer;
     d.oneWay = oneWay;
+    d.a2aRecvAt = x.a2aRecvAt;
     d.stream = stream;
     r = enqueueOp(comm, d, call);
     if (r != ncclSuccess) break;
@@ -180,8 +182,9 @@ ncclResult_t alltoAll(const void* sendbuff, void* recvbuff, size_t count, ncclDa
     for (int i = 0; i < n; ++i) {
       int q = peerAt(comm, i);
       if (inPlace && q == comm->rank) continue;
-      xs.push_back({OpKind::Recv, static_cast<char*>(recvbuff) + q * block, count, q});
-      xs.push_back({OpKind::Send, src + q * block, count, q});
+      char* from = static_cast<char*>(recvbuff) + q * block;
+      xs.push_back({OpKind::Recv, from, count, q, from});
+      xs.push_back({OpKind::Send, src + q * block, count, q, static_cast<char*>(recvbuff) + comm->rank * block});
     }
     r = submit(comm, xs, datatype, stream, call);
   } else {

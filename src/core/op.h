@@ -27,6 +27,12 @@ struct OpDesc {
   // Send/Recv of a Gather or Scatter: nothing flows back from the peer in the same call, so
   // the protocol thresholds differ (planner.cc). Both ends of each pair set it alike.
   bool oneWay = false;
+  // A Send or Recv of an AlltoAll: the place of the transfer's bytes at the receiver, as the
+  // same place in this rank's own receive buffer (a Send to q: recvbuff + rank * block,
+  // where q receives it on symmetric windows; a Recv: its own block). On symmetric windows
+  // the copy engines may move it into the peer's window (kernels/direct_plan.cc
+  // planEngineP2p); both ends of each pair decide alike from it. Null for other Sends and Recvs.
+  const void* a2aRecvAt = nullptr;
   cudaStream_t stream = nullptr;
   uint64_t seq = 0;  // collective sequence number on its communicator (p2p: 0)
   uint64_t enqueueNs = 0;  // MCCL_PROFILE: when the API call entered the library

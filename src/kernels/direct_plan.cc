@@ -147,6 +147,21 @@ bool copyEnginesMove(const ncclComm* comm, size_t perRank) {
   return !comm->topo.processSharesDevice();
 }
 
+bool planEngineP2p(ncclComm* comm, const OpDesc& op, EngineCopy* copy) {
+  const int n = comm->nranks;
+  if (!op.isP2p() || op.a2aRecvAt == nullptr || op.count == 0) return false;
+  if (!comm->sym || n < 2 || n > kDirectMaxRanks || !knobBool(Knob::WinDirect)) return false;
+  const size_t bytes = op.count * datatypeSize(op.datatype);
+  if (!copyEnginesMove(comm, bytes)) return false;
+  uint64_t* flags[kDirectMaxRanks];
+  uint8_t* at[kDirectMaxRanks];
+  if (!comm->sym->directFlags(flags) || !comm->sym->directBuffer(op.a2aRecvAt, bytes, at)) return false;
+  std::memset(copy, 0, sizeof *copy);
+  if (op.kind == OpKind::Send)
+    *copy = EngineCopy{at[op.root], static_cast<const uint8_t*>(op.sendbuff), bytes, op.root};
+  return true;
+}
+
 // The copy-engine works of a group: a barrier with every peer (each peer's stream has
 // reached this point, so its output is no longer used by what came before), the
 // copies into the peers' windows, and a barrier again (every copy into this rank's output
@@ -154,14 +169,10 @@ bool copyEnginesMove(const ncclComm* comm, size_t perRank) {
 // with a work of no bytes (its entry and exit barriers, on channel 0's counts), so aborts,
 // MCCL_TIMEOUT and graph replays behave as on the direct path; the data moves on no SM.
 ncclResult_t launchCopyEngines(ncclComm* comm, const DevComm& devComm, const std::vector<DirectWork>& works,
-                               CopyEngineLanes* lanes, cudaStream_t stream) {
-  if (works.empty()) return ncclSuccess;
-  struct Copy {
-    uint8_t* dst;
-    const uint8_t* src;
-    uint64_t bytes;
-    int peer;
-  };
+                               const std::vector<EngineCopy>& p2p, size_t p2pOps, CopyEngineLanes* lanes,
+                               cudaStream_t stream) {
+  if (works.empty() && p2pOps == 0) return ncclSuccess;
+  using Copy = EngineCopy;
   std::vector<Copy> copies;
   const int n = comm->nranks, me = comm->rank;
   for (const DirectWork& w : works) {
@@ -176,6 +187,7 @@ ncclResult_t launchCopyEngines(ncclComm* comm, const DevComm& devComm, const std
       if (w.out[p] + at != w.in[me]) copies.push_back(Copy{w.out[p] + at, w.in[me], bytes, p});
     }
   }
+  copies.insert(copies.end(), p2p.begin(), p2p.end());
   DirectWork sync;
   std::memset(&sync, 0, sizeof sync);
   sync.coll = static_cast<uint8_t>(Coll::AllGather);

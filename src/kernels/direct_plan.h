@@ -49,6 +49,22 @@ bool directWanted(int64_t mode, OpKind kind, size_t wholeBytes);
 // of one process share a GPU, on any rank): planDirect then sets algo = kDirectCopyEngine.
 bool copyEnginesMove(const ncclComm* comm, size_t perRank);
 
+// One copy of a copy-engine launch: bytes from src (this rank's) to dst (a window of peer,
+// as reached here; this rank's own for peer == rank).
+struct EngineCopy {
+  uint8_t* dst;
+  const uint8_t* src;
+  uint64_t bytes;
+  int peer;
+};
+
+// True when a Send or Recv of an AlltoAll (OpDesc::a2aRecvAt) is moved by the copy engines:
+// the receiving block lies in a symmetric window and the block's size is one copyEnginesMove
+// takes. A Send then fills *copy (into the peer's window at the block's offset); a Recv
+// leaves copy->bytes 0 (its peer's copy fills it) and only takes part in the barriers. Both
+// ends of a pair decide alike: the block's offset and the window are the same on every rank.
+bool planEngineP2p(ncclComm* comm, const OpDesc& op, EngineCopy* copy);
+
 // Side streams the copies of a copy-engine launch fork onto, so that copies to different
 // peers (and this rank's own) run at once on different engines and links; with their
 // fork and join events. A communicator's, made at first use; release() on its device.
@@ -61,8 +77,11 @@ struct CopyEngineLanes {
 
 // Launches the copy-engine works of a group on stream: a barrier with every peer, the
 // copies into the peers' windows (spread over stream and lanes' side streams), a barrier.
+// works are AllGathers and Broadcasts, p2p the copies of AlltoAll Sends; p2pOps counts the
+// Sends and Recvs planEngineP2p took (a Recv adds no copy but needs the barriers).
 ncclResult_t launchCopyEngines(ncclComm* comm, const DevComm& devComm, const std::vector<DirectWork>& works,
-                               CopyEngineLanes* lanes, cudaStream_t stream);
+                               const std::vector<EngineCopy>& p2p, size_t p2pOps, CopyEngineLanes* lanes,
+                               cudaStream_t stream);
 
 // Launches the direct works of a group on stream, in call order, once per arithmetic type.
 ncclResult_t launchDirect(ncclComm* comm, const DevComm& devComm, const std::vector<DirectWork>& works, int threads,

@@ -266,7 +266,9 @@ ncclResult_t GpuDataPath::asyncStatus() {
 
 ncclResult_t GpuDataPath::launch(const GpuPlan& p, uint64_t planStart, uint64_t planEnd) {
   const int blocks = static_cast<int>(p.queues.size());
-  if (blocks == 0 && p.copies.empty() && p.direct.empty() && p.engine.empty()) return ncclSuccess;  // nothing moves
+  if (blocks == 0 && p.copies.empty() && p.direct.empty() && p.engine.empty() &&
+      p.engineP2pOps == 0)
+    return ncclSuccess;  // nothing moves
   CudaDeviceGuard guard(comm_->cudaDev);
   cudaStream_t stream = p.ops.empty() ? nullptr : p.ops[0].stream;
   const bool capturing = p.capturing;
@@ -329,7 +331,7 @@ ncclResult_t GpuDataPath::launch(const GpuPlan& p, uint64_t planStart, uint64_t 
     if (r != ncclSuccess) return MCCL_ERR(r, comm_, "kernel launch failed: %s", err ? err : "?");
   }
   MCCL_CHECK(launchDirect(comm_, hComm_, p.direct, launchThreads(), stream));
-  MCCL_CHECK(launchCopyEngines(comm_, hComm_, p.engine, &lanes_, stream));
+  MCCL_CHECK(launchCopyEngines(comm_, hComm_, p.engine, p.engineP2p, p.engineP2pOps, &lanes_, stream));
   const uint64_t tKernel = tLaunch ? steadyNs() : 0;
   if (!capturing) {
     const OpDesc& first = p.ops.front();

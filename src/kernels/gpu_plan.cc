@@ -157,7 +157,8 @@ bool samePlan(const OpDesc& a, const OpDesc& b) {
   return a.kind == b.kind && a.sendbuff == b.sendbuff && a.recvbuff == b.recvbuff && a.count == b.count &&
          a.datatype == b.datatype && a.op == b.op && a.root == b.root && a.stream == b.stream &&
          a.red.kind == b.red.kind && a.red.scalarBits == b.red.scalarBits && a.red.scalarPtr == b.red.scalarPtr &&
-         a.red.postDivisor == b.red.postDivisor && a.red.uniformScalar == b.red.uniformScalar && a.oneWay == b.oneWay;
+         a.red.postDivisor == b.red.postDivisor && a.red.uniformScalar == b.red.uniformScalar && a.oneWay == b.oneWay &&
+         a.a2aRecvAt == b.a2aRecvAt;
 }
 
 }  // namespace mccl

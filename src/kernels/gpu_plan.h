@@ -12,6 +12,7 @@
 
 #include "core/op.h"
 #include "kernels/direct.h"
+#include "kernels/direct_plan.h"
 #include "kernels/dev_work.h"
 #include "kernels/launch.h"
 
@@ -34,6 +35,10 @@ struct GpuPlan {
   std::vector<DevQueue> queues;
   std::vector<DirectWork> direct;  // collectives on symmetric windows (kernels/direct.h)
   std::vector<DirectWork> engine;  // those of them the copy engines move (kDirectCopyEngine)
+  // AlltoAll Sends and Recvs on symmetric windows the copy engines move (planEngineP2p):
+  // the Sends' copies, and how many operations (Recvs too) take part in their barriers.
+  std::vector<EngineCopy> engineP2p;
+  size_t engineP2pOps = 0;
   // One launch of the group: its kernel and the works it runs (in call order).
   struct LaunchPart {
     LaunchSpec spec;

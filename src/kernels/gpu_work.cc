@@ -90,11 +90,18 @@ std::vector<int> GpuWork::pairSelf(const std::vector<OpDesc>& ops, size_t slotBy
 // 256 MiB 1.12, 2 GiB 1.06 (365 GB/s bus bandwidth; NCCL 340): from 10 MiB
 // (MCCL_USER_BUFFERS_ALLREDUCE_BYTES). bytes: what the rank sends (AllGather: per rank;
 // AllReduce: the vector).
+// An AlltoAll's Sends and Recvs (OpDesc::a2aRecvAt, set alike at both ends) go both ways
+// between every pair, where the path gained: from 16 MiB blocks
+// (MCCL_USER_BUFFERS_ALLTOALL_BYTES; bench/results/gpu-2xH200-2026-11-27f).
 namespace {
-bool userBuffersWanted(Coll coll, size_t bytes) {
+bool userBuffersWanted(Coll coll, size_t bytes, bool alltoall) {
   const int64_t min = knobInt(Knob::UserBuffersMinBytes);
   if (min > 0) return bytes >= static_cast<size_t>(min);
   if (coll == Coll::AllReduce) return bytes >= static_cast<size_t>(knobInt(Knob::UserBuffersAllReduceBytes));
+  if (alltoall) {
+    const int64_t a2a = knobInt(Knob::UserBuffersAlltoAllBytes);
+    return a2a > 0 && bytes >= static_cast<size_t>(a2a);
+  }
   return coll == Coll::AllGather && bytes >= (size_t{6} << 20);
 }
 }  // namespace
@@ -112,7 +119,8 @@ void GpuWork::markUserBuffers(const OpDesc& op, const Schedule& s, DevWork* w) {
   const bool allReduce = s.algo == Algo::Ring && s.coll == Coll::AllReduce;
   const bool bcast = s.algo == Algo::Chain && s.coll == Coll::Broadcast;
   const bool p2p = s.algo == Algo::P2p && op.root != comm_->rank;
-  if ((!gather && !allReduce && !bcast && !p2p) || !userBuffersWanted(s.coll, op.bytes())) return;
+  if ((!gather && !allReduce && !bcast && !p2p) || !userBuffersWanted(s.coll, op.bytes(), p2p && op.a2aRecvAt))
+    return;
   w->xchg = p2p ? (op.kind == OpKind::Send ? kXchgSend : kXchgRecv) : kXchgRecv | kXchgSend;
   p_.userBuffers = true;
   if (!(w->xchg & kXchgRecv) || (bcast && op.root == comm_->rank)) return;
@@ -158,6 +166,20 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
   const bool p2pUnits = comm_->nranks == 2 && peerOps <= static_cast<size_t>(kSmallLaunch);
   for (size_t oi = 0; oi < partner.size(); ++oi) {
     const OpDesc& op = p_.ops[oi];
+    EngineCopy ec;
+    if (planEngineP2p(comm_, op, &ec)) {
+      // An AlltoAll's block on symmetric windows: the copy engines move it into the peer's
+      // window (a Send), or the peer's copy fills it (a Recv); no FIFO, no SM.
+      ++p_.engineP2pOps;
+      if (ec.bytes) p_.engineP2p.push_back(ec);
+      if (dump)
+        std::printf("[mccl rank %d] %s %s rank %d: AlltoAll on symmetric windows (copy engines)\n", comm_->rank,
+                    opKindName(op.kind), op.kind == OpKind::Send ? "to" : "from", op.root);
+      if (comm_->rank == 0 && op.kind == OpKind::Send && logEnabled(LogLevel::Info, kLogTuning))
+        INFO(kLogTuning, "%s: %zu Bytes -> Algo copy-engines channels 0 (AlltoAll block, no SM moves data)",
+             opKindName(op.kind), op.bytes());
+      continue;
+    }
     if (partner[oi] == -2) continue;  // a Recv from itself: its Send's work writes its buffer
     const bool selfCopy = partner[oi] >= 0;
     DirectWork dw;

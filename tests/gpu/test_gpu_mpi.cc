@@ -218,6 +218,15 @@ TEST(GpuMpi, SymmetricWindowCollectives) {
     mcclMemoryInfo_t info;
     NCCL_OK(mcclCommMemoryInfo(comm, &info));
     EXPECT_EQ(info.fifoBytes, 0u) << "collectives on symmetric windows made FIFO connections";
+    // AlltoAll: on the copy engines under NCCL_CTA_POLICY=2 or from MCCL_WIN_CE_MIN_BYTES a
+    // block (scripts/gpu-sweep.sh windows), on the FIFOs otherwise; in place and out of place.
+    size_t ti = 0;
+    for (size_t count : {size_t{1}, size_t{7}, size_t{1023}, size_t{4099}, size_t{65536 + 3}, size_t{(1 << 18) + 5}})
+      for (bool inPlace : {false, true}) {
+        const CollCase c{CollKind::AlltoAll, kAllTypes[ti++ % 12], ncclSum, false, false, count, 0, inPlace, seed++};
+        std::string e = runCollCase(comm, r, n, c, &mem);
+        if (!e.empty() && errs.size() < 4000) errs += e;
+      }
     MPI_Barrier(MPI_COMM_WORLD);  // every rank's kernels are done before any window goes
   }
   EXPECT_TRUE(errs.empty()) << errs;
@@ -291,7 +300,7 @@ class ReusedMemory : public GpuMemory {
 };
 
 // The user-buffer path (ipc_transport/user_buffers.h): Simple AllGather, AllReduce's final
-// data (every operator), Broadcast (every root) and the point-to-point patterns write into
+// data (every operator), Broadcast (every root), AlltoAll and the point-to-point patterns write into
 // the receiver's output, mapped in the
 // sender's process by its import service; every type, in place and out of place, odd
 // sizes (from 1 byte: MCCL_USER_BUFFERS_MIN_BYTES=1, everything on Simple), checked on the
@@ -333,6 +342,8 @@ TEST(GpuMpi, UserBuffersRegisteredAndPlainOutputs) {
             cases.push_back(CollCase{CollKind::Broadcast, t, ncclSum, false, false, count, root, inPlace, seed++});
           for (int again = 0; again < (kind == kReused ? 2 : 1); ++again) {
             cases.push_back(CollCase{CollKind::AllGather, t, ncclSum, false, false, count, 0, inPlace, seed++});
+            // AlltoAll's Sends into the peers' blocks (in place: sent from a staged copy).
+            cases.push_back(CollCase{CollKind::AlltoAll, t, ncclSum, false, false, count, 0, inPlace, seed++});
             // A ring AllReduce's final data (its reduce steps keep the FIFO).
             for (ncclRedOp_t op : kBuiltinOps)
               if (count <= 4099 || op == ncclSum)

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <thread>
 #include <utility>
@@ -1368,6 +1369,139 @@ TEST(GpuSingleProcess, SymmetricWindowsCopyEngines) {
     }
     unsetenv(policy ? "NCCL_CTA_POLICY" : "MCCL_WIN_CE_MIN_BYTES");
     mccl::knobsReload();
+  }
+}
+
+// AlltoAll on symmetric windows moved by the copy engines (each Send's block copied into the
+// peer's window at its offset there, between two barrier kernels; no FIFO, no SM): chosen by
+// NCCL_CTA_POLICY=2 and by MCCL_WIN_CE_MIN_BYTES (a block's bytes). Every type at odd counts,
+// in place and out of place, against the host reference with guards around every buffer;
+// then one group of two AlltoAlls (one in place), an AllGather and a Send/Recv ring (the
+// FIFO path beside the copy engines); the schedule dump names the path; a graph of an
+// AlltoAll replayed 100 times with new inputs, eager AlltoAlls between replays. Ranks
+// sharing a GPU in this process keep the FIFO path (kernels/direct_plan.cc).
+TEST(GpuSingleProcess, SymmetricWindowsAlltoAllCopyEngines) {
+  SKIP_WITHOUT_GPUS(1);
+  for (const char* how : {"policy", "size"}) {
+    SCOPED_TRACE(how);
+    const bool policy = std::string(how) == "policy";
+    ScopedEnv knob({{policy ? "NCCL_CTA_POLICY" : "MCCL_WIN_CE_MIN_BYTES", policy ? "2" : "4096"}});
+    Clique cl(8);
+    const int n = cl.n;
+    if (n < 2) GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=2 on one GPU)";
+    const bool sharing = n > gpuCount();
+    std::vector<CollCase> cases;
+    uint64_t seed = 9100;
+    size_t ti = 0;
+    // Under the size rule the blocks below 4 KiB stay on the FIFOs: both paths in one run.
+    for (size_t count : {size_t{1}, size_t{7}, size_t{1023}, size_t{4099}, size_t{65536 + 3}, size_t{(1 << 18) + 5}})
+      for (int k = 0; k < 4; ++k)
+        for (bool inPlace : {false, true})
+          cases.push_back(CollCase{CollKind::AlltoAll, kAllTypes[ti++ % 12], ncclSum, false, false, count, 0, inPlace,
+                                   seed++});
+    std::vector<std::string> errs(static_cast<size_t>(n));
+    std::vector<size_t> fifoBytes(static_cast<size_t>(n), 0);
+    ThreadBarrier meet(n);
+    std::atomic<bool> failed{false};
+    std::string dump;
+    runThreads(n, [&](int r) {
+      cudaSetDevice(cl.dev(r));
+      WindowMemory mem(cl.comms[r], cl.dev(r), size_t{96} << 20);
+      if (!mem.error.empty()) {
+        errs[r] = mem.error;
+        failed = true;
+      }
+      meet.wait();
+      if (failed) return;  // every rank alike
+      for (const CollCase& c : cases) {
+        std::string e = runCollCase(cl.comms[r], r, n, c, &mem);
+        if (!e.empty() && errs[r].size() < 4000) errs[r] += e;
+      }
+      mcclMemoryInfo_t info;
+      if (mcclCommMemoryInfo(cl.comms[r], &info) == ncclSuccess) fifoBytes[r] = info.fifoBytes;
+      // One group: AlltoAlls beside an AllGather, then a Send/Recv ring on the FIFOs.
+      {
+        const std::vector<CollCase> group = {
+            {CollKind::AlltoAll, ncclFloat32, ncclSum, false, false, 5000, 0, false, 9301},
+            {CollKind::AllGather, ncclInt32, ncclSum, false, false, 3000, 0, true, 9302},
+            {CollKind::AlltoAll, ncclBfloat16, ncclSum, false, false, 7001, 0, true, 9303},
+        };
+        std::vector<std::unique_ptr<PreparedCase>> prepared;
+        for (const CollCase& c : group) prepared.emplace_back(new PreparedCase(cl.comms[r], r, n, c, &mem));
+        ncclResult_t rc = ncclGroupStart();
+        for (auto& p : prepared)
+          if (rc == ncclSuccess) rc = p->launch();
+        const ncclResult_t ge = ncclGroupEnd();
+        if (rc == ncclSuccess) rc = ge;
+        for (auto& p : prepared) errs[r] += p->check(rc);
+        errs[r] += runP2pPattern(cl.comms[r], r, n, "ring", 4097, ncclFloat16, 0, 9304, &mem);
+      }
+      // Which path an AlltoAll of 8 KiB blocks takes, from the schedule dump.
+      const size_t count = 2048;
+      float* in = static_cast<float*>(mem.alloc(count * n * sizeof(float)));
+      float* out = static_cast<float*>(mem.alloc(count * n * sizeof(float)));
+      meet.wait();
+      if (r == 0) {
+        setenv("MCCL_DUMP_SCHEDULE", "1", 1);
+        mccl::knobsReload();
+        testing::internal::CaptureStdout();
+      }
+      meet.wait();
+      if (ncclAlltoAll(in, out, count, ncclFloat, cl.comms[r], mem.stream()) != ncclSuccess)
+        errs[r] += std::string("AlltoAll: ") + ncclGetLastError(cl.comms[r]);
+      mem.synchronize();
+      meet.wait();
+      if (r == 0) {
+        dump = testing::internal::GetCapturedStdout();
+        unsetenv("MCCL_DUMP_SCHEDULE");
+        mccl::knobsReload();
+      }
+      meet.wait();
+      // A graph of one AlltoAll, replayed with new inputs; eager ones between replays.
+      cudaStream_t s = mem.stream();
+      cudaGraph_t g;
+      cudaGraphExec_t gx;
+      cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
+      const ncclResult_t rc = ncclAlltoAll(in, out, count, ncclFloat, cl.comms[r], s);
+      const cudaError_t ce = cudaStreamEndCapture(s, &g);
+      const bool made = rc == ncclSuccess && ce == cudaSuccess && cudaGraphInstantiate(&gx, g, 0) == cudaSuccess;
+      if (!made) errs[r] += std::string("capture failed: ") + ncclGetLastError(cl.comms[r]);
+      meet.wait();
+      std::vector<float> h(count * n), got(count * n);
+      // What rank p sends to rank q at index i of the block, in replay rep.
+      auto value = [](int rep, int p, int q, size_t i) {
+        return static_cast<float>(rep * 7 + p * 1000 + q * 100000 + static_cast<int>(i % 97));
+      };
+      for (int rep = 0; rep < 100; ++rep) {
+        if (made && errs[r].size() < 4000) {
+          for (int q = 0; q < n; ++q)
+            for (size_t i = 0; i < count; ++i) h[q * count + i] = value(rep, r, q, i);
+          cudaMemcpyAsync(in, h.data(), count * n * sizeof(float), cudaMemcpyHostToDevice, s);
+          if (rep % 3 == 1 && ncclAlltoAll(in, out, count, ncclFloat, cl.comms[r], s) != ncclSuccess)
+            errs[r] += std::string("eager: ") + ncclGetLastError(cl.comms[r]);
+          cudaGraphLaunch(gx, s);
+          cudaMemcpyAsync(got.data(), out, count * n * sizeof(float), cudaMemcpyDeviceToHost, s);
+          if (cudaStreamSynchronize(s) != cudaSuccess) errs[r] += "replay " + std::to_string(rep) + " failed\n";
+          for (size_t j = 0; j < count * n && errs[r].size() < 4000; j += 7) {
+            const int p = static_cast<int>(j / count);
+            if (got[j] != value(rep, p, r, j % count))
+              errs[r] += "replay " + std::to_string(rep) + " element " + std::to_string(j) + " from rank " +
+                         std::to_string(p) + ": " + std::to_string(got[j]) + "\n";
+          }
+        }
+        meet.wait();  // every rank has read its results before any writes new inputs
+      }
+      if (made) cudaGraphExecDestroy(gx);
+      if (ce == cudaSuccess) cudaGraphDestroy(g);
+      mem.release(in);
+    });
+    for (int r = 0; r < n; ++r) {
+      EXPECT_TRUE(errs[r].empty()) << "rank " << r << ":\n" << errs[r];
+      // The zero-CTA policy puts every AlltoAll on the copy engines: no FIFO was needed.
+      if (policy && !sharing)
+        EXPECT_EQ(fifoBytes[r], 0u) << "rank " << r << ": AlltoAlls on symmetric windows made FIFO connections";
+    }
+    EXPECT_EQ(dump.find("AlltoAll on symmetric windows (copy engines)") != std::string::npos, !sharing) << dump;
   }
 }
 
