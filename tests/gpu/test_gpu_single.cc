@@ -1238,6 +1238,50 @@ TEST(GpuSingleProcess, SymmetricWindowsEveryTypeOpAndForm) {
   }
 }
 
+namespace {
+
+// Window tests, one rank's part: a window of `bytes` on every rank (collective), then each
+// case on it in turn, failures into *err and the FIFO bytes the communicator holds after
+// them into *fifoBytes. False on every rank alike when any rank's window failed.
+bool runWindowCases(ncclComm_t comm, int r, int n, WindowMemory& mem, ThreadBarrier& meet, std::atomic<bool>& failed,
+                    const std::vector<CollCase>& cases, std::string* err, size_t* fifoBytes) {
+  if (!mem.error.empty()) {
+    *err = mem.error;
+    failed = true;
+  }
+  meet.wait();
+  if (failed) return false;
+  for (const CollCase& c : cases) {
+    std::string e = runCollCase(comm, r, n, c, &mem);
+    if (!e.empty() && err->size() < 4000) *err += e;
+  }
+  mcclMemoryInfo_t info;
+  if (mcclCommMemoryInfo(comm, &info) == ncclSuccess) *fifoBytes = info.fifoBytes;
+  return true;
+}
+
+// What rank 0 prints under MCCL_DUMP_SCHEDULE=1 while every rank runs call (the plans it
+// makes), into *dump; every rank calls it.
+void scheduleDumpOf(int r, ThreadBarrier& meet, const std::function<void()>& call, std::string* dump) {
+  meet.wait();
+  if (r == 0) {
+    setenv("MCCL_DUMP_SCHEDULE", "1", 1);
+    mccl::knobsReload();
+    testing::internal::CaptureStdout();
+  }
+  meet.wait();
+  call();
+  meet.wait();
+  if (r == 0) {
+    *dump = testing::internal::GetCapturedStdout();
+    unsetenv("MCCL_DUMP_SCHEDULE");
+    mccl::knobsReload();
+  }
+  meet.wait();
+}
+
+}  // namespace
+
 // AllGather and Broadcast on symmetric windows moved by the copy engines (cudaMemcpyAsync
 // into the peers' windows between two barrier kernels): chosen by NCCL_CTA_POLICY=2 (the
 // zero-CTA policy, read at init) and by MCCL_WIN_CE_MIN_BYTES. Every root, in-place form,
@@ -1281,38 +1325,15 @@ TEST(GpuSingleProcess, SymmetricWindowsCopyEngines) {
       runThreads(n, [&](int r) {
         cudaSetDevice(cl.dev(r));
         WindowMemory mem(cl.comms[r], cl.dev(r), size_t{64} << 20);
-        if (!mem.error.empty()) {
-          errs[r] = mem.error;
-          failed = true;
-        }
-        meet.wait();
-        if (failed) return;  // every rank alike
-        for (const CollCase& c : cases) {
-          std::string e = runCollCase(cl.comms[r], r, n, c, &mem);
-          if (!e.empty() && errs[r].size() < 4000) errs[r] += e;
-        }
-        mcclMemoryInfo_t info;
-        if (mcclCommMemoryInfo(cl.comms[r], &info) == ncclSuccess) fifoBytes[r] = info.fifoBytes;
+        if (!runWindowCases(cl.comms[r], r, n, mem, meet, failed, cases, &errs[r], &fifoBytes[r])) return;
         // Which path a large AllGather takes, from the schedule dump.
         const size_t count = (size_t{1} << 20) / n;
         float* buf = static_cast<float*>(mem.alloc(count * (n + 2) * sizeof(float)));
-        meet.wait();
-        if (r == 0) {
-          setenv("MCCL_DUMP_SCHEDULE", "1", 1);
-          mccl::knobsReload();
-          testing::internal::CaptureStdout();
-        }
-        meet.wait();
-        if (ncclAllGather(buf, buf, count, ncclFloat, cl.comms[r], mem.stream()) != ncclSuccess)
-          errs[r] += std::string("AllGather: ") + ncclGetLastError(cl.comms[r]);
-        mem.synchronize();
-        meet.wait();
-        if (r == 0) {
-          dump = testing::internal::GetCapturedStdout();
-          unsetenv("MCCL_DUMP_SCHEDULE");
-          mccl::knobsReload();
-        }
-        meet.wait();
+        scheduleDumpOf(r, meet, [&] {
+          if (ncclAllGather(buf, buf, count, ncclFloat, cl.comms[r], mem.stream()) != ncclSuccess)
+            errs[r] += std::string("AllGather: ") + ncclGetLastError(cl.comms[r]);
+          mem.synchronize();
+        }, &dump);
         // A graph of an AllGather and a Broadcast (root n - 1), replayed with new inputs.
         float* in = buf;                    // count elements
         float* out = buf + count;           // count * n elements
@@ -1407,18 +1428,7 @@ TEST(GpuSingleProcess, SymmetricWindowsAlltoAllCopyEngines) {
     runThreads(n, [&](int r) {
       cudaSetDevice(cl.dev(r));
       WindowMemory mem(cl.comms[r], cl.dev(r), size_t{96} << 20);
-      if (!mem.error.empty()) {
-        errs[r] = mem.error;
-        failed = true;
-      }
-      meet.wait();
-      if (failed) return;  // every rank alike
-      for (const CollCase& c : cases) {
-        std::string e = runCollCase(cl.comms[r], r, n, c, &mem);
-        if (!e.empty() && errs[r].size() < 4000) errs[r] += e;
-      }
-      mcclMemoryInfo_t info;
-      if (mcclCommMemoryInfo(cl.comms[r], &info) == ncclSuccess) fifoBytes[r] = info.fifoBytes;
+      if (!runWindowCases(cl.comms[r], r, n, mem, meet, failed, cases, &errs[r], &fifoBytes[r])) return;
       // One group: AlltoAlls beside an AllGather, then a Send/Recv ring on the FIFOs.
       {
         const std::vector<CollCase> group = {
@@ -1440,23 +1450,11 @@ TEST(GpuSingleProcess, SymmetricWindowsAlltoAllCopyEngines) {
       const size_t count = 2048;
       float* in = static_cast<float*>(mem.alloc(count * n * sizeof(float)));
       float* out = static_cast<float*>(mem.alloc(count * n * sizeof(float)));
-      meet.wait();
-      if (r == 0) {
-        setenv("MCCL_DUMP_SCHEDULE", "1", 1);
-        mccl::knobsReload();
-        testing::internal::CaptureStdout();
-      }
-      meet.wait();
-      if (ncclAlltoAll(in, out, count, ncclFloat, cl.comms[r], mem.stream()) != ncclSuccess)
-        errs[r] += std::string("AlltoAll: ") + ncclGetLastError(cl.comms[r]);
-      mem.synchronize();
-      meet.wait();
-      if (r == 0) {
-        dump = testing::internal::GetCapturedStdout();
-        unsetenv("MCCL_DUMP_SCHEDULE");
-        mccl::knobsReload();
-      }
-      meet.wait();
+      scheduleDumpOf(r, meet, [&] {
+        if (ncclAlltoAll(in, out, count, ncclFloat, cl.comms[r], mem.stream()) != ncclSuccess)
+          errs[r] += std::string("AlltoAll: ") + ncclGetLastError(cl.comms[r]);
+        mem.synchronize();
+      }, &dump);
       // A graph of one AlltoAll, replayed with new inputs; eager ones between replays.
       cudaStream_t s = mem.stream();
       cudaGraph_t g;
