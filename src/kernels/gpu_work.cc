@@ -83,16 +83,17 @@ std::vector<int> GpuWork::pairSelf(const std::vector<OpDesc>& ops, size_t slotBy
 // 1 - 16 MiB 0.60-0.96 (1.00 at 1 GiB), Gather and Scatter (one message of 2 - 32 MiB)
 // 0.70-0.97; Send/Recv both ways and AlltoAll gained 1-6 % from 16 MiB messages, but a
 // Send's and its Recv's ranks must decide alike from the message alone, and Gather's and
-// Scatter's messages are the same: point-to-point and Broadcast stay on the FIFO unless
-// MCCL_USER_BUFFERS_MIN_BYTES says otherwise. A ring AllReduce's final data (2 x H200,
-// gpu-2xH200-2026-11-27b calls 2-3, plain buffers, path on against off, three rounds):
+// Scatter's messages are the same: a plain Send/Recv and Broadcast stay on the FIFO unless
+// MCCL_USER_BUFFERS_MIN_BYTES says otherwise. An AlltoAll's Sends and Recvs say they go
+// both ways (OpDesc::a2aRecvAt, set alike at both ends) and take it from 16 MiB blocks
+// (MCCL_USER_BUFFERS_ALLTOALL_BYTES; gpu-2xH200-2026-11-27f call 2: 64 MiB - 2 GiB
+// 1.005-1.04x, from 4 MiB blocks 1.03-1.05x slower at 8-16 MiB). A ring AllReduce's final
+// data (2 x H200, gpu-2xH200-2026-11-27b calls 2-3, plain buffers, path on against off,
+// three rounds):
 // 4 MiB 0.91, 5.3 MiB 0.95, 6.7 MiB 0.98, 8.4 MiB 1.00, 10.6 MiB 1.05, 13.3 MiB 1.07,
 // 256 MiB 1.12, 2 GiB 1.06 (365 GB/s bus bandwidth; NCCL 340): from 10 MiB
 // (MCCL_USER_BUFFERS_ALLREDUCE_BYTES). bytes: what the rank sends (AllGather: per rank;
 // AllReduce: the vector).
-// An AlltoAll's Sends and Recvs (OpDesc::a2aRecvAt, set alike at both ends) go both ways
-// between every pair, where the path gained: from 16 MiB blocks
-// (MCCL_USER_BUFFERS_ALLTOALL_BYTES; bench/results/gpu-2xH200-2026-11-27f).
 namespace {
 bool userBuffersWanted(Coll coll, size_t bytes, bool alltoall) {
   const int64_t min = knobInt(Knob::UserBuffersMinBytes);
