@@ -26,6 +26,8 @@ enum class KnobType { Int, Size, Bool, String };
   X(MinNChannels, "NCCL_MIN_NCHANNELS", Int, "0", "fewest channels a plan uses (0: automatic)") \
   X(MaxNChannels, "NCCL_MAX_NCHANNELS", Int, "0", "most channels a plan uses (0: automatic)")  \
   X(P2pDisable, "NCCL_P2P_DISABLE", Bool, "0", "never use CUDA IPC between GPUs")             \
+  X(P2pNvlChunkSize, "NCCL_P2P_NVL_CHUNKSIZE", Size, "524288",                                 \
+    "GPU: the slot of a point-to-point connection's FIFO over CUDA IPC (NCCL_BUFFSIZE holds NCCL_BUFFSIZE / this many; 2 to 28 slots)") \
   X(ShmDisable, "NCCL_SHM_DISABLE", Bool, "0", "never map peers' host memory directly")        \
   X(CommBlocking, "NCCL_COMM_BLOCKING", Int, "-1",                                               \
     "1: blocking communicators, 0: nonblocking, -1: as the config says")                       \
@@ -79,7 +81,7 @@ enum class KnobType { Int, Size, Bool, String };
     "GPU connection table: sparse (memory only behind connected peers' blocks), full (every peer's, one allocation), auto (sparse when the table is larger than a page)") \
   X(NetChannels, "MCCL_NET_NCHANNELS", Int, "4", "channels of a GPU plan with network peers")       \
   X(FifoSlots, "MCCL_FIFO_SLOTS", Int, "0",                                                      \
-    "pipeline slots of each connection's FIFO (0: 8 on host memory, 4 on GPUs: 1 MiB posts)")  \
+    "pipeline slots of each connection's FIFO (0: 8 on host memory, 4 on GPUs: 1 MiB posts; GPU point-to-point over CUDA IPC: NCCL_P2P_NVL_CHUNKSIZE)")  \
   X(LlMaxBytes, "MCCL_LL_MAX_BYTES", Size, "0",                                                 \
     "GPU: the LL protocol below this many bytes sent per rank (0: the tuner decides)")         \
   X(Ll128MaxBytes, "MCCL_LL128_MAX_BYTES", Size, "0",                                           \

@@ -1,5 +1,6 @@
 #include "ipc_transport/ipc.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/comm.h"
@@ -51,8 +52,15 @@ IpcTransport::IpcTransport(ncclComm* comm) : comm_(comm), exchange_(comm, sizeof
   int64_t buff = knobInt(Knob::BuffSize);
   if (buff < static_cast<int64_t>(slots_) * 4096) buff = slots_ * 4096;
   slotBytes_ = static_cast<size_t>(buff / slots_) & ~static_cast<size_t>(255);
+  // Point-to-point slots of NCCL_P2P_NVL_CHUNKSIZE, at least two and at most kUnitSlots
+  // (so that their channels may take units: gpu_plan.cc, takesUnits) in the buffer.
+  const int64_t chunk = std::max<int64_t>(4096, std::min<int64_t>(knobInt(Knob::P2pNvlChunkSize), buff / 2));
+  p2pSlots_ = static_cast<uint32_t>(std::min<int64_t>(kUnitSlots, buff / chunk));
+  p2pSlotBytes_ = static_cast<size_t>(chunk) & ~static_cast<size_t>(255);
   std::memset(&tableHandle_, 0, sizeof tableHandle_);
 }
+
+bool IpcTransport::p2pOwnFifo(ConnClass cls) const { return cls == ConnClass::P2p && !comm_->gpuNet; }
 
 IpcTransport::~IpcTransport() {
   CudaDeviceGuard guard(comm_->cudaDev);
@@ -201,8 +209,8 @@ ncclResult_t IpcTransport::need(const ConnKey& key) {
   auto c = std::make_unique<Conn>();
   const bool ll = key.cls == ConnClass::Ll || key.cls == ConnClass::LlP2p || key.cls == ConnClass::Ll128 ||
                   key.cls == ConnClass::Ll128P2p;
-  c->mine.slots = ll ? kLlSlots : slots_;
-  c->mine.slotBytes = ll ? kLlSlotBytes : slotBytes_;
+  c->mine.slots = ll ? kLlSlots : slots(key.cls);
+  c->mine.slotBytes = ll ? kLlSlotBytes : slotBytes(key.cls);
   if (!canReach(key.peer)) {
     if (ll)
       return MCCL_ERR(ncclInternalError, comm_, "rank %d: the LL protocol was planned for rank %d, which is not reachable over CUDA IPC",

@@ -15,9 +15,13 @@
 // table (whose mapped pages CUDA IPC cannot export), made and exported on the first send
 // connection to that peer.
 //
-// A receiver's FIFO holds slotBytes x slots of the class: the Simple classes (Ring, Tree,
-// P2p) take NCCL_BUFFSIZE split into MCCL_FIFO_SLOTS; the LL classes kLlSlots of
-// kLlSlotBytes, zeroed (a line's flag must never match before it is written).
+// A receiver's FIFO holds slotBytes x slots of the class: the Simple classes Ring and Tree
+// take NCCL_BUFFSIZE split into MCCL_FIFO_SLOTS (4 slots of 1 MiB); P2p on one node
+// NCCL_BUFFSIZE in slots of NCCL_P2P_NVL_CHUNKSIZE (8 of 512 KiB, as NCCL), over the network
+// as the others; the LL classes kLlSlots of kLlSlotBytes, zeroed (a line's flag must never
+// match before it is written). Eight 512 KiB slots made two-way Send/Recv of 64-256 MiB
+// 1.02-1.03x faster than four of 1 MiB, and cost AllGather of 1 GiB 6 %, ReduceScatter
+// 3-4 % (2 x H200, bench/results/gpu-2xH200-2026-11-27f calls 6-7): hence a class's own.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -62,8 +66,10 @@ class IpcTransport {
   uint8_t* devTable() const { return table_.base(); }
   uint64_t peerBytes() const { return peerBlockBytes(maxChannels_); }
   int maxChannels() const { return maxChannels_; }
-  size_t slotBytes() const { return slotBytes_; }
-  uint32_t slots() const { return slots_; }  // of the Simple classes' FIFOs
+  // The FIFO of a Simple class's connections: P2p's differ on one node (p2pOwnFifo), the
+  // others share NCCL_BUFFSIZE / MCCL_FIFO_SLOTS. The planner's steps fit in a slot of it.
+  size_t slotBytes(ConnClass cls) const { return p2pOwnFifo(cls) ? p2pSlotBytes_ : slotBytes_; }
+  uint32_t slots(ConnClass cls) const { return p2pOwnFifo(cls) ? p2pSlots_ : slots_; }
 
   // True when this GPU can reach peer's GPU directly (peer access / IPC allowed).
   bool canReach(int peer) const;
@@ -94,6 +100,12 @@ class IpcTransport {
   size_t headBytes() const { return sizeof(uint64_t) * kNumConnClasses * static_cast<size_t>(maxChannels_); }
   void adopt(const ConnKey& key, std::unique_ptr<Conn> c);
 
+  // Point-to-point connections take slots of NCCL_P2P_NVL_CHUNKSIZE where every peer is
+  // over CUDA IPC (comm->gpuNet false, known from setup() on, before any connection): the
+  // network path's layout is one for every class, and a plan with network peers takes one
+  // slot size for its Sends and Recvs whatever the peer.
+  bool p2pOwnFifo(ConnClass cls) const;
+
   ncclComm* comm_;
   std::unique_ptr<GpuNet> net_;
   std::atomic<GpuNet*> netLive_{nullptr};    // net_ once made, for netStatus()
@@ -101,8 +113,8 @@ class IpcTransport {
   ConnectExchange exchange_;
   std::map<ConnKey, std::unique_ptr<Conn>> conns_;
   int maxChannels_ = 0;
-  uint32_t slots_ = 8;
-  size_t slotBytes_ = 0;
+  uint32_t slots_ = 8, p2pSlots_ = 8;
+  size_t slotBytes_ = 0, p2pSlotBytes_ = 0;
   // Connection setup's copies and clears: a non-blocking stream of its own, waited for, so
   // they wait for no kernel of the user's (a synchronous cudaMemcpy on the legacy stream
   // waits for every blocking stream's kernels, which may be waiting for this rank).

@@ -158,7 +158,7 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
   int maxCh = 0;
   const bool copyOnly = planCopies();
   if (!copyOnly) p_.copies.clear();
-  const std::vector<int> partner = copyOnly ? std::vector<int>() : pairSelf(p_.ops, ipc.slotBytes());
+  const std::vector<int> partner = copyOnly ? std::vector<int>() : pairSelf(p_.ops, ipc.slotBytes(ConnClass::P2p));
   // Sends and Recvs take units (one Simple launch for all of them, launchParts) on two
   // ranks, where a group's operations with the peer are the same number on both sides (each
   // Send meets a Recv), when they fit one launch; the operations with itself never do.
@@ -201,7 +201,8 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
       (engines ? p_.engine : p_.direct).push_back(dw);
       continue;
     }
-    PlanChoice choice = choosePlan(comm_, op, ipc.slotBytes());
+    // A Simple step fits a slot of the FIFOs it goes through (point-to-point ones differ).
+    PlanChoice choice = choosePlan(comm_, op, ipc.slotBytes(op.isP2p() ? ConnClass::P2p : ConnClass::Ring));
     choice.nchannels = std::min(choice.nchannels, ipc.maxChannels());
     DevWork w;
     std::memset(&w, 0, sizeof w);
@@ -229,7 +230,7 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
       w.out = p_.ops[static_cast<size_t>(partner[oi])].recvbuff;
       w.selfCopy = 1;
     }
-    w.units = takesUnits(w, ipc.slots(), comm_->gpuNet, p2pUnits) ? 1 : 0;
+    w.units = takesUnits(w, ipc.slots(connClassOf(hostView.algo)), comm_->gpuNet, p2pUnits) ? 1 : 0;
     if (w.proto == kProtoSimple && !selfCopy) markUserBuffers(op, hostView, &w);
     if (dump) {
       if (selfCopy)

@@ -1833,3 +1833,87 @@ TEST(GpuSingleProcess, ConnectionTableMemoryFollowsConnectedPeers) {
     EXPECT_LT(s2, fullInit) << "rank " << r;
   }
 }
+
+// Point-to-point connections on one node take FIFO slots of NCCL_P2P_NVL_CHUNKSIZE (512 KiB
+// unless set, as NCCL's), the collectives' keep NCCL_BUFFSIZE / MCCL_FIFO_SLOTS (1 MiB): a
+// Send's step (the schedule dump's chunk) fits one, and is one on two ranks at 64 MiB; and
+// Sends and Recvs stay right with slots of the default, of 1 MiB, of an odd 300000 bytes
+// (299776 kept: whole 256-byte lines) and of 64 KiB (64 asked for, 28 kept: a unit word a
+// slot), in AlltoAll, Gather and Scatter of odd counts and every type width beside
+// AllReduces (the other class), each setting on communicators made under it.
+TEST(GpuSingleProcess, PointToPointFifoSlotsOfNvlChunkSize) {
+  SKIP_WITHOUT_GPUS(1);
+  struct Setting {
+    const char* env;   // NCCL_P2P_NVL_CHUNKSIZE, or unset
+    size_t slotBytes;  // a point-to-point slot under it
+  };
+  for (const Setting& st : {Setting{nullptr, 524288}, Setting{"1048576", 1048576}, Setting{"300000", 299776},
+                            Setting{"65536", 65536}}) {
+    const std::string name = st.env ? st.env : "(unset)";
+    std::unique_ptr<ScopedEnv> env(st.env ? new ScopedEnv({{"NCCL_P2P_NVL_CHUNKSIZE", st.env}}) : nullptr);
+    Clique cl(8);
+    if (cl.n < 2) GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=2 on one GPU)";
+    const int n = cl.n;
+    // 64 MiB and 12 bytes a block: a Send's channels want steps of 64 MiB / 24 / 4 > 512 KiB.
+    const size_t count = (size_t{1} << 24) + 3;
+    std::vector<std::string> errs(static_cast<size_t>(n));
+    std::string dump;
+    ThreadBarrier meet(n);
+    runThreads(n, [&](int r) {
+      cudaSetDevice(cl.dev(r));
+      float *in = nullptr, *out = nullptr;
+      cudaMalloc(&in, count * n * sizeof(float));
+      cudaMalloc(&out, count * n * sizeof(float));
+      cudaStream_t s;
+      cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+      // Element i of rank q's input (exact in float).
+      auto value = [](int q, size_t i) { return static_cast<float>((static_cast<size_t>(q) * 131 + i % 4099) % 8192); };
+      std::vector<float> h(count * n);
+      for (size_t i = 0; i < h.size(); ++i) h[i] = value(r, i);
+      cudaMemcpy(in, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice);
+      scheduleDumpOf(r, meet, [&] {
+        if (ncclAlltoAll(in, out, count, ncclFloat, cl.comms[r], s) != ncclSuccess)
+          errs[r] += std::string("AlltoAll: ") + ncclGetLastError(cl.comms[r]);
+        cudaStreamSynchronize(s);
+      }, &dump);
+      cudaMemcpy(h.data(), out, h.size() * sizeof(float), cudaMemcpyDeviceToHost);
+      for (int p = 0; p < n && errs[r].empty(); ++p)
+        for (size_t i = 0; i < count; ++i)
+          if (h[static_cast<size_t>(p) * count + i] != value(p, static_cast<size_t>(r) * count + i)) {
+            errs[r] += "AlltoAll from rank " + std::to_string(p) + " element " + std::to_string(i) + "\n";
+            break;
+          }
+      cudaFree(in);
+      cudaFree(out);
+      cudaStreamDestroy(s);
+    });
+    for (int r = 0; r < n; ++r) EXPECT_TRUE(errs[r].empty()) << name << " rank " << r << ": " << errs[r];
+    // Every Send to another rank steps at most a slot; on two ranks exactly one.
+    int sends = 0;
+    for (size_t at = dump.find("Send/"); at != std::string::npos; at = dump.find("Send/", at + 1)) {
+      int rank = -1, ranks = 0, root = -1;
+      long long cnt = 0, chunk = 0;
+      const char* line = dump.c_str() + dump.find(" rank ", at);
+      if (std::sscanf(line, " rank %d/%d root %d count %lld chunk %lld", &rank, &ranks, &root, &cnt, &chunk) != 5) {
+        ADD_FAILURE() << name << ": unparsed dump line: " << dump.substr(at, 120);
+        continue;
+      }
+      if (root == rank) continue;
+      ++sends;
+      EXPECT_LE(static_cast<size_t>(chunk) * sizeof(float), st.slotBytes) << name;
+      if (n == 2 && st.slotBytes <= 524288) EXPECT_EQ(static_cast<size_t>(chunk) * sizeof(float), st.slotBytes) << name;
+    }
+    EXPECT_GE(sends, 1) << name << ": no Send in the schedule dump:\n" << dump.substr(0, 2000);
+    std::vector<CollCase> cases;
+    uint64_t seed = 11;
+    for (size_t c : {size_t{1}, size_t{1000}, size_t{100003}, (size_t{1} << 20) + 5, size_t{3} << 19})
+      for (ncclDataType_t t : {ncclInt8, ncclBfloat16, ncclFloat32, ncclFloat64})
+        for (bool inPlace : {false, true}) {
+          cases.push_back(CollCase{CollKind::AlltoAll, t, ncclSum, false, false, c, 0, inPlace, seed++});
+          cases.push_back(CollCase{CollKind::AllReduce, t, ncclSum, false, false, c, 0, inPlace, seed++});
+          cases.push_back(CollCase{CollKind::Gather, t, ncclSum, false, false, c, n - 1, inPlace, seed++});
+          cases.push_back(CollCase{CollKind::Scatter, t, ncclSum, false, false, c, 0, inPlace, seed++});
+        }
+    runCases(cl, cases);
+  }
+}
