@@ -27,7 +27,7 @@ enum class KnobType { Int, Size, Bool, String };
   X(MaxNChannels, "NCCL_MAX_NCHANNELS", Int, "0", "most channels a plan uses (0: automatic)")  \
   X(P2pDisable, "NCCL_P2P_DISABLE", Bool, "0", "never use CUDA IPC between GPUs")             \
   X(P2pNvlChunkSize, "NCCL_P2P_NVL_CHUNKSIZE", Size, "524288",                                 \
-    "GPU: the slot of a point-to-point connection's FIFO over CUDA IPC (NCCL_BUFFSIZE holds NCCL_BUFFSIZE / this many; 2 to 28 slots)") \
+    "GPU: the slot of a point-to-point connection's FIFO over CUDA IPC, on two ranks or wherever set (NCCL_BUFFSIZE / this many slots, 2 to 28; elsewhere the collectives' FIFO)") \
   X(ShmDisable, "NCCL_SHM_DISABLE", Bool, "0", "never map peers' host memory directly")        \
   X(CommBlocking, "NCCL_COMM_BLOCKING", Int, "-1",                                               \
     "1: blocking communicators, 0: nonblocking, -1: as the config says")                       \

@@ -276,6 +276,14 @@ PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes) 
     const int64_t steps = n == 2 && !comm->gpuNet ? kUnitsPerChannel : 2;
     chunkBytes = std::min(chunkBytes, std::max(kP2pMinChunkBytes, static_cast<int64_t>(bytes) / c.nchannels / steps));
   }
+  // A chain on more than two ranks (Broadcast, Reduce) forwards every step, so its
+  // pipeline fills over n - 1 hops: on four ranks steps of half a slot (512 KiB) took
+  // Broadcast of 128 / 256 / 512 MiB 451 / 817 / 1568 us against 484-496 / 867-905 /
+  // 1614-1653 in whole slots, Reduce 438 / 798 / 1532 against 462-467 / 849-851 /
+  // 1568-1580, 8-64 MiB and 1 GiB within 1 % (4 x H200, NCCL_BUFFSIZE=2 MiB against 4 MiB,
+  // bench/results/gpu-2xH200-2026-11-27g call 2); eight slots of 512 KiB gained less.
+  if (!comm->isHost() && !comm->gpuNet && c.algo == Algo::Chain && n > 2)
+    chunkBytes = std::min(chunkBytes, static_cast<int64_t>(slotBytes / 2));
   // A ring or chain collective that would have too few slot-sized units for every channel
   // to take kUnitsPerChannel (gpu_plan.cc, takesUnits) takes smaller steps, down to 256
   // KiB, so its channels still share the work as they free up: on 2 x H200 at 24 channels

@@ -60,7 +60,9 @@ IpcTransport::IpcTransport(ncclComm* comm) : comm_(comm), exchange_(comm, sizeof
   std::memset(&tableHandle_, 0, sizeof tableHandle_);
 }
 
-bool IpcTransport::p2pOwnFifo(ConnClass cls) const { return cls == ConnClass::P2p && !comm_->gpuNet; }
+bool IpcTransport::p2pOwnFifo(ConnClass cls) const {
+  return cls == ConnClass::P2p && !comm_->gpuNet && (comm_->nranks == 2 || knobIsSet(Knob::P2pNvlChunkSize));
+}
 
 IpcTransport::~IpcTransport() {
   CudaDeviceGuard guard(comm_->cudaDev);

@@ -16,9 +16,9 @@
 // connection to that peer.
 //
 // A receiver's FIFO holds slotBytes x slots of the class: the Simple classes Ring and Tree
-// take NCCL_BUFFSIZE split into MCCL_FIFO_SLOTS (4 slots of 1 MiB); P2p on one node
-// NCCL_BUFFSIZE in slots of NCCL_P2P_NVL_CHUNKSIZE (8 of 512 KiB, as NCCL), over the network
-// as the others; the LL classes kLlSlots of kLlSlotBytes, zeroed (a line's flag must never
+// take NCCL_BUFFSIZE split into MCCL_FIFO_SLOTS (4 slots of 1 MiB); P2p on one node of two
+// ranks NCCL_BUFFSIZE in slots of NCCL_P2P_NVL_CHUNKSIZE (8 of 512 KiB, as NCCL), elsewhere
+// as the others (p2pOwnFifo); the LL classes kLlSlots of kLlSlotBytes, zeroed (a line's flag must never
 // match before it is written). Eight 512 KiB slots made two-way Send/Recv of 64-256 MiB
 // 1.02-1.03x faster than four of 1 MiB, and cost AllGather of 1 GiB 6 %, ReduceScatter
 // 3-4 % (2 x H200, bench/results/gpu-2xH200-2026-11-27f calls 6-7): hence a class's own.
@@ -101,9 +101,12 @@ class IpcTransport {
   void adopt(const ConnKey& key, std::unique_ptr<Conn> c);
 
   // Point-to-point connections take slots of NCCL_P2P_NVL_CHUNKSIZE where every peer is
-  // over CUDA IPC (comm->gpuNet false, known from setup() on, before any connection): the
+  // over CUDA IPC (comm->gpuNet false, known from setup() on, before any connection: the
   // network path's layout is one for every class, and a plan with network peers takes one
-  // slot size for its Sends and Recvs whatever the peer.
+  // slot size for its Sends and Recvs whatever the peer), on two ranks unless the variable
+  // is set: where it was measured faster. On four ranks one host ran AlltoAll of 64 MiB -
+  // 1 GiB 2-8 % slower in 512 KiB steps than in 1 MiB ones, another even (4 x H200,
+  // bench/results/gpu-2xH200-2026-11-27g calls 2 and 3).
   bool p2pOwnFifo(ConnClass cls) const;
 
   ncclComm* comm_;

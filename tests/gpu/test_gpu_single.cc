@@ -1835,18 +1835,20 @@ TEST(GpuSingleProcess, ConnectionTableMemoryFollowsConnectedPeers) {
 }
 
 // Point-to-point connections on one node take FIFO slots of NCCL_P2P_NVL_CHUNKSIZE (512 KiB
-// unless set, as NCCL's), the collectives' keep NCCL_BUFFSIZE / MCCL_FIFO_SLOTS (1 MiB): a
-// Send's step (the schedule dump's chunk) fits one, and is one on two ranks at 64 MiB; and
-// Sends and Recvs stay right with slots of the default, of 1 MiB, of an odd 300000 bytes
-// (299776 kept: whole 256-byte lines) and of 64 KiB (64 asked for, 28 kept: a unit word a
-// slot), in AlltoAll, Gather and Scatter of odd counts and every type width beside
-// AllReduces (the other class), each setting on communicators made under it.
+// unless set, as NCCL's) on two ranks, and on more wherever it is set; the collectives'
+// keep NCCL_BUFFSIZE / MCCL_FIFO_SLOTS (1 MiB): a Send's step (the schedule dump's chunk)
+// fits one, and is one on two ranks at 64 MiB; a Broadcast's chain on more than two ranks
+// steps half a slot. Sends and Recvs stay right with slots of the default, of 1 MiB, of an
+// odd 300000 bytes (299776 kept: whole 256-byte lines) and of 64 KiB (64 asked for, 28
+// kept: a unit word a slot), in AlltoAll, Gather and Scatter of odd counts and every type
+// width beside AllReduces (the other class), each setting on communicators made under it.
 TEST(GpuSingleProcess, PointToPointFifoSlotsOfNvlChunkSize) {
   SKIP_WITHOUT_GPUS(1);
   struct Setting {
     const char* env;   // NCCL_P2P_NVL_CHUNKSIZE, or unset
-    size_t slotBytes;  // a point-to-point slot under it
+    size_t slotBytes;  // a point-to-point slot under it (unset: on two ranks)
   };
+  const size_t collSlot = 1048576;  // NCCL_BUFFSIZE 4 MiB / 4
   for (const Setting& st : {Setting{nullptr, 524288}, Setting{"1048576", 1048576}, Setting{"300000", 299776},
                             Setting{"65536", 65536}}) {
     const std::string name = st.env ? st.env : "(unset)";
@@ -1854,6 +1856,7 @@ TEST(GpuSingleProcess, PointToPointFifoSlotsOfNvlChunkSize) {
     Clique cl(8);
     if (cl.n < 2) GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=2 on one GPU)";
     const int n = cl.n;
+    const size_t p2pSlot = st.env || n == 2 ? st.slotBytes : collSlot;
     // 64 MiB and 12 bytes a block: a Send's channels want steps of 64 MiB / 24 / 4 > 512 KiB.
     const size_t count = (size_t{1} << 24) + 3;
     std::vector<std::string> errs(static_cast<size_t>(n));
@@ -1875,6 +1878,9 @@ TEST(GpuSingleProcess, PointToPointFifoSlotsOfNvlChunkSize) {
         if (ncclAlltoAll(in, out, count, ncclFloat, cl.comms[r], s) != ncclSuccess)
           errs[r] += std::string("AlltoAll: ") + ncclGetLastError(cl.comms[r]);
         cudaStreamSynchronize(s);
+        if (ncclBroadcast(in, in, count, ncclFloat, 0, cl.comms[r], s) != ncclSuccess)  // rank 0's first block
+          errs[r] += std::string("Broadcast: ") + ncclGetLastError(cl.comms[r]);
+        cudaStreamSynchronize(s);
       }, &dump);
       cudaMemcpy(h.data(), out, h.size() * sizeof(float), cudaMemcpyDeviceToHost);
       for (int p = 0; p < n && errs[r].empty(); ++p)
@@ -1883,27 +1889,44 @@ TEST(GpuSingleProcess, PointToPointFifoSlotsOfNvlChunkSize) {
             errs[r] += "AlltoAll from rank " + std::to_string(p) + " element " + std::to_string(i) + "\n";
             break;
           }
+      cudaMemcpy(h.data(), in, count * sizeof(float), cudaMemcpyDeviceToHost);
+      for (size_t i = 0; i < count; ++i)
+        if (h[i] != value(0, i)) {
+          errs[r] += "Broadcast element " + std::to_string(i) + "\n";
+          break;
+        }
       cudaFree(in);
       cudaFree(out);
       cudaStreamDestroy(s);
     });
     for (int r = 0; r < n; ++r) EXPECT_TRUE(errs[r].empty()) << name << " rank " << r << ": " << errs[r];
-    // Every Send to another rank steps at most a slot; on two ranks exactly one.
-    int sends = 0;
-    for (size_t at = dump.find("Send/"); at != std::string::npos; at = dump.find("Send/", at + 1)) {
-      int rank = -1, ranks = 0, root = -1;
-      long long cnt = 0, chunk = 0;
-      const char* line = dump.c_str() + dump.find(" rank ", at);
-      if (std::sscanf(line, " rank %d/%d root %d count %lld chunk %lld", &rank, &ranks, &root, &cnt, &chunk) != 5) {
-        ADD_FAILURE() << name << ": unparsed dump line: " << dump.substr(at, 120);
-        continue;
+    // The step in bytes of each schedule of rank 0 whose dump line starts with `what` (its
+    // Sends to itself left out).
+    auto steps = [&](const char* what) {
+      std::vector<size_t> out;
+      for (size_t at = dump.find(what); at != std::string::npos; at = dump.find(what, at + 1)) {
+        int rank = -1, ranks = 0, root = -1;
+        long long cnt = 0, chunk = 0;
+        const char* line = dump.c_str() + dump.find(" rank ", at);
+        if (std::sscanf(line, " rank %d/%d root %d count %lld chunk %lld", &rank, &ranks, &root, &cnt, &chunk) != 5)
+          ADD_FAILURE() << name << ": unparsed dump line: " << dump.substr(at, 120);
+        else if (root != rank || what[0] != 'S')
+          out.push_back(static_cast<size_t>(chunk) * sizeof(float));
       }
-      if (root == rank) continue;
-      ++sends;
-      EXPECT_LE(static_cast<size_t>(chunk) * sizeof(float), st.slotBytes) << name;
-      if (n == 2 && st.slotBytes <= 524288) EXPECT_EQ(static_cast<size_t>(chunk) * sizeof(float), st.slotBytes) << name;
+      EXPECT_FALSE(out.empty()) << name << ": no " << what << " in the schedule dump:\n" << dump.substr(0, 2000);
+      return out;
+    };
+    // Every Send to another rank steps at most a slot; on two ranks exactly one.
+    for (size_t step : steps("Send/")) {
+      EXPECT_LE(step, p2pSlot) << name;
+      if (n == 2 && p2pSlot <= 524288) EXPECT_EQ(step, p2pSlot) << name;
     }
-    EXPECT_GE(sends, 1) << name << ": no Send in the schedule dump:\n" << dump.substr(0, 2000);
+    for (size_t step : steps("Broadcast/")) {
+      if (n > 2)
+        EXPECT_EQ(step, collSlot / 2) << name << ": a chain of " << n << " ranks";
+      else
+        EXPECT_LE(step, collSlot) << name;
+    }
     std::vector<CollCase> cases;
     uint64_t seed = 11;
     for (size_t c : {size_t{1}, size_t{1000}, size_t{100003}, (size_t{1} << 20) + 5, size_t{3} << 19})
