@@ -57,12 +57,11 @@ IpcTransport::IpcTransport(ncclComm* comm) : comm_(comm), exchange_(comm, sizeof
   const int64_t chunk = std::max<int64_t>(4096, std::min<int64_t>(knobInt(Knob::P2pNvlChunkSize), buff / 2));
   p2pSlots_ = static_cast<uint32_t>(std::min<int64_t>(kUnitSlots, buff / chunk));
   p2pSlotBytes_ = static_cast<size_t>(chunk) & ~static_cast<size_t>(255);
+  p2pOwn_ = comm_->nranks == 2 || knobIsSet(Knob::P2pNvlChunkSize);  // once: connections keep it
   std::memset(&tableHandle_, 0, sizeof tableHandle_);
 }
 
-bool IpcTransport::p2pOwnFifo(ConnClass cls) const {
-  return cls == ConnClass::P2p && !comm_->gpuNet && (comm_->nranks == 2 || knobIsSet(Knob::P2pNvlChunkSize));
-}
+bool IpcTransport::p2pOwnFifo(ConnClass cls) const { return cls == ConnClass::P2p && p2pOwn_ && !comm_->gpuNet; }
 
 IpcTransport::~IpcTransport() {
   CudaDeviceGuard guard(comm_->cudaDev);

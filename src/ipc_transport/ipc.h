@@ -18,10 +18,11 @@
 // A receiver's FIFO holds slotBytes x slots of the class: the Simple classes Ring and Tree
 // take NCCL_BUFFSIZE split into MCCL_FIFO_SLOTS (4 slots of 1 MiB); P2p on one node of two
 // ranks NCCL_BUFFSIZE in slots of NCCL_P2P_NVL_CHUNKSIZE (8 of 512 KiB, as NCCL), elsewhere
-// as the others (p2pOwnFifo); the LL classes kLlSlots of kLlSlotBytes, zeroed (a line's flag must never
-// match before it is written). Eight 512 KiB slots made two-way Send/Recv of 64-256 MiB
-// 1.02-1.03x faster than four of 1 MiB, and cost AllGather of 1 GiB 6 %, ReduceScatter
-// 3-4 % (2 x H200, bench/results/gpu-2xH200-2026-11-27f calls 6-7): hence a class's own.
+// as the others (p2pOwnFifo); the LL classes kLlSlots of kLlSlotBytes, zeroed (a line's
+// flag must never match before it is written). Eight 512 KiB slots made two-way Send/Recv
+// of 64-256 MiB 1.02-1.04x faster than four of 1 MiB, and cost AllGather of 1 GiB 6 %,
+// ReduceScatter 3-4 % (2 x H200, bench/results/gpu-2xH200-2026-11-27f calls 6-7, -27g
+// call 1): hence a class's own.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -118,6 +119,7 @@ class IpcTransport {
   int maxChannels_ = 0;
   uint32_t slots_ = 8, p2pSlots_ = 8;
   size_t slotBytes_ = 0, p2pSlotBytes_ = 0;
+  bool p2pOwn_ = false;  // two ranks, or NCCL_P2P_NVL_CHUNKSIZE set (p2pOwnFifo)
   // Connection setup's copies and clears: a non-blocking stream of its own, waited for, so
   // they wait for no kernel of the user's (a synchronous cudaMemcpy on the legacy stream
   // waits for every blocking stream's kernels, which may be waiting for this rank).
