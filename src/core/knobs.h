@@ -63,6 +63,8 @@ enum class KnobType { Int, Size, Bool, String };
     "GPU communicators: Simple ring, chain and point-to-point launches run in kernels of their own (0: the generic kernel)") \
   X(SimpleUnits, "MCCL_SIMPLE_UNITS", Bool, "1",                                                \
     "GPU communicators: channels of a large Simple ring or chain collective take its units as they free up (0: a fixed range each)") \
+  X(SimplePostWarp, "MCCL_SIMPLE_POST_WARP", Bool, "1",                                          \
+    "GPU communicators: in the Simple kernel a work that sends keeps its last warp out of the data, to fence and post each step while the others move the next (0: every thread moves, one of them posts)") \
   X(Profile, "MCCL_PROFILE", Bool, "0",                                                          \
     "GPU communicators: time the host phases of each launch and the phases of each kernel step; averages printed at destroy") \
   X(ProfileInit, "MCCL_PROFILE_INIT", Bool, "0",                                                  \

@@ -64,6 +64,8 @@ constexpr double kLlBytesPerChannel = 4 * 1024;
 constexpr double kLl128BytesPerChannel = 16 * 1024;
 constexpr int64_t kP2pMinChunkBytes = 256 * 1024;
 constexpr int64_t kUnitMinChunkBytes = 256 * 1024;
+// The step of a chain of more than two ranks on one node (choosePlan).
+constexpr int64_t kChainStepBytes = 128 * 1024;
 // Simple channels of a GPU communicator: what NCCL 2.28 takes from 4 MiB on 2 x H100 and
 // 2 x H200 (NV18), 24 (bench/results/gpu-2xH100-2026-11-25/channels.md).
 constexpr int kSimpleGpuMaxChannels = 24;
@@ -277,13 +279,16 @@ PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes) 
     chunkBytes = std::min(chunkBytes, std::max(kP2pMinChunkBytes, static_cast<int64_t>(bytes) / c.nchannels / steps));
   }
   // A chain on more than two ranks (Broadcast, Reduce) forwards every step, so its
-  // pipeline fills over n - 1 hops: on four ranks steps of half a slot (512 KiB) took
-  // Broadcast of 128 / 256 / 512 MiB 451 / 817 / 1568 us against 484-496 / 867-905 /
-  // 1614-1653 in whole slots, Reduce 438 / 798 / 1532 against 462-467 / 849-851 /
-  // 1568-1580, 8-64 MiB and 1 GiB within 1 % (4 x H200, NCCL_BUFFSIZE=2 MiB against 4 MiB,
-  // bench/results/gpu-2xH200-2026-11-27g call 2); eight slots of 512 KiB gained less.
+  // pipeline fills over n - 1 hops, while every channel takes only a few steps: a 64 MiB
+  // Broadcast on 24 channels, 5.3 steps of 512 KiB each, spent about a quarter of its time
+  // filling (bench/results/gpu-2026-11-28 call 2). Steps of kChainStepBytes (128 KiB; at
+  // most half a slot) took a four-rank Broadcast of 32 MiB - 1 GiB 0.91-0.98x the time of
+  // 512 KiB steps (64 MiB 210 us against 227-250, NCCL 217) and Reduce 0.90-0.99x; 256 KiB
+  // steps gained about half as much (4 x H100, NCCL_BUFFSIZE=1 MiB and 2 MiB against 4 MiB,
+  // call 3). Half a slot (512 KiB) had already beaten whole slots (1 MiB) by 3-11 %
+  // (bench/results/gpu-2xH200-2026-11-27g call 2).
   if (!comm->isHost() && !comm->gpuNet && c.algo == Algo::Chain && n > 2)
-    chunkBytes = std::min(chunkBytes, static_cast<int64_t>(slotBytes / 2));
+    chunkBytes = std::min({chunkBytes, static_cast<int64_t>(slotBytes / 2), kChainStepBytes});
   // A ring or chain collective that would have too few slot-sized units for every channel
   // to take kUnitsPerChannel (gpu_plan.cc, takesUnits) takes smaller steps, down to 256
   // KiB, so its channels still share the work as they free up: on 2 x H200 at 24 channels

@@ -107,6 +107,9 @@ struct DevComm {
   uint64_t timeoutNs;           // MCCL_TIMEOUT
   int32_t fence;                // 0: fence.acq_rel.sys (default), 1: fence.sc.sys
   int32_t slices;               // flags per FIFO slot: a step's chunk moves in this many slices
+  int32_t postWarp;             // Simple kernel: a sending work's last warp fences and posts
+                                // (MCCL_SIMPLE_POST_WARP; simple_kernel.cuh)
+  int32_t unused;
   const int32_t* ring;          // ring order (device copy)
   const int32_t* ringPos;
   uint8_t* table;               // the connection table: a block of peerBytes per peer (devConn,

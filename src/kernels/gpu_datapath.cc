@@ -153,6 +153,7 @@ ncclResult_t GpuDataPath::setup() {
   h.fence = knobStr(Knob::GpuFence) == "sc" ? 1 : 0;
   int64_t slices = knobInt(Knob::GpuSlices);
   h.slices = static_cast<int32_t>(slices < 1 ? 1 : slices > 16 ? 16 : slices);
+  h.postWarp = knobBool(Knob::SimplePostWarp) ? 1 : 0;
   h.ring = devRing();
   h.ringPos = devRingPos();
   CUDA_TRY(cudaMalloc(&claims_, sizeof(uint32_t) * kClaimWords), "cudaMalloc(unit claims)");

@@ -21,10 +21,21 @@
 // of either kind follow each other on a communicator.
 //
 // A step: thread 0 waits for the received message (the tail in this GPU's memory) while
-// thread 32 waits for the send slot to be free (the head in this GPU's memory); one block
-// barrier; all threads move the data (simple_proto.cuh); one barrier; thread 32 fences and
-// posts the tail to the next peer, thread 0 posts the head to the previous one. Every thread
-// keeps the two connections' slots in registers.
+// thread 32 waits for the send slot to be free (the head in this GPU's memory); a barrier of
+// the moving threads; they move the data (simple_proto.cuh); one block barrier; the posting
+// thread fences and posts the tail to the next peer, thread 0 posts the head to the previous
+// one. Every thread keeps the two connections' slots in registers.
+//
+// A work that sends, in a block of kSyncWarpMin threads or more, keeps its last warp out of
+// the data (NCCL's extra Simple warp): its first thread posts the tails, and the system
+// fence before each (which waits until the block's stores to the peer have landed: several
+// microseconds after a 512 KiB step) runs while the other warps wait for and move the next
+// step. Where every thread moved and thread 32 fenced, the block stood idle through it:
+// four-rank Broadcast of 64 MiB, 24 blocks, 28.9 us moving and 11-13 us idle a 512 KiB
+// step (bench/results/gpu-2xH200-2026-11-27g, calls 5-6). In the chains' 128 KiB steps,
+// without the posting warp four-rank Broadcast and Reduce of 16 MiB - 1 GiB took 1.08-1.30x
+// as long (4 x H100), AlltoAll 1.03-1.07x (4 x H200); two ranks within +-4 % either way
+// (bench/results/gpu-2026-11-28, calls 1, 2 and 4).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -48,7 +59,10 @@ namespace {
 using SimpleArgs = KernelArgs<kSmallLaunch>;
 
 constexpr int kRecvThread = 0;   // waits for messages and posts heads
-constexpr int kSendThread = 32;  // waits for free slots, fences and posts tails (another warp)
+constexpr int kSendThread = 32;  // waits for free slots (another warp); fences and posts tails
+                                 // where the block has no posting warp
+constexpr int kSyncWarpMin = 128;  // the least block that keeps a posting warp out of the data
+constexpr int kMoverBarrier = 1;   // the named barrier of the moving threads (0: __syncthreads)
 
 // One direction of a work's connection, as every thread keeps it.
 struct SimpleConn {
@@ -68,7 +82,9 @@ struct SimpleShared {
   DevConn recv, send;
   uint64_t recvStep, sendStep;  // the connections' persistent counters at the work's start
   int32_t ring[kRingShared];    // ring order (AllGather, ReduceScatter)
-  uint64_t next;                // units: the unit word of the unit after this one (kUnitSlots)
+  uint64_t next[2];             // units: the unit word of the unit after this one (kUnitSlots),
+                                // by the parity of the block's unit: the posting warp still
+                                // reads one unit's while the movers start the next
   uint8_t* sendTo;              // user buffers: the next peer's output, or null (its FIFO)
   int32_t recvDirect;           // user buffers: this work's messages are in the output already
   int32_t ackPending;           // (thread 0) read the ack at the work's first message
@@ -141,6 +157,9 @@ class SimpleWork {
       recv = s.coll == Coll::Broadcast ? rel > 0 : rel != 1;
       send = s.coll == Coll::Broadcast ? rel < n - 1 : rel != 0;
     }
+    // The posting warp: see the head of this file.
+    nw_ = send && comm_.postWarp && nt_ >= kSyncWarpMin ? nt_ - 32 : nt_;
+    post_ = nw_ < nt_ ? nw_ : kSendThread;
     __syncthreads();
     use(recv, send);
     if (w_.xchg && !exchange(recv, send)) {
@@ -160,6 +179,9 @@ class SimpleWork {
       }
     }
     close(recv, send);
+    // The posting warp's last post reads the connections in shared memory, which the next
+    // work's open() rewrites.
+    if (ok && nw_ < nt_) __syncthreads();
     return ok;
   }
 
@@ -239,26 +261,29 @@ class SimpleWork {
     return step(st);
   }
 
-  // Units (DevWork::units, dev_work.h): the channel's units, from unit ch_ on: each ends with every thread reading the unit word of the next one
-  // (claimed by the leader, learnt by the others from the messages of this unit).
-  // A point-to-point work's leader is its sender; a unit is one step.
+  // Units (DevWork::units, dev_work.h): the channel's units, from unit ch_ on: each ends
+  // with every thread reading the unit word of the next one (claimed by the leader, learnt
+  // by the others from the messages of this unit). A point-to-point work's leader is its
+  // sender; a unit is one step. The word is written before the unit's last step's block
+  // barrier and read after it; the next unit writes the other word of sh_.next, so no
+  // barrier of its own is needed (nor one that would wait for the posting warp's fence).
   __device__ __forceinline__ bool runUnits(int p, int rel) {
     const Schedule& s = w_.s;
     const bool ring = s.algo == Algo::Ring, p2p = s.algo == Algo::P2p;
-    const bool leader = p2p ? s.coll == Coll::Send : ring ? p == 0 : rel == (s.coll == Coll::Broadcast ? 0 : 1);
+    leader_ = p2p ? s.coll == Coll::Send : ring ? p == 0 : rel == (s.coll == Coll::Broadcast ? 0 : 1);
     const int64_t size = unitElems(s);
     int64_t u = ch_;
     for (;;) {
-      if (tid_ == kSendThread) sh_.next = leader ? claim() : kUnitUnknown;
-      __syncthreads();
+      if (leader_ && tid_ == kSendThread) sh_.next[par_] = claim();
+      if (!leader_ && tid_ == kRecvThread) sh_.next[par_] = kUnitUnknown;
       const int64_t o = u * size, len = min64(size, s.count - o);
       const bool ok = p2p    ? pointToPoint(o, len)
                       : !ring ? chainChunk(o, len, rel)
                       : s.coll == Coll::AllReduce ? allReduceLoop(o, len, p)
                                                   : gatherChunk(o, len, p);
       if (!ok) return false;
-      const uint64_t next = sh_.next;
-      __syncthreads();  // read by all before the next unit's claim
+      const uint64_t next = sh_.next[par_];
+      par_ ^= 1;
       if (next == kUnitEnd) return true;
       // Every rank learns the word by its step at its ring (or chain) distance from the
       // leader, within the unit: an unknown one here is a broken invariant.
@@ -370,7 +395,8 @@ class SimpleWork {
       bool stop = false;
       if (st.recv && tid_ == kRecvThread) {
         stop = !waitAtLeast(comm_, sh_.recv.tail, rn_ + 1, prev_);
-        if (!stop && units_ && sh_.next == kUnitUnknown) sh_.next = *unitWord(sh_.recv.tail, rc_.slot);
+        if (!stop && units_ && !leader_ && sh_.next[par_] == kUnitUnknown)
+          sh_.next[par_] = *unitWord(sh_.recv.tail, rc_.slot);
         if (!stop && sh_.ackPending) {
           // The work's first message: its sender's answer came before it (exchange()).
           sh_.recvDirect = ldVolatile(ackWord(sh_.recv.buf)) == rn_ + 1;
@@ -382,20 +408,31 @@ class SimpleWork {
         const uint64_t slot = sn_ / nsl_;
         if (slot >= sc_.slots) stop = !waitAtLeast(comm_, sh_.send.head, (slot - sc_.slots + 1) * nsl_, next_);
       }
-      if (__syncthreads_or(stop)) {
+      // The movers start together; the posting warp (if any) learns of a stop at the block
+      // barrier after the move, which the movers reach at once.
+      if (nw_ == nt_) {
+        if (__syncthreads_or(stop)) {
+          close(st.recv, st.send);
+          return false;
+        }
+      } else if (tid_ < nw_) {
+        stop = moversOr(stop);
+      }
+      const uint64_t t1 = prof ? globalTimer() : 0;
+      if (!stop && cnt > 0 && tid_ < nw_) move(st, dst, off, cnt);
+      if (nw_ == nt_) {
+        __syncthreads();
+      } else if (__syncthreads_or(stop)) {
         close(st.recv, st.send);
         return false;
       }
-      const uint64_t t1 = prof ? globalTimer() : 0;
-      if (cnt > 0) move(st, dst, off, cnt);
-      __syncthreads();
       const uint64_t t2 = prof ? globalTimer() : 0;
-      if (st.send && tid_ == kSendThread) {
+      if (st.send && tid_ == post_) {
         // A network connection's proxy puts only the bytes of the slice: say where they are.
         if (sh_.send.sizes)
           sh_.send.sizes[sn_ % (static_cast<uint64_t>(sc_.slots) * nsl_)] =
               static_cast<uint64_t>(off) * esize_ << 32 | static_cast<uint64_t>(cnt) * esize_;
-        if (units_) *unitWord(sh_.send.tail, sc_.slot) = sh_.next;
+        if (units_) *unitWord(sh_.send.tail, sc_.slot) = sh_.next[par_];
         // Every thread's stores (ordered by the barrier) become visible before the flag.
         fenceSys(comm_.fence);
         *reinterpret_cast<volatile uint64_t*>(sh_.send.tail) = ++sn_;
@@ -443,11 +480,23 @@ class SimpleWork {
     io.scalarPtr = w_.scalarPtr;
     io.postDiv = 0;  // the integer average runs in the generic kernel
     if (io.nin + (io.src ? 1 : 0) == 1 && !io.premul)
-      copyBytes<kCopyUnroll, kWide>(io, static_cast<size_t>(cnt) * esize_, io.src == nullptr, tid_, nt_);
+      copyBytes<kCopyUnroll, kWide>(io, static_cast<size_t>(cnt) * esize_, io.src == nullptr, tid_, nw_);
     else if constexpr (!std::is_same<S, NoArith>::value)
-      combineOp<S, kUnroll, kWide>(w_.red, io, tid_, nt_);
+      combineOp<S, kUnroll, kWide>(w_.red, io, tid_, nw_);
     else
       __trap();  // the host launches reducing works only in the kernel of their type
+  }
+
+  // A barrier of the moving threads (all but the posting warp): true if any passed true.
+  __device__ __forceinline__ bool moversOr(bool p) const {
+    int r;
+    asm volatile(
+        "{\n\t.reg .pred p, q;\n\tsetp.ne.s32 p, %1, 0;\n\tbar.red.or.pred q, %2, %3, p;\n\t"
+        "selp.s32 %0, 1, 0, q;\n\t}"
+        : "=r"(r)
+        : "r"(static_cast<int>(p)), "r"(kMoverBarrier), "r"(nw_)
+        : "memory");
+    return r != 0;
   }
 
   __device__ __forceinline__ void profile(uint64_t t0, uint64_t t1, uint64_t t2, int64_t cnt) {
@@ -476,6 +525,10 @@ class SimpleWork {
   int64_t nUnits_ = 0;
   int prev_ = -1, next_ = -1;
   int nsl_ = 1;
+  int nw_ = 0;     // the threads that move data: nt_, or nt_ - 32 with a posting warp
+  int post_ = 0;   // the thread that fences and posts the tails
+  int par_ = 0;    // units: the parity of the block's unit (sh_.next)
+  bool leader_ = false;  // units: this rank claims the units
   SimpleConn rc_, sc_;
   uint64_t rn_ = 0, sn_ = 0;  // the counters (every thread keeps them)
 };

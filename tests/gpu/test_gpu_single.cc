@@ -1838,7 +1838,7 @@ TEST(GpuSingleProcess, ConnectionTableMemoryFollowsConnectedPeers) {
 // unless set, as NCCL's) on two ranks, and on more wherever it is set; the collectives'
 // keep NCCL_BUFFSIZE / MCCL_FIFO_SLOTS (1 MiB): a Send's step (the schedule dump's chunk)
 // fits one, and is one on two ranks at 64 MiB; a Broadcast's chain on more than two ranks
-// steps half a slot. Sends and Recvs stay right with slots of the default, of 1 MiB, of an
+// steps 128 KiB. Sends and Recvs stay right with slots of the default, of 1 MiB, of an
 // odd 300000 bytes (299776 kept: whole 256-byte lines) and of 64 KiB (64 asked for, 28
 // kept: a unit word a slot), in AlltoAll, Gather and Scatter of odd counts and every type
 // width beside AllReduces (the other class), each setting on communicators made under it.
@@ -1923,7 +1923,7 @@ TEST(GpuSingleProcess, PointToPointFifoSlotsOfNvlChunkSize) {
     }
     for (size_t step : steps("Broadcast/")) {
       if (n > 2)
-        EXPECT_EQ(step, collSlot / 2) << name << ": a chain of " << n << " ranks";
+        EXPECT_EQ(step, size_t{128} * 1024) << name << ": a chain of " << n << " ranks";
       else
         EXPECT_LE(step, collSlot) << name;
     }
