@@ -24,13 +24,17 @@ if [ $rc -ne 0 ] || [ -z "$obj" ]; then
   rm -f "$report"
   exit $rc
 fi
-# "Compiling entry function 'K' for 'sm_90'" ... "Used N registers, ..., S bytes cumulative stack size"
+# "Compiling entry function 'K' for 'sm_90'", "N bytes stack frame, N bytes spill stores,
+# ...", "Used N registers, ..., S bytes cumulative stack size": one line a kernel in the
+# report, "stack registers spill-stores kernel".
 awk -v budget="$budget" '
-  /Compiling entry function/ { match($0, /function \x27[^\x27]*\x27/); kernel = substr($0, RSTART + 10, RLENGTH - 11) }
+  /Compiling entry function/ { match($0, /function \x27[^\x27]*\x27/); kernel = substr($0, RSTART + 10, RLENGTH - 11); spill = 0 }
+  /bytes spill stores/ && kernel != "" { if (match($0, /[0-9]+ bytes spill stores/)) spill = substr($0, RSTART, RLENGTH) + 0 }
   /Used [0-9]+ registers/ && kernel != "" {
     stack = 0
     if (match($0, /[0-9]+ bytes cumulative stack size/)) stack = substr($0, RSTART, RLENGTH) + 0
-    print stack, kernel
+    match($0, /Used [0-9]+ registers/); regs = substr($0, RSTART + 5, RLENGTH - 15) + 0
+    print stack, regs, spill, kernel
     if (stack > budget) bad = bad sprintf("  %s: %d bytes of stack per thread\n", kernel, stack)
     kernel = ""
   }

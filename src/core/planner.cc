@@ -282,7 +282,7 @@ PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes) 
   // pipeline fills over n - 1 hops, while every channel takes only a few steps: a 64 MiB
   // Broadcast on 24 channels, 5.3 steps of 512 KiB each, spent about a quarter of its time
   // filling (bench/results/gpu-2026-11-28 call 2). Steps of kChainStepBytes (128 KiB; at
-  // most half a slot) took a four-rank Broadcast of 32 MiB - 1 GiB 0.91-0.98x the time of
+  // most half a slot) took a four-rank Broadcast of 16 MiB - 1 GiB 0.84-0.98x the time of
   // 512 KiB steps (64 MiB 210 us against 227-250, NCCL 217) and Reduce 0.90-0.99x; 256 KiB
   // steps gained about half as much (4 x H100, NCCL_BUFFSIZE=1 MiB and 2 MiB against 4 MiB,
   // call 3). Half a slot (512 KiB) had already beaten whole slots (1 MiB) by 3-11 %

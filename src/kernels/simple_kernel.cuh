@@ -26,7 +26,7 @@
 // thread fences and posts the tail to the next peer, thread 0 posts the head to the previous
 // one. Every thread keeps the two connections' slots in registers.
 //
-// A work that sends, in a block of kSyncWarpMin threads or more, keeps its last warp out of
+// A work that sends, in a block of kPostWarpMin threads or more, keeps its last warp out of
 // the data (NCCL's extra Simple warp): its first thread posts the tails, and the system
 // fence before each (which waits until the block's stores to the peer have landed: several
 // microseconds after a 512 KiB step) runs while the other warps wait for and move the next
@@ -35,7 +35,11 @@
 // step (bench/results/gpu-2xH200-2026-11-27g, calls 5-6). In the chains' 128 KiB steps,
 // without the posting warp four-rank Broadcast and Reduce of 16 MiB - 1 GiB took 1.08-1.30x
 // as long (4 x H100), AlltoAll 1.03-1.07x (4 x H200); two ranks within +-4 % either way
-// (bench/results/gpu-2026-11-28, calls 1, 2 and 4).
+// (bench/results/gpu-2026-11-28, calls 1, 2 and 4). The posting warp is one of the block's
+// threads, not one more: a launch of 544 (NCCL's 512 + 32) leaves 96 registers a thread (17
+// warps, five on one SM sub-partition of 16,384 registers), where these kernels spilled
+// 650-7,400 bytes; four-rank Broadcast of 16-256 MiB gained 1-6 %, but AlltoAll lost 3-10 %
+// and Send/Recv 2-5 % (4 x H200, bench/results/gpu-2026-11-28b call 1).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -61,7 +65,7 @@ using SimpleArgs = KernelArgs<kSmallLaunch>;
 constexpr int kRecvThread = 0;   // waits for messages and posts heads
 constexpr int kSendThread = 32;  // waits for free slots (another warp); fences and posts tails
                                  // where the block has no posting warp
-constexpr int kSyncWarpMin = 128;  // the least block that keeps a posting warp out of the data
+constexpr int kPostWarpMin = 128;  // the least block that keeps a posting warp out of the data
 constexpr int kMoverBarrier = 1;   // the named barrier of the moving threads (0: __syncthreads)
 
 // One direction of a work's connection, as every thread keeps it.
@@ -158,7 +162,7 @@ class SimpleWork {
       send = s.coll == Coll::Broadcast ? rel < n - 1 : rel != 0;
     }
     // The posting warp: see the head of this file.
-    nw_ = send && comm_.postWarp && nt_ >= kSyncWarpMin ? nt_ - 32 : nt_;
+    nw_ = send && comm_.postWarp && nt_ >= kPostWarpMin ? nt_ - 32 : nt_;
     post_ = nw_ < nt_ ? nw_ : kSendThread;
     __syncthreads();
     use(recv, send);

@@ -31,5 +31,5 @@ for round in 1 2; do
 done
 timeout 150 $M $B/nccl-perf $P --csv $W/p_nccl_1.csv > /dev/null 2>&1
 timeout 150 $M $B/nccl-perf $P -R 1 --csv $W/p_ncclR1_1.csv > /dev/null 2>&1
-python3 bench/results/gpu-2026-11-28/summary2.py $W p_ 2>&1 | tee $W/summary.txt
+python3 bench/summary.py $W p_ 2>&1 | tee $W/summary.txt
 tar -czf "$OUT/call1.tgz" -C "$W" .

@@ -30,7 +30,7 @@ timeout 150 $M $B/nccl-perf $P --csv $W/q_nccl_1.csv > /dev/null 2>&1
 for pw in 1 0; do
   timeout 60 $M -x MCCL_SIMPLE_POST_WARP=$pw -x MCCL_PROFILE=1 -x MCCL_PDL=0 $B/mccl-perf -b 64M -e 64M -t 1 -w 5 -n 50 -c 0 -o broadcast > $W/prof_pw$pw.log 2>&1
 done
-{ python3 bench/results/gpu-2026-11-28/summary2.py $W q_
+{ python3 bench/summary.py $W q_
   for pw in 1 0; do echo "### profile 64 MiB Broadcast, post warp $pw"; grep -a "mccl profile" $W/prof_pw$pw.log | sort | head -24; done; } > $W/summary.txt 2>&1
 cat $W/summary.txt
 tar -czf "$OUT/call2.tgz" -C "$W" .

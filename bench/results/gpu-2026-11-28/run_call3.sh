@@ -25,6 +25,6 @@ for round in 1 2; do
   $M -x NCCL_BUFFSIZE=2097152 -x MCCL_SIMPLE_POST_WARP=0 $B/mccl-perf $P --csv $W/s_b2Mpw0_$round.csv > /dev/null 2>&1
 done
 $M $B/nccl-perf $P --csv $W/s_nccl_1.csv > /dev/null 2>&1
-python3 bench/results/gpu-2026-11-28/summary2.py $W s_ > $W/summary.txt 2>&1
+python3 bench/summary.py $W s_ > $W/summary.txt 2>&1
 cat $W/summary.txt
 tar -czf "$OUT/call3.tgz" -C "$W" .

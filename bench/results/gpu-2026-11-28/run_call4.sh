@@ -30,6 +30,6 @@ M3="timeout 100 mpirun --allow-run-as-root --oversubscribe --bind-to none -np 3 
 $M3 $B/mccl-perf $P --csv $W/t_mccl_1.csv > /dev/null 2>&1
 $M3 $B/nccl-perf $P --csv $W/t_nccl_1.csv > /dev/null 2>&1
 $M3 $B/mccl-perf $P --csv $W/t_mccl_2.csv > /dev/null 2>&1
-{ python3 bench/results/gpu-2026-11-28/summary2.py $W s_; echo "### three ranks"; python3 bench/results/gpu-2026-11-28/summary2.py $W t_; } > $W/summary.txt 2>&1
+{ python3 bench/summary.py $W s_; echo "### three ranks"; python3 bench/summary.py $W t_; } > $W/summary.txt 2>&1
 cat $W/summary.txt
 tar -czf "$OUT/call4.tgz" -C "$W" .

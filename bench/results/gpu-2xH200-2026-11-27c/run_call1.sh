@@ -13,6 +13,6 @@ date -u +%FT%TZ > $W/when.txt; nvidia-smi -L >> $W/when.txt
 A="-b 16M -e 1G -f 4 -t 1 -w 3 -n 10 -c 0 -o allreduce,reducescatter,allgather"
 timeout 40 $M $B/mccl-perf $A -R 0 --csv $W/A_mccl_1.csv > $W/A_mccl.log 2>&1
 timeout 40 $M $B/nccl-perf $A -R 0 --csv $W/A_nccl_1.csv > $W/A_nccl.log 2>&1
-python3 bench/results/gpu-4x-2026-11-27/summary.py $W A_ > $W/summary.txt
+python3 bench/summary.py $W A_ > $W/summary.txt
 tar -czf "$OUT/call1.tgz" -C "$W" .
 cat $W/when.txt $W/summary.txt

@@ -24,7 +24,7 @@ for r in 1 2; do
     timeout 90 $(mp $lib) $B/mccl-perf $P -R 0 --csv $W/A_${v}_$r.csv > $W/A_${v}_$r.log 2>&1
   done
 done
-python3 $D/summary.py $W A_ > $W/summaryA.txt 2>&1; pack
+python3 bench/summary.py $W A_ > $W/summaryA.txt 2>&1; pack
 # (B)
 for r in 1 2; do
   for s in 1048624 4194352 16777264 67108912 268435504; do
@@ -37,7 +37,7 @@ for r in 1 2; do
 done
 for f in $W/B_*_*.csv; do b=$(basename $f .csv); v=${b#B_}; v=${v%%_*}; r=${b##*_}; r=${r:0:1}; cat $f >> $W/Bm_${v}_$r.tmp; done
 for f in $W/Bm_*.tmp; do awk 'NR==1 || !/^lib,/' $f > ${f%.tmp}.csv; rm $f; done
-python3 $D/summary.py $W Bm_ > $W/summaryB.txt 2>&1; pack
+python3 bench/summary.py $W Bm_ > $W/summaryB.txt 2>&1; pack
 # (C)
 F='GpuSingleProcess.Ll128TwoShot*:GpuSingleProcess.SimpleUnaligned*:GpuSingleProcess.EveryTypeOpAndForm:GpuSingleProcess.SimpleUnitsEveryCollectiveTypeAndForm:GpuSingleProcess.Ll128KernelsAndGeneric*:GpuSingleProcess.TwoCommunicatorsOneStreamEveryProtocol'
 LD_LIBRARY_PATH=$L timeout 150 $B/mccl_gpu_tests --gtest_filter="$F" > $W/tests2.log 2>&1; echo "rc=$?" >> $W/tests2.log

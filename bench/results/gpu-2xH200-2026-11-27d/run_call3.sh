@@ -19,5 +19,5 @@ for r in 1 2 3 4; do
     timeout 60 mpirun --allow-run-as-root --bind-to none -np 2 -x NCCL_NVLS_ENABLE -x MCCL_TIMEOUT -x CUDA_DEVICE_MAX_CONNECTIONS -x LD_LIBRARY_PATH=$lib $B/mccl-perf $P -R 0 --csv $W/R_${v}_$r.csv > $W/R_${v}_$r.log 2>&1
   done
 done
-python3 $D/summary.py $W R_ > $W/summaryR.txt 2>&1; pack
+python3 bench/summary.py $W R_ > $W/summaryR.txt 2>&1; pack
 cat $W/summaryR.txt

@@ -24,7 +24,7 @@ cset() {  # np sizes tag round
 }
 N=$(nvidia-smi -L | wc -l)
 for r in 1 2; do cset $N "-b 128K -e 16M -f 2" C $r; done
-python3 $D/summary.py $W C_ > $W/summaryC.txt 2>&1; pack
+python3 bench/summary.py $W C_ > $W/summaryC.txt 2>&1; pack
 if [ $N -ge 3 ]; then
   export CUDA_VISIBLE_DEVICES=0,1,2
   cset 3 "-b 384K -e 12M -f 2" E 1
@@ -35,7 +35,7 @@ if [ $N -ge 3 ]; then
     timeout 60 mpirun --allow-run-as-root --bind-to none -np 3 -x NCCL_NVLS_ENABLE -x MCCL_TIMEOUT -x CUDA_DEVICE_MAX_CONNECTIONS -x CUDA_VISIBLE_DEVICES -x LD_LIBRARY_PATH=$lib $bin $P -R 0 --csv $W/U_${v}_1.csv > $W/U_${v}_1.log 2>&1
   done
   unset CUDA_VISIBLE_DEVICES
-  python3 $D/summary.py $W E_ > $W/summaryE.txt 2>&1
-  python3 $D/summary.py $W U_ > $W/summaryU.txt 2>&1; pack
+  python3 bench/summary.py $W E_ > $W/summaryE.txt 2>&1
+  python3 bench/summary.py $W U_ > $W/summaryU.txt 2>&1; pack
 fi
 cat $W/summaryC.txt $W/summaryE.txt $W/summaryU.txt 2>/dev/null

@@ -23,7 +23,7 @@ for r in 1 2 3; do
 done
 for f in $W/S_*_*.csv; do b=$(basename $f .csv); v=${b#S_}; v=${v%%_*}; r=${b##*_}; r=${r:0:1}; cat $f >> $W/Sm_${v}_$r.tmp; done
 for f in $W/Sm_*.tmp; do awk 'NR==1 || !/^lib,/' $f > ${f%.tmp}.csv; rm $f; done
-python3 $D/summary.py $W Sm_ > $W/summaryS.txt 2>&1; pack
+python3 bench/summary.py $W Sm_ > $W/summaryS.txt 2>&1; pack
 for s in 1048576 1048624; do
   for op in allgather reducescatter; do
     timeout 40 $M -x MCCL_PROFILE=1 $B/mccl-perf -b $s -e $s -t 1 -w 3 -n 200 -c 0 -o $op -R 0 > $W/prof_${op}_$s.log 2>&1

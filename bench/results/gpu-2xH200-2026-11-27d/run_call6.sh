@@ -20,7 +20,7 @@ for r in 1 2; do
   timeout 60 $M -x MCCL_LL128_TWO_SHOT=0 $B/mccl-perf $P -R 0 --csv $W/F_onehop_$r.csv > $W/F_onehop_$r.log 2>&1
   timeout 60 $M $B/nccl-perf $P -R 0 --csv $W/F_nccl_$r.csv > $W/F_nccl_$r.log 2>&1
 done
-python3 $D/summary.py $W F_ > $W/summaryF.txt 2>&1; pack
+python3 bench/summary.py $W F_ > $W/summaryF.txt 2>&1; pack
 F='GpuSingleProcess.Ll128TwoShot*:GpuSingleProcess.SimpleUnaligned*:GpuSingleProcess.EveryTypeOpAndForm:GpuSingleProcess.LargeBuffers:GpuSingleProcess.CollectivesChainedOnOneStream*'
 LD_LIBRARY_PATH=$L timeout 200 $B/mccl_gpu_tests --gtest_filter="$F" > $W/tests4.log 2>&1; echo "rc=$?" >> $W/tests4.log
 pack

@@ -33,6 +33,6 @@ done
 cat $T
 for R in 0 1; do
   echo "== R$R: median us of 2 rounds; NCCL R1 is NCCL's best mode for AlltoAll (call 1)"
-  python3 bench/results/gpu-2xH200-2026-11-27f/summary2.py $W R${R}_ 2>&1
+  python3 bench/summary.py $W R${R}_ 2>&1
 done | tee $W/summary.txt
 tar -czf "$OUT/call2.tgz" -C "$W" .

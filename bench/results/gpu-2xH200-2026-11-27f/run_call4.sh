@@ -18,5 +18,5 @@ for round in 1 2; do
   $M $B/mccl-perf $P -R 2 --csv $W/p_mR2_$round.csv > /dev/null 2>&1
 done
 for r in 0 1 2; do $M $B/nccl-perf $P -R $r --csv $W/p_nR${r}_1.csv > /dev/null 2>&1; done
-python3 bench/results/gpu-2xH200-2026-11-27f/summary2.py $W p_ 2>&1 | tee $W/summary.txt
+python3 bench/summary.py $W p_ 2>&1 | tee $W/summary.txt
 tar -czf "$OUT/call4.tgz" -C "$W" .

@@ -19,5 +19,5 @@ for round in 1 2; do
   $M -x NCCL_BUFFSIZE=16777216 -x MCCL_FIFO_SLOTS=8 $B/mccl-perf $P --csv $W/f_buf16Ms8_$round.csv > /dev/null 2>&1
 done
 $M $B/nccl-perf $P -R 1 --csv $W/f_ncclR1_1.csv > /dev/null 2>&1
-python3 bench/results/gpu-2xH200-2026-11-27f/summary2.py $W f_ 2>&1 | tee $W/summary.txt
+python3 bench/summary.py $W f_ 2>&1 | tee $W/summary.txt
 tar -czf "$OUT/call6.tgz" -C "$W" .

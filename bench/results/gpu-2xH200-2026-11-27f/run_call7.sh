@@ -14,5 +14,5 @@ for round in 1 2; do
   $M $B/mccl-perf $P --csv $W/s_mccl_$round.csv > /dev/null 2>&1
   $M -x MCCL_FIFO_SLOTS=8 $B/mccl-perf $P --csv $W/s_slots8_$round.csv > /dev/null 2>&1
 done
-python3 bench/results/gpu-2xH200-2026-11-27f/summary2.py $W s_ 2>&1 | tee $W/summary.txt
+python3 bench/summary.py $W s_ 2>&1 | tee $W/summary.txt
 tar -czf "$OUT/call7.tgz" -C "$W" .

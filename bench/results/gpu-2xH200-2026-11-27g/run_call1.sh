@@ -28,9 +28,9 @@ for round in 1 2; do
 done
 $M $B/nccl-perf $P -R 1 --csv $W/p_ncclR1_1.csv > /dev/null 2>&1
 $M $B/nccl-perf $P --csv $W/p_nccl_1.csv > /dev/null 2>&1
-python3 bench/results/gpu-2xH200-2026-11-27g/summary2.py $W p_ 2>&1 | tee $W/summary.txt
+python3 bench/summary.py $W p_ 2>&1 | tee $W/summary.txt
 C="-b 64M -e 1G -f 16 -t 3 -c 0 -o allreduce,allgather,reducescatter,broadcast"
 $M $B/mccl-perf $C --csv $W/c_mccl_1.csv > /dev/null 2>&1
 $M -x NCCL_P2P_NVL_CHUNKSIZE=1048576 $B/mccl-perf $C --csv $W/c_c1M_1.csv > /dev/null 2>&1
-python3 bench/results/gpu-2xH200-2026-11-27g/summary2.py $W c_ 2>&1 | tee -a $W/summary.txt
+python3 bench/summary.py $W c_ 2>&1 | tee -a $W/summary.txt
 tar -czf "$OUT/call1.tgz" -C "$W" .

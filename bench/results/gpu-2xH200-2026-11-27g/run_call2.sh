@@ -24,5 +24,5 @@ $M -x NCCL_P2P_NVL_CHUNKSIZE=1048576 $B/mccl-perf $P --csv $W/q_c1M_1.csv > /dev
 $M $B/nccl-perf $P --csv $W/q_nccl_1.csv > /dev/null 2>&1
 $M $B/mccl-perf $P --csv $W/q_mccl_2.csv > /dev/null 2>&1
 $M -x MCCL_FIFO_SLOTS=8 $B/mccl-perf $P --csv $W/q_slots8_2.csv > /dev/null 2>&1
-python3 bench/results/gpu-2xH200-2026-11-27g/summary2.py $W q_ 2>&1 | tee $W/summary.txt
+python3 bench/summary.py $W q_ 2>&1 | tee $W/summary.txt
 tar -czf "$OUT/call2.tgz" -C "$W" .

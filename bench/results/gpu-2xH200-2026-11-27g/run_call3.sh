@@ -26,5 +26,5 @@ for round in 1 2; do
   $M -x LD_LIBRARY_PATH=$L/ab/old:$L $B/mccl-perf $P --csv $W/q_old_$round.csv > /dev/null 2>&1
 done
 $M -x LD_LIBRARY_PATH=$L $B/nccl-perf $P --csv $W/q_nccl_1.csv > /dev/null 2>&1
-python3 bench/results/gpu-2xH200-2026-11-27g/summary2.py $W q_ 2>&1 | tee $W/summary.txt
+python3 bench/summary.py $W q_ 2>&1 | tee $W/summary.txt
 tar -czf "$OUT/call3.tgz" -C "$W" .

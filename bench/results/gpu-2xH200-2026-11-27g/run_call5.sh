@@ -19,7 +19,7 @@ $M -x NCCL_MAX_NCHANNELS=16 $B/mccl-perf $P --csv $W/b_ch16_1.csv > /dev/null 2>
 $M -x NCCL_MIN_NCHANNELS=32 $B/mccl-perf $P --csv $W/b_ch32_1.csv > /dev/null 2>&1
 $M $B/mccl-perf $P --csv $W/b_mccl_2.csv > /dev/null 2>&1
 $M -x MCCL_PROFILE=1 -x MCCL_PDL=0 $B/mccl-perf -b 64M -e 64M -t 1 -w 5 -n 50 -c 0 -o broadcast > $W/prof_64M.log 2>&1
-{ python3 bench/results/gpu-2xH200-2026-11-27g/summary2.py $W b_
+{ python3 bench/summary.py $W b_
   echo "### NCCL TUNING"; grep -a "Broadcast" $W/nccl_tuning.log | sort | uniq -c | head -12
   echo "### mccl TUNING"; grep -a "Broadcast" $W/mccl_tuning.log | sort | uniq -c | head -12
   echo "### profile 64 MiB"; grep -a "mccl profile" $W/prof_64M.log | sort | head -24; } > $W/summary.txt 2>&1

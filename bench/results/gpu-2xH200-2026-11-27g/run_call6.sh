@@ -18,7 +18,7 @@ for round in 1 2; do
   $M -x MCCL_SIMPLE_UNITS=0 $B/mccl-perf $P --csv $W/u_nounits_$round.csv > /dev/null 2>&1
 done
 $M -x MCCL_PROFILE=1 -x MCCL_PDL=0 -x MCCL_SIMPLE_UNITS=0 $B/mccl-perf -b 64M -e 64M -t 1 -w 5 -n 50 -c 0 -o broadcast > $W/prof_64M_nounits.log 2>&1
-{ python3 bench/results/gpu-2xH200-2026-11-27g/summary2.py $W u_
+{ python3 bench/summary.py $W u_
   echo "### profile 64 MiB, no units"; grep -a "Simple:" $W/prof_64M_nounits.log | sed 's/.*mccl profile/mccl profile/' | sort; } > $W/summary.txt 2>&1
 cat $W/summary.txt
 tar -czf "$OUT/call6.tgz" -C "$W" .

@@ -18,7 +18,7 @@ A="-b 8 -e 2G -f 4 -t 1 -w 3 -n 20 -c 0 -o allreduce,allgather,reducescatter,bro
 timeout 150 $M $B/mccl-perf $A -R 0 --csv $W/A_mccl_1.csv > $W/A_mccl.log 2>&1; echo "rc=$?" >> $W/A_mccl.log
 timeout 150 $M $B/nccl-perf $A -R 0 --csv $W/A_nccl_1.csv > $W/A_nccl.log 2>&1
 timeout 150 $M $B/nccl-perf $A -R 1 --csv $W/A_ncclreg_1.csv > $W/A_ncclreg.log 2>&1
-python3 $D/summary.py $W A_ > $W/summary.txt; pack
+python3 bench/summary.py $W A_ > $W/summary.txt; pack
 MCCL_TEST_QUICK=1 timeout 150 $M -x MCCL_TEST_QUICK $B/mccl_gpu_mpi_tests > $W/mpi4.log 2>&1; echo "rc=$?" >> $W/mpi4.log
 pack
 

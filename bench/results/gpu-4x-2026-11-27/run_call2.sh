@@ -30,7 +30,7 @@ run ll -x NCCL_PROTO=LL
 run ring -x NCCL_PROTO=Simple -x NCCL_ALGO=Ring
 run simple -x NCCL_PROTO=Simple
 timeout 100 $M $B/nccl-perf $P -R 0 --csv $W/B_nccl_1.csv > $W/B_nccl.log 2>&1
-python3 $D/summary.py $W B_ > $W/summaryB.txt; pack
+python3 bench/summary.py $W B_ > $W/summaryB.txt; pack
 Q="-b 32M -e 2G -f 4 -t 1 -w 3 -n 10 -c 0 -o broadcast,reduce,alltoall,sendrecv,gather,allgather"
 timeout 100 $M $B/mccl-perf $Q -R 0 --csv $W/C_mccl_1.csv > $W/C_mccl.log 2>&1
 timeout 100 $M -x NCCL_MIN_NCHANNELS=32 $B/mccl-perf $Q -R 0 --csv $W/C_ch32_1.csv > $W/C_ch32.log 2>&1
@@ -38,7 +38,7 @@ timeout 100 $M -x NCCL_MAX_NCHANNELS=16 $B/mccl-perf $Q -R 0 --csv $W/C_ch16_1.c
 timeout 100 $M -x MCCL_USER_BUFFERS_MIN_BYTES=4194304 $B/mccl-perf $Q -R 0 --csv $W/C_ub_1.csv > $W/C_ub.log 2>&1
 timeout 100 $M $B/nccl-perf $Q -R 0 --csv $W/C_nccl_1.csv > $W/C_nccl.log 2>&1
 timeout 100 $M $B/nccl-perf $Q -R 1 --csv $W/C_ncclreg_1.csv > $W/C_ncclreg.log 2>&1
-python3 $D/summary.py $W C_ > $W/summaryC.txt; pack
+python3 bench/summary.py $W C_ > $W/summaryC.txt; pack
 F='GpuSingleProcess.SymmetricWindowsCopyEngines:GpuSingleProcess.SymmetricWindowsGraphReplayAndTwoCommunicators:GpuSingleProcess.OneThreadGatherEveryRootAndProtocol:GpuSingleProcess.CheckPointersRejectsPeerAndHostMemory:GpuSingleProcess.CallsQueuedBehindATimeoutStopWithIt:GpuSingleProcess.ConnectionTableMemoryFollowsConnectedPeers'
 LD_LIBRARY_PATH=$L timeout 150 $B/mccl_gpu_tests --gtest_filter="$F" > $W/single4b.log 2>&1; echo "rc=$?" >> $W/single4b.log
 pack

@@ -25,14 +25,14 @@ timeout 100 $M $B/nccl-perf $A -R 1 --csv $W/A_ncclreg_1.csv > $W/A_ncclreg.log 
 G="-b 8 -e 2G -f 4 -t 1 -w 3 -n 20 -c 0 -o allreduce,allgather"
 timeout 60 $M -x MCCL_USER_BUFFERS=0 $B/mccl-perf $G -R 0 --csv $W/G_ub0_1.csv > $W/G_ub0.log 2>&1
 timeout 60 $M $B/mccl-perf $G -R 0 --csv $W/G_mccl_1.csv > $W/G_mccl.log 2>&1
-python3 $D/summary.py $W A_ > $W/summaryA.txt; python3 $D/summary.py $W G_ > $W/summaryG.txt; pack
+python3 bench/summary.py $W A_ > $W/summaryA.txt; python3 bench/summary.py $W G_ > $W/summaryG.txt; pack
 P="-b 1M -e 16M -f 2 -t 1 -w 3 -n 40 -c 0 -o allreduce"
 for r in 1 2; do
   timeout 40 $M $B/mccl-perf $P -R 0 --csv $W/B_mccl_$r.csv > $W/B_mccl_$r.log 2>&1
   for c in 8 12 16; do timeout 40 $M -x NCCL_MAX_NCHANNELS=$c $B/mccl-perf $P -R 0 --csv $W/B_ch${c}_$r.csv > $W/B_ch${c}_$r.log 2>&1; done
   timeout 40 $M $B/nccl-perf $P -R 0 --csv $W/B_nccl_$r.csv > $W/B_nccl_$r.log 2>&1
 done
-python3 $D/summary.py $W B_ > $W/summaryB.txt; pack
+python3 bench/summary.py $W B_ > $W/summaryB.txt; pack
 Q="-b 8M -e 512M -f 4 -t 1 -w 3 -n 10 -c 0 -o broadcast,reduce"
 for r in 1 2; do
   timeout 40 $M $B/mccl-perf $Q -R 0 --csv $W/C_mccl_$r.csv > $W/C_mccl_$r.log 2>&1
@@ -40,7 +40,7 @@ for r in 1 2; do
   timeout 40 $M -x NCCL_BUFFSIZE=1048576 $B/mccl-perf $Q -R 0 --csv $W/C_buf1m_$r.csv > $W/C_buf1m_$r.log 2>&1
   timeout 40 $M $B/nccl-perf $Q -R 0 --csv $W/C_nccl_$r.csv > $W/C_nccl_$r.log 2>&1
 done
-python3 $D/summary.py $W C_ > $W/summaryC.txt; pack
+python3 bench/summary.py $W C_ > $W/summaryC.txt; pack
 F='GpuSingleProcess.EveryTypeOpAndForm:GpuSingleProcess.SimpleUnitsEveryCollectiveTypeAndForm:GpuSingleProcess.OneThreadGatherEveryRootAndProtocol:GpuSingleProcess.LargeBuffers:GpuSingleProcess.TwoCommunicatorsOneStreamEveryProtocol:GpuSingleProcess.GraphCaptureReplayedThousandTimes'
 LD_LIBRARY_PATH=$L timeout 200 $B/mccl_gpu_tests --gtest_filter="$F" > $W/single4.log 2>&1; echo "rc=$?" >> $W/single4.log
 pack

@@ -21,13 +21,13 @@ for r in 1 2; do
   timeout 60 $M -np 3 -x CUDA_VISIBLE_DEVICES=0,1,2 $B/mccl-perf $T -R 0 --csv $W/T_mccl_$r.csv > $W/T_mccl_$r.log 2>&1
   timeout 60 $M -np 3 -x CUDA_VISIBLE_DEVICES=0,1,2 $B/nccl-perf $T -R 0 --csv $W/T_nccl_$r.csv > $W/T_nccl_$r.log 2>&1
 done
-python3 $D/summary.py $W T_ > $W/summaryT.txt; pack
+python3 bench/summary.py $W T_ > $W/summaryT.txt; pack
 S="-b 32 -e 2M -f 4 -t 1 -w 3 -n 30 -c 0 -o gather,allgather,scatter"
 for r in 1 2; do
   timeout 60 $M -np $N $B/mccl-perf $S -R 0 --csv $W/S_mccl_$r.csv > $W/S_mccl_$r.log 2>&1
   timeout 60 $M -np $N $B/nccl-perf $S -R 0 --csv $W/S_nccl_$r.csv > $W/S_nccl_$r.log 2>&1
 done
-python3 $D/summary.py $W S_ > $W/summaryS.txt; pack
+python3 bench/summary.py $W S_ > $W/summaryS.txt; pack
 MCCL_TEST_QUICK=1 timeout 170 $M -np $N -x MCCL_TEST_QUICK $B/mccl_gpu_mpi_tests > $W/mpi4.log 2>&1; echo "rc=$?" >> $W/mpi4.log
 pack
 cat $W/summaryT.txt $W/summaryS.txt; grep -aE "PASSED|FAILED|rc=" $W/mpi4.log

@@ -20,5 +20,5 @@ pack
 T="-b 64K -e 256M -f 4 -t 1 -w 3 -n 20 -c 0 -o allgather,reducescatter,allreduce,broadcast,reduce"
 timeout 90 $M $B/mccl-perf $T -R 0 --csv $W/T_mccl_1.csv > $W/T_mccl_1.log 2>&1
 timeout 90 $M $B/nccl-perf $T -R 0 --csv $W/T_nccl_1.csv > $W/T_nccl_1.log 2>&1
-python3 $D/summary.py $W T_ > $W/summaryT.txt; pack
+python3 bench/summary.py $W T_ > $W/summaryT.txt; pack
 cat $W/summaryT.txt; grep -aE "OK|PASSED|FAILED|rc=" $W/single3.log

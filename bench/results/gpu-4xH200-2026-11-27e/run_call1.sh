@@ -34,6 +34,6 @@ done
 timeout 60 $M -np 2 -x MCCL_PROFILE=1 $B/mccl-perf -b 1M -e 1M -t 1 -w 3 -n 200 -c 0 -o allreduce > $W/prof2_1M.log 2>&1
 timeout 60 $M -np $N -x NCCL_DEBUG=INFO -x NCCL_DEBUG_SUBSYS=TUNING $B/nccl-perf -b 64K -e 8M -f 2 -t 1 -w 1 -n 2 -c 0 -o allreduce > $W/nccl_tuning.log 2>&1
 grep -E "AllReduce" $W/nccl_tuning.log | grep -v "^#" | awk '!seen[$0]++' | head -40 > $W/nccl_tuning_lines.txt
-for p in E G T; do python3 $D/summary.py $W ${p}_ > $W/summary$p.txt 2>&1; done
+for p in E G T; do python3 bench/summary.py $W ${p}_ > $W/summary$p.txt 2>&1; done
 pack
 cat $W/summaryE.txt $W/summaryG.txt $W/summaryT.txt; grep -h "mccl profile" $W/prof*.log | grep "rank 0" ; head -20 $W/nccl_tuning_lines.txt

@@ -31,6 +31,6 @@ for r in 1 2; do
   for v in mccl base; do run G $v $r $N "-b 8 -e 8M -f 4 -G 10 -n 10"; done
   pack
 done
-for p in S E T U G; do python3 $D/summary.py $W ${p}_ > $W/summary$p.txt 2>&1; done
+for p in S E T U G; do python3 bench/summary.py $W ${p}_ > $W/summary$p.txt 2>&1; done
 pack
 cat $W/summaryE.txt $W/summaryT.txt $W/summaryS.txt $W/summaryU.txt $W/summaryG.txt

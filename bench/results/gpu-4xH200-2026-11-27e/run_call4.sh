@@ -28,6 +28,6 @@ for r in 1 2; do
 done
 for v in mccl base nccl; do run T $v 1 2 ""; done
 timeout 60 $M -np $N -x LD_LIBRARY_PATH=$L $B/mccl-perf -t 1 -w 3 -n 20 -c 1 -o allreduce,allgather -b 256K -e 4M -f 2 > $W/check4.log 2>&1
-for p in E G T; do python3 $D/summary.py $W ${p}_ > $W/summary$p.txt 2>&1; done
+for p in E G T; do python3 bench/summary.py $W ${p}_ > $W/summary$p.txt 2>&1; done
 pack
 cat $W/summaryE.txt $W/summaryG.txt $W/summaryT.txt; grep -iE "wrong|error|fail" $W/check4.log | head -5

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
-"""Median time per (op, bytes) for each variant of X_<variant>_<round>.csv files in a
-folder, and NCCL's time over mccl's (>1: mccl faster)."""
+"""The table of a device call's benchmark runs: mccl-perf / nccl-perf --csv files named
+<set>_<variant>_<round>.csv in a folder (the variant 'mccl' is the build measured; others
+are NCCL, knobs or other builds). Per (set, op, bytes): every round's median time (us), and
+each variant's time over mccl's (> 1: mccl faster), and the best of them over mccl's.
+  summary.py FOLDER [PREFIX]"""
 import csv, glob, os, sys, collections
 w, prefix = sys.argv[1], (sys.argv[2] if len(sys.argv) > 2 else '')
 t = collections.defaultdict(lambda: collections.defaultdict(list))
