@@ -74,9 +74,9 @@ namespace {
   } while (0)
 #endif
 
-enum class Op { AllReduce, Broadcast, Reduce, AllGather, ReduceScatter, SendRecv, AlltoAll, Gather, Scatter };
+enum class Op { AllReduce, Broadcast, Reduce, AllGather, ReduceScatter, SendRecv, AlltoAll, Gather, Scatter, Exchange };
 const char* kOpNames[] = {"allreduce", "broadcast", "reduce",  "allgather", "reducescatter",
-                          "sendrecv",  "alltoall",  "gather",  "scatter"};
+                          "sendrecv",  "alltoall",  "gather",  "scatter", "exchange"};
 
 struct Options {
   size_t minBytes = 8, maxBytes = 256u << 20;
@@ -384,6 +384,10 @@ class Bench {
         case Op::AlltoAll: MPI_Alltoall(s, pc, mt, r, pc, mt, MPI_COMM_WORLD); break;
         case Op::Gather: MPI_Gather(s, pc, mt, r, pc, mt, 0, MPI_COMM_WORLD); break;
         case Op::Scatter: MPI_Scatter(s, pc, mt, r, pc, mt, 0, MPI_COMM_WORLD); break;
+        case Op::Exchange:
+          if ((rank_ ^ 1) < n_)
+            MPI_Sendrecv(s, c, mt, rank_ ^ 1, 0, r, c, mt, rank_ ^ 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+          break;
       }
       return;
     }
@@ -403,6 +407,17 @@ class Bench {
       }
       case Op::AlltoAll: CHECK_NCCL(ncclAlltoAll(s, r, per, t, comm_, stream_)); break;
       case Op::Gather: CHECK_NCCL(ncclGather(s, r, per, t, 0, comm_, stream_)); break;
+      case Op::Exchange: {
+        // Pairs of ranks (0-1, 2-3, ...) swap their buffers, both ways at once (a halo
+        // exchange); a last odd rank sits out.
+        const int peer = rank_ ^ 1;
+        if (peer >= n_) break;
+        CHECK_NCCL(ncclGroupStart());
+        CHECK_NCCL(ncclSend(s, count, t, peer, comm_, stream_));
+        CHECK_NCCL(ncclRecv(r, count, t, peer, comm_, stream_));
+        CHECK_NCCL(ncclGroupEnd());
+        break;
+      }
       case Op::Scatter: CHECK_NCCL(ncclScatter(s, r, per, t, 0, comm_, stream_)); break;
     }
   }

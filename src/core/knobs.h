@@ -52,13 +52,15 @@ enum class KnobType { Int, Size, Bool, String };
   X(Pdl, "MCCL_PDL", Bool, "1",                                                                  \
     "GPU communicators: LL-family, Simple and symmetric-window launches start behind the previous kernel on their stream and wait for it on the device (programmatic dependent launch, sm_90; never with MCCL_SHARED_GPU)") \
   X(UserBuffers, "MCCL_USER_BUFFERS", Int, "2",                                                  \
-    "GPU communicators on one node: Simple AllGather, AllReduce and AlltoAll (Broadcast and other Send/Recv under MCCL_USER_BUFFERS_MIN_BYTES) write straight into the receiver's output where its sender's process maps it (0 never, 1 ncclCommRegister'ed outputs only, 2 also any cudaMalloc'ed output from its second use, or its first inside a graph capture; peers close their mappings of a freed buffer within about 100 ms)") \
+    "GPU communicators on one node: Simple AllGather, AllReduce, AlltoAll and Send/Recv both ways (Broadcast and one-way Send/Recv under MCCL_USER_BUFFERS_MIN_BYTES) write straight into the receiver's output where its sender's process maps it (0 never, 1 ncclCommRegister'ed outputs only, 2 also any cudaMalloc'ed output from its second use, or its first inside a graph capture; peers close their mappings of a freed buffer within about 100 ms)") \
   X(UserBuffersMinBytes, "MCCL_USER_BUFFERS_MIN_BYTES", Int, "0",                                \
-    "0: the user-buffer path where it measured faster (AllGather from 6 MiB a rank, AllReduce from MCCL_USER_BUFFERS_ALLREDUCE_BYTES, AlltoAll from MCCL_USER_BUFFERS_ALLTOALL_BYTES); else the smallest operation (bytes a rank sends; AllReduce: the vector) of AllGather, AllReduce, Broadcast and Send/Recv that takes it") \
+    "0: the user-buffer path where it measured faster (AllGather from 6 MiB a rank, AllReduce from MCCL_USER_BUFFERS_ALLREDUCE_BYTES, AlltoAll from MCCL_USER_BUFFERS_ALLTOALL_BYTES, Send/Recv both ways from MCCL_USER_BUFFERS_SENDRECV_BYTES); else the smallest operation (bytes a rank sends; AllReduce: the vector) of AllGather, AllReduce, Broadcast and Send/Recv that takes it") \
   X(UserBuffersAllReduceBytes, "MCCL_USER_BUFFERS_ALLREDUCE_BYTES", Int, "10485760",              \
     "The smallest ring AllReduce (bytes of the vector) whose final data takes the user-buffer path when MCCL_USER_BUFFERS_MIN_BYTES is 0") \
-  X(UserBuffersAlltoAllBytes, "MCCL_USER_BUFFERS_ALLTOALL_BYTES", Int, "16777216",               \
+  X(UserBuffersAlltoAllBytes, "MCCL_USER_BUFFERS_ALLTOALL_BYTES", Int, "8388608",                \
     "The smallest block (bytes a rank sends a peer) of an AlltoAll whose Sends write straight into the peers' outputs when MCCL_USER_BUFFERS_MIN_BYTES is 0 (0: never)") \
+  X(UserBuffersSendRecvBytes, "MCCL_USER_BUFFERS_SENDRECV_BYTES", Int, "8388608",               \
+    "The smallest Send/Recv (bytes) that writes straight into the receiver's output when MCCL_USER_BUFFERS_MIN_BYTES is 0, where the group also receives from that peer (both ways at once; 0: never)") \
   X(SimpleKernel, "MCCL_SIMPLE_KERNEL", Bool, "1",                                              \
     "GPU communicators: Simple ring, chain and point-to-point launches run in kernels of their own (0: the generic kernel)") \
   X(SimpleUnits, "MCCL_SIMPLE_UNITS", Bool, "1",                                                \

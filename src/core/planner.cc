@@ -271,7 +271,7 @@ PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes) 
   // A step is a whole FIFO slot (each step pays a fence and flags), except that a
   // Send/Recv pipelines sender and receiver only over two steps or more: half a channel's
   // bytes, but never under 256 KiB (smaller measured slower; bench/results/gpu-2xH200-2026-11-22).
-  // On two ranks, where Sends and Recvs take units (gpu_plan.cc, takesUnits), a quarter
+  // On two ranks, where Sends and Recvs take units (gpu_plan.cc, unitsOf), a quarter
   // (kUnitsPerChannel steps a channel), so the channels share the work from 24 MiB at 24.
   int64_t chunkBytes = static_cast<int64_t>(slotBytes);
   if (!comm->isHost() && op.isP2p()) {
@@ -290,7 +290,7 @@ PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes) 
   if (!comm->isHost() && !comm->gpuNet && c.algo == Algo::Chain && n > 2)
     chunkBytes = std::min({chunkBytes, static_cast<int64_t>(slotBytes / 2), kChainStepBytes});
   // A ring or chain collective that would have too few slot-sized units for every channel
-  // to take kUnitsPerChannel (gpu_plan.cc, takesUnits) takes smaller steps, down to 256
+  // to take kUnitsPerChannel (gpu_plan.cc, unitsOf) takes smaller steps, down to 256
   // KiB, so its channels still share the work as they free up: on 2 x H200 at 24 channels
   // an AllReduce of 128 MiB took 455.5 us in 256 KiB steps against 488.9 in fixed 1 MiB
   // ranges (NCCL 471.7); below 256 KiB the steps' fixed costs outweigh it (Broadcast of

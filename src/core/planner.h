@@ -30,7 +30,7 @@ struct PlanChoice {
 PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes);
 
 // Units a channel needs before a Simple collective's channels take units as they free up
-// (DevWork::units; gpu_plan.cc, takesUnits). With fewer, the last units leave most channels
+// (DevWork::units; gpu_plan.cc, unitsOf). With fewer, the last units leave most channels
 // idle: on 2 x H200 at 24 channels a Broadcast of 32 MiB (32 units) took 135.9 us against
 // 120.8 with fixed ranges, one of 128 MiB (128 units) 386.9 against 453.7
 // (bench/results/gpu-2xH200-2026-11-25). The planner picks steps small enough for it.

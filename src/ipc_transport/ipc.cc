@@ -53,7 +53,7 @@ IpcTransport::IpcTransport(ncclComm* comm) : comm_(comm), exchange_(comm, sizeof
   if (buff < static_cast<int64_t>(slots_) * 4096) buff = slots_ * 4096;
   slotBytes_ = static_cast<size_t>(buff / slots_) & ~static_cast<size_t>(255);
   // Point-to-point slots of NCCL_P2P_NVL_CHUNKSIZE, at least two and at most kUnitSlots
-  // (so that their channels may take units: gpu_plan.cc, takesUnits) in the buffer.
+  // (so that their channels may take units: gpu_plan.cc, unitsOf) in the buffer.
   const int64_t chunk = std::max<int64_t>(4096, std::min<int64_t>(knobInt(Knob::P2pNvlChunkSize), buff / 2));
   p2pSlots_ = static_cast<uint32_t>(std::min<int64_t>(kUnitSlots, buff / chunk));
   p2pSlotBytes_ = static_cast<size_t>(chunk) & ~static_cast<size_t>(255);

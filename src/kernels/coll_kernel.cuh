@@ -86,9 +86,12 @@ struct LaneCtx {
 
 // Thread 0 of a lane: the cached connection to peer (loaded on first use). A receiving
 // connection of a work marked kXchgRecv posts an offer of null when first used (this kernel
-// never takes the user-buffer path, dev_work.h): a Simple kernel sending waits for it.
+// never takes the user-buffer path, dev_work.h): a Simple kernel sending waits for it. A
+// work of units by agreement (kUnitsAgree) says no on first use, as either end (this
+// kernel takes no units); the sending end after the receiver's word, so that a Simple
+// kernel receiving learns it. Null when aborted or past MCCL_TIMEOUT.
 __device__ __forceinline__ CachedConn* lookup(const DevComm& comm, LaneShared& sh, ConnClass cls, int ch, int peer, bool send,
-                                              bool offers = false) {
+                                              bool offers = false, bool agree = false) {
   for (int k = 0; k < sh.ncache; ++k)
     if (sh.cache[k].peer == peer && sh.cache[k].send == (send ? 1 : 0)) return &sh.cache[k];
   CachedConn* e = &sh.cache[sh.ncache < kConnCache ? sh.ncache++ : kConnCache - 1];
@@ -97,6 +100,15 @@ __device__ __forceinline__ CachedConn* lookup(const DevComm& comm, LaneShared& s
   e->peer = peer;
   e->send = send ? 1 : 0;
   if (offers && !send) postOffer(e->c.buf, nullptr, e->n);
+  if (agree) {
+    uint64_t* const a = agreeWords(e->c.buf);
+    if (!send) {
+      stReleaseSys(a, 2 * (e->n + 1));
+    } else {
+      if (!waitAtLeast(comm, a, 2 * (e->n + 1), peer)) return nullptr;
+      stVolatile(a + 1, 2 * (e->n + 1));
+    }
+  }
   return e;
 }
 
@@ -158,13 +170,18 @@ __device__ __forceinline__ bool runLane(const DevComm& comm, const DevWork& w, i
       if (lc.tid == 0) {
         bool ok = true;
         for (int k = 0; k < st.nrecv && ok; ++k) {
-          CachedConn* e = lookup(comm, sh, cls, connCh, st.recvPeer[k], false, (w.xchg & kXchgRecv) != 0);
+          CachedConn* e = lookup(comm, sh, cls, connCh, st.recvPeer[k], false, (w.xchg & kXchgRecv) != 0,
+                                 w.units == kUnitsAgree);
           ok = waitAtLeast(comm, e->c.tail, e->n + 1, st.recvPeer[k]);
           sh.rconn[k] = e;
           sh.in[k] = e->c.buf + ((e->n / nsl) % e->c.slots) * e->c.slotBytes + static_cast<size_t>(off) * esize;
         }
         for (int k = 0; k < st.nsend && ok; ++k) {
-          CachedConn* e = lookup(comm, sh, cls, connCh, st.sendPeer[k], true);
+          CachedConn* e = lookup(comm, sh, cls, connCh, st.sendPeer[k], true, false, w.units == kUnitsAgree);
+          if (!e) {
+            ok = false;
+            break;
+          }
           const uint64_t slot = e->n / nsl;
           // A slot is reused once the receiver has consumed every slice of its last use.
           if (e->n % nsl == 0 && slot >= e->c.slots)

@@ -32,6 +32,10 @@ __device__ __forceinline__ uint64_t* offerWords(uint8_t* buf) {
 __device__ __forceinline__ uint64_t* ackWord(uint8_t* buf) {
   return reinterpret_cast<uint64_t*>(buf - ConnRegion::kDataOff + ConnRegion::kAckOff);
 }
+// The two words of units by agreement (dev_work.h, kUnitsAgree), in the receiver's region.
+__device__ __forceinline__ uint64_t* agreeWords(uint8_t* buf) {
+  return reinterpret_cast<uint64_t*>(buf - ConnRegion::kDataOff + ConnRegion::kAgreeOff);
+}
 // A receiver's offer (dev_work.h, user buffers): the address, then the count (release).
 __device__ __forceinline__ void postOffer(uint8_t* buf, const void* out, uint64_t count) {
   uint64_t* o = offerWords(buf);

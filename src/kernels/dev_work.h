@@ -30,13 +30,14 @@ struct DevConn {
 struct ConnRegion {
   static constexpr uint64_t kFlagOff = 0;     // tail, written by the sender
   static constexpr uint64_t kUnitOff = 8;     // Simple units: a word per slot (kUnitSlots)
+  static constexpr uint64_t kAgreeOff = 216;  // units by agreement: the receiver's word, the sender's
   static constexpr uint64_t kOfferOff = 232;  // user buffers: the receiver's offer (two words)
   static constexpr uint64_t kAckOff = 248;    // user buffers: the sender's answer
   static constexpr uint64_t kDataOff = 256;   // FIFO slots
 };
 
 // Simple works with units (DevWork::units): a large ring or chain collective, or a Send
-// and its Recv on two ranks, is cut into units (a ring AllReduce's loop of chunk x nranks
+// and its Recv (beyond two ranks by agreement, below), is cut into units (a ring AllReduce's loop of chunk x nranks
 // elements, else a chunk), and a channel takes the next unit when it is done with one, so
 // blocks on slower SMs do less (one H200 block moves 1.3-1.6x another's over NVLink
 // depending on where it runs, and a fixed range a channel made every launch wait for its
@@ -45,7 +46,24 @@ struct ConnRegion {
 // unit word of every message of the current unit, which every rank forwards in its own
 // messages: each rank knows it before the unit ends.
 // A unit word: kUnitUnknown, kUnitEnd (the channel is done), or the unit + 1.
-constexpr int kUnitSlots = static_cast<int>((ConnRegion::kOfferOff - ConnRegion::kUnitOff) / 8);  // 28
+constexpr int kUnitSlots = static_cast<int>((ConnRegion::kAgreeOff - ConnRegion::kUnitOff) / 8);  // 26
+// DevWork::units: kUnitsOn where both ends know the other takes units too (a collective's
+// own Simple launch; a Send/Recv on two ranks, whose groups hold the same number of
+// operations with the peer). Beyond two ranks a Send's and its Recv's groups differ, and
+// with them the kernel each runs in (the Simple kernel takes units, the generic one does
+// not): kUnitsAgree, units only where both ends run the Simple kernel, agreed per work and
+// connection at its start, as the user-buffer offer is (below; the two words at kAgreeOff,
+// counts doubled, the low bit the answer):
+//   * the receiver posts 2 (count + 1) + 1 in the first word (the generic kernel: + 0);
+//   * the sender waits for it, takes units if it says 1 and its own kernel is the Simple
+//     one, and writes 2 (count + 1) + that into the second (the generic kernel: + 0);
+//   * the receiver waits for the second word, then both run the channel alike: its units,
+//     or its fixed range.
+// The sender waits for the receiver's word of this work before it writes its own, so a
+// word is never overwritten before it is read. A round trip, at the start of works of
+// kUnitsPerChannel units a channel or more (planner.h).
+constexpr uint8_t kUnitsOn = 1;
+constexpr uint8_t kUnitsAgree = 2;
 
 // User buffers (ipc_transport/user_buffers.h): a Simple AllGather, Broadcast or Send/Recv
 // whose receiver's output is mapped in its sender's process moves each byte once: the
@@ -170,7 +188,8 @@ struct DevWork {
   uint8_t red;           // DevRed
   uint8_t premul;        // multiply the local input by the scalar
   uint8_t proto;         // DevProto
-  uint8_t units;         // Simple: channels take units as they free up (kUnitSlots above)
+  uint8_t units;         // Simple: channels take units as they free up (kUnitSlots above):
+                         // 0, kUnitsOn or kUnitsAgree
   uint8_t selfCopy;      // a Simple Send to this rank paired with its Recv (GpuWork::pairSelf):
                          // the blocks copy in -> out (the Recv's buffer), no connection
   uint8_t xchg;          // user buffers: kXchgRecv | kXchgSend (above)

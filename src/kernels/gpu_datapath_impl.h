@@ -74,7 +74,7 @@ class GpuWork : public Work {
  private:
   bool planCopies();
   std::vector<int> pairSelf(const std::vector<OpDesc>& ops, size_t slotBytes);
-  void markUserBuffers(const OpDesc& op, const Schedule& s, DevWork* w);
+  void markUserBuffers(const OpDesc& op, const Schedule& s, DevWork* w, bool bothWays);
   ncclComm* comm_;
   GpuDataPath* dp_;
   GpuPlan p_;

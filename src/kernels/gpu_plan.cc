@@ -36,18 +36,29 @@ bool simpleWorkUnaligned(const DevWork& w) {
 }
 
 // Whether a work's channels take its units as they free up (DevWork::units): a Simple ring
-// or chain collective that the Simple kernel runs, or a Send or Recv with another rank where
-// the group allows it (p2pUnits, GpuWork::init), over CUDA IPC only (the unit words live
-// next to the tail of a receiver's FIFO, one per slot), with kUnitsPerChannel units a
-// channel or more (core/planner.h). Both sides of a connection decide alike: from the
-// size, the channels and the FIFO, which they share.
-bool takesUnits(const DevWork& w, uint32_t fifoSlots, bool network, bool p2pUnits) {
+// or chain collective that the Simple kernel runs, or a Send or Recv with another rank, over
+// CUDA IPC only (the unit words live next to the tail of a receiver's FIFO, one per slot),
+// with kUnitsPerChannel units a channel or more (core/planner.h). Both sides of a
+// connection decide alike: from the size, the channels and the FIFO, which they share. A
+// Send or Recv takes kUnitsOn where the group lets both ends know it runs in the Simple
+// kernel (p2pUnits, GpuWork::init), else kUnitsAgree (dev_work.h), from twice as many units
+// and not for Gather's and Scatter's (oneWay, OpDesc::oneWay). Four ranks on 4 x H200, units
+// by agreement against fixed ranges (bench/results/gpu-2026-11-28c call 2): Send/Recv ring
+// 256 MiB - 1 GiB 1.03-1.05x faster, pairs both ways 1.06-1.10x from 128 MiB, AlltoAll
+// 1.04-1.05x from 256 MiB; but at four units a channel (64 MiB) the ring took 1.04x as long
+// (the round trip, and units too coarse to even out), and Gather and Scatter, whose root
+// takes three peers' data at once, 1.01-1.07x as long from 256 MiB.
+uint8_t unitsOf(const DevWork& w, uint32_t fifoSlots, bool network, bool p2pUnits, bool oneWay) {
   const Schedule& s = w.s;
   if (network || fifoSlots > static_cast<uint32_t>(kUnitSlots) || !simpleKernelFits(w) || w.selfCopy ||
       !knobBool(Knob::SimpleUnits) || !knobBool(Knob::SimpleKernel))
-    return false;
-  if (s.algo == Algo::P2p && (!p2pUnits || s.root == s.rank)) return false;
-  return divUp(s.count, unitElems(s)) >= kUnitsPerChannel * s.nchannels;
+    return 0;
+  const bool p2p = s.algo == Algo::P2p;
+  if (p2p && s.root == s.rank) return 0;
+  const bool agree = p2p && !p2pUnits;
+  if (agree && oneWay) return 0;
+  if (divUp(s.count, unitElems(s)) < kUnitsPerChannel * s.nchannels * (agree ? 2 : 1)) return 0;
+  return agree ? kUnitsAgree : kUnitsOn;
 }
 
 int launchThreads() {
@@ -111,7 +122,7 @@ std::vector<GpuPlan::LaunchPart> launchParts(const std::vector<DevWork>& works, 
     }
   bool p2pPart = false;
   for (const DevWork& w : works)
-    if (w.units && w.s.algo == Algo::P2p) {
+    if (w.units == kUnitsOn && w.s.algo == Algo::P2p) {
       if (!p2pPart) parts.emplace_back();
       p2pPart = true;
       parts.back().works.push_back(w);
@@ -126,9 +137,12 @@ std::vector<GpuPlan::LaunchPart> launchParts(const std::vector<DevWork>& works, 
     }
   std::vector<int> types;
   bool rest = false;
+  // Sends and Recvs of units by agreement (kUnitsAgree) stay with the rest: whichever
+  // kernel runs them, the two ends agree at run time.
+  auto own = [](const DevWork& w) { return w.units == kUnitsOn || (w.units && w.s.algo != Algo::P2p); };
   for (size_t i = 0; i < works.size(); ++i) {
     const DevWork& w = works[i];
-    if (w.units || moved[i]) continue;
+    if (own(w) || moved[i]) continue;
     rest = true;
     if (collReducesHost(w.s.coll) && std::find(types.begin(), types.end(), w.type) == types.end())
       types.push_back(w.type);
@@ -137,7 +151,7 @@ std::vector<GpuPlan::LaunchPart> launchParts(const std::vector<DevWork>& works, 
   if (rest) parts.resize(first + std::max<size_t>(types.size(), 1));
   for (size_t i = 0; i < works.size(); ++i) {
     const DevWork& w = works[i];
-    if (w.units || moved[i]) continue;
+    if (own(w) || moved[i]) continue;
     size_t k = 0;
     if (collReducesHost(w.s.coll)) k = std::find(types.begin(), types.end(), w.type) - types.begin();
     parts[first + k].works.push_back(w);

@@ -64,10 +64,11 @@ struct GpuPlan {
 // AllReduce, ReduceScatter and Reduce: the collectives whose works add (or otherwise reduce).
 bool collReducesHost(Coll c);
 
-// Whether a Simple work's channels take its units as they free up (DevWork::units): fifoSlots
-// of the FIFOs, network: the communicator has peers over the network, p2pUnits: the
-// group's Sends and Recvs may (GpuWork::init).
-bool takesUnits(const DevWork& w, uint32_t fifoSlots, bool network, bool p2pUnits);
+// Whether a Simple work's channels take its units as they free up (DevWork::units: 0,
+// kUnitsOn, kUnitsAgree): fifoSlots of the FIFOs, network: the communicator has peers over
+// the network, p2pUnits: both ends of the group's Sends and Recvs know they run in the
+// Simple kernel (GpuWork::init), oneWay: a Gather's or Scatter's (OpDesc::oneWay).
+uint8_t unitsOf(const DevWork& w, uint32_t fifoSlots, bool network, bool p2pUnits, bool oneWay = false);
 
 // Threads a block of the GPU kernels (NCCL_NTHREADS, rounded to warps of 64, 64-512).
 int launchThreads();

@@ -81,13 +81,17 @@ std::vector<int> GpuWork::pairSelf(const std::vector<OpDesc>& ops, size_t slotBy
 // rounds: 2 x 2 MiB 0.83, 2 x 3 MiB 0.93, 2 x 4.5 MiB 0.99, 2 x 6.75 MiB 1.05, 2 x 10 MiB
 // 1.11: from 6 MiB a rank). One-way transfers lost: Broadcast
 // 1 - 16 MiB 0.60-0.96 (1.00 at 1 GiB), Gather and Scatter (one message of 2 - 32 MiB)
-// 0.70-0.97; Send/Recv both ways and AlltoAll gained 1-6 % from 16 MiB messages, but a
-// Send's and its Recv's ranks must decide alike from the message alone, and Gather's and
-// Scatter's messages are the same: a plain Send/Recv and Broadcast stay on the FIFO unless
+// 0.70-0.97; Send/Recv both ways and AlltoAll gained 1-6 % from 16 MiB messages. A
+// Send/Recv takes it from 8 MiB (MCCL_USER_BUFFERS_SENDRECV_BYTES; 2 x H200,
+// gpu-2026-11-28b calls 6-7, two ranks both ways, 2 - 1024 MiB: 1.15, 1.04 at 2 / 4 MiB,
+// 0.93-0.97 at 8-64 MiB, 0.98-1.00 above) where it goes both ways, as
+// markUserBuffers tells it; a Broadcast stays on the FIFO unless
 // MCCL_USER_BUFFERS_MIN_BYTES says otherwise. An AlltoAll's Sends and Recvs say they go
-// both ways (OpDesc::a2aRecvAt, set alike at both ends) and take it from 16 MiB blocks
+// both ways (OpDesc::a2aRecvAt, set alike at both ends) and take it from 8 MiB blocks
 // (MCCL_USER_BUFFERS_ALLTOALL_BYTES; gpu-2xH200-2026-11-27f call 2: 64 MiB - 2 GiB
-// 1.005-1.04x, from 4 MiB blocks 1.03-1.05x slower at 8-16 MiB). A ring AllReduce's final
+// 1.005-1.04x, from 4 MiB blocks 1.03-1.05x slower at 8-16 MiB; from 8 MiB blocks against
+// 16: two ranks 16 MiB 0.934 / 0.946 the time, gpu-2026-11-28b call 6 and gpu-2026-11-28c
+// call 1, four ranks 32 MiB 0.977, call 3, the other sizes 0.99-1.01). A ring AllReduce's final
 // data (2 x H200, gpu-2xH200-2026-11-27b calls 2-3, plain buffers, path on against off,
 // three rounds):
 // 4 MiB 0.91, 5.3 MiB 0.95, 6.7 MiB 0.98, 8.4 MiB 1.00, 10.6 MiB 1.05, 13.3 MiB 1.07,
@@ -99,10 +103,8 @@ bool userBuffersWanted(Coll coll, size_t bytes, bool alltoall) {
   const int64_t min = knobInt(Knob::UserBuffersMinBytes);
   if (min > 0) return bytes >= static_cast<size_t>(min);
   if (coll == Coll::AllReduce) return bytes >= static_cast<size_t>(knobInt(Knob::UserBuffersAllReduceBytes));
-  if (alltoall) {
-    const int64_t a2a = knobInt(Knob::UserBuffersAlltoAllBytes);
-    return a2a > 0 && bytes >= static_cast<size_t>(a2a);
-  }
+  const int64_t p2p = knobInt(alltoall ? Knob::UserBuffersAlltoAllBytes : Knob::UserBuffersSendRecvBytes);
+  if (coll == Coll::Send || coll == Coll::Recv) return p2p > 0 && bytes >= static_cast<size_t>(p2p);
   return coll == Coll::AllGather && bytes >= (size_t{6} << 20);
 }
 }  // namespace
@@ -113,7 +115,14 @@ bool userBuffersWanted(Coll coll, size_t bytes, bool alltoall) {
 // without talking), and the receiving end offers its output where the sender's process
 // maps it: a registered output at once; a plain one (MCCL_USER_BUFFERS=2, the default)
 // from its second use, or its first in a graph capture (user_buffers.h says why).
-void GpuWork::markUserBuffers(const OpDesc& op, const Schedule& s, DevWork* w) {
+// A plain Send/Recv (not an AlltoAll's) takes the path only both ways, which its two ends
+// cannot tell alike: each knows only its own group (bothWays: it also sends to, or
+// receives from, that peer in this group; the peer may split its two in two groups). So
+// the Recv is marked from the size alone and always posts (a sender may wait for it), but
+// offers null unless it goes both ways; the Send is marked only where it goes both ways,
+// and a null offer sends it through the FIFO. A one-way Send (Gather's, Scatter's, a ring's)
+// never waits for an offer; a Recv whose sender is unmarked reads an old ack: the FIFO.
+void GpuWork::markUserBuffers(const OpDesc& op, const Schedule& s, DevWork* w, bool bothWays) {
   const int64_t mode = knobInt(Knob::UserBuffers);
   if (mode <= 0 || comm_->gpuNet || comm_->nranks < 2 || op.count == 0) return;
   const bool gather = s.algo == Algo::Ring && s.coll == Coll::AllGather;
@@ -122,7 +131,10 @@ void GpuWork::markUserBuffers(const OpDesc& op, const Schedule& s, DevWork* w) {
   const bool p2p = s.algo == Algo::P2p && op.root != comm_->rank;
   if ((!gather && !allReduce && !bcast && !p2p) || !userBuffersWanted(s.coll, op.bytes(), p2p && op.a2aRecvAt))
     return;
+  const bool fifoOnly = p2p && !op.a2aRecvAt && !bothWays && knobInt(Knob::UserBuffersMinBytes) <= 0;
+  if (fifoOnly && op.kind == OpKind::Send) return;
   w->xchg = p2p ? (op.kind == OpKind::Send ? kXchgSend : kXchgRecv) : kXchgRecv | kXchgSend;
+  if (fifoOnly) return;  // a Recv that offers null: the plan is the same every call (cacheable)
   p_.userBuffers = true;
   if (!(w->xchg & kXchgRecv) || (bcast && op.root == comm_->rank)) return;
   const size_t outBytes = gather ? op.bytes() * static_cast<size_t>(comm_->nranks) : op.bytes();
@@ -159,11 +171,17 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
   const bool copyOnly = planCopies();
   if (!copyOnly) p_.copies.clear();
   const std::vector<int> partner = copyOnly ? std::vector<int>() : pairSelf(p_.ops, ipc.slotBytes(ConnClass::P2p));
-  // Sends and Recvs take units (one Simple launch for all of them, launchParts) on two
-  // ranks, where a group's operations with the peer are the same number on both sides (each
-  // Send meets a Recv), when they fit one launch; the operations with itself never do.
+  // Sends and Recvs take units known to both ends (kUnitsOn: one Simple launch for all of
+  // them, launchParts) on two ranks, where a group's operations with the peer are the same
+  // number on both sides (each Send meets a Recv), when they fit one launch; elsewhere by
+  // agreement at run time (kUnitsAgree, dev_work.h); the operations with itself never do.
   size_t peerOps = 0;
-  for (const OpDesc& op : p_.ops) peerOps += op.isP2p() && op.root != comm_->rank ? 1 : 0;
+  std::vector<uint8_t> ways(static_cast<size_t>(comm_->nranks), 0);  // a peer's: 1 we send, 2 we receive
+  for (const OpDesc& op : p_.ops)
+    if (op.isP2p() && op.root != comm_->rank) {
+      ++peerOps;
+      ways[static_cast<size_t>(op.root)] |= op.kind == OpKind::Send ? 1 : 2;
+    }
   const bool p2pUnits = comm_->nranks == 2 && peerOps <= static_cast<size_t>(kSmallLaunch);
   for (size_t oi = 0; oi < partner.size(); ++oi) {
     const OpDesc& op = p_.ops[oi];
@@ -230,8 +248,9 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
       w.out = p_.ops[static_cast<size_t>(partner[oi])].recvbuff;
       w.selfCopy = 1;
     }
-    w.units = takesUnits(w, ipc.slots(connClassOf(hostView.algo)), comm_->gpuNet, p2pUnits) ? 1 : 0;
-    if (w.proto == kProtoSimple && !selfCopy) markUserBuffers(op, hostView, &w);
+    w.units = unitsOf(w, ipc.slots(connClassOf(hostView.algo)), comm_->gpuNet, p2pUnits, op.oneWay);
+    if (w.proto == kProtoSimple && !selfCopy)
+      markUserBuffers(op, hostView, &w, op.isP2p() && ways[static_cast<size_t>(op.root)] == 3);
     if (dump) {
       if (selfCopy)
         std::printf("[mccl rank %d] seq %llu %s: to itself, copied into its Recv's buffer, %d channel(s)\n",

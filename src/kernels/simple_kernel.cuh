@@ -92,6 +92,7 @@ struct SimpleShared {
   uint8_t* sendTo;              // user buffers: the next peer's output, or null (its FIFO)
   int32_t recvDirect;           // user buffers: this work's messages are in the output already
   int32_t ackPending;           // (thread 0) read the ack at the work's first message
+  int32_t agreed;               // kUnitsAgree: both ends take units (agreeUnits)
   // MCCL_PROFILE (thread 0): when the block started, the time from then to its first step,
   // when the last step's post ended, per step wait / move / post / bytes / steps, and the
   // time between steps (ProfWord).
@@ -140,7 +141,10 @@ class SimpleWork {
     if (units_) {
       nUnits_ = divUp(s.count, unitElems(s));
       if (ch_ >= nUnits_) return true;
-    } else {
+    }
+    // Units by agreement may end in the fixed range (kUnitsAgree: a channel has both, the
+    // host sees to it, so neither end leaves before agreeing).
+    if (!units_ || w_.units == kUnitsAgree) {
       channelRange(s.count, s.nchannels, s.align, ch_, &off, &cnt);
       if (cnt <= 0) return true;
     }
@@ -166,7 +170,7 @@ class SimpleWork {
     post_ = nw_ < nt_ ? nw_ : kSendThread;
     __syncthreads();
     use(recv, send);
-    if (w_.xchg && !exchange(recv, send)) {
+    if ((w_.xchg && !exchange(recv, send)) || (w_.units == kUnitsAgree && !agreeUnits(recv, send))) {
       close(recv, send);
       return false;
     }
@@ -378,6 +382,30 @@ class SimpleWork {
     return __syncthreads_or(stop) == 0;
   }
 
+  // Units by agreement (dev_work.h, kUnitsAgree; a Send or a Recv): this kernel takes
+  // units, so the receiving thread says yes and waits for the sender's answer; the sending
+  // thread waits for the receiver's word and answers with it. Every thread then runs the
+  // channel alike (units_). False when aborted or past MCCL_TIMEOUT.
+  __device__ __forceinline__ bool agreeUnits(bool recv, bool send) {
+    bool stop = false;
+    if (recv && tid_ == kRecvThread) {
+      uint64_t* const a = agreeWords(sh_.recv.buf);
+      stReleaseSys(a, 2 * (rn_ + 1) + 1);
+      stop = !waitAtLeast(comm_, a + 1, 2 * (rn_ + 1), prev_);
+      sh_.agreed = !stop && (ldVolatile(a + 1) & 1);
+    }
+    if (send && tid_ == kSendThread) {
+      uint64_t* const a = agreeWords(sh_.send.buf);
+      stop = !waitAtLeast(comm_, a, 2 * (sn_ + 1), next_);
+      const uint64_t yes = stop ? 0 : ldVolatile(a) & 1;
+      if (!stop) stVolatile(a + 1, 2 * (sn_ + 1) + yes);
+      sh_.agreed = static_cast<int32_t>(yes);
+    }
+    stop = __syncthreads_or(stop) != 0;
+    units_ = sh_.agreed != 0;
+    return !stop;
+  }
+
   // The counters back to device memory, where the next launch on these connections starts.
   __device__ __forceinline__ void close(bool recv, bool send) {
     if (recv && tid_ == kRecvThread) *sh_.recv.step = rn_;
@@ -525,7 +553,7 @@ class SimpleWork {
   SimpleShared& sh_;
   const size_t esize_;
   const int tid_, nt_;
-  const bool units_;
+  bool units_;  // kUnitsOn, or kUnitsAgree once agreed (agreeUnits)
   int64_t nUnits_ = 0;
   int prev_ = -1, next_ = -1;
   int nsl_ = 1;

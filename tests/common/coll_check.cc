@@ -437,6 +437,8 @@ std::string runP2pPattern(ncclComm_t comm, int rank, int n, const std::string& p
   if (pattern == "ring") {
     sendTo = {(rank + 1) % n};
     recvFrom = {(rank + n - 1) % n};
+  } else if (pattern == "pairs" || pattern == "pairs-split") {
+    if ((rank ^ 1) < n) sendTo = recvFrom = {rank ^ 1};
   } else if (pattern == "neighbor") {
     sendTo = {(rank + 1) % n, (rank + n - 1) % n};
     recvFrom = {(rank + n - 1) % n, (rank + 1) % n};
@@ -468,10 +470,16 @@ std::string runP2pPattern(ncclComm_t comm, int rank, int n, const std::string& p
     drecv[k] = mo->alloc(rbuf[k].size());
     mo->upload(drecv[k], rbuf[k].data(), rbuf[k].size());
   }
-  // Calls in an order that would deadlock without the group: receives first.
+  // Calls in an order that would deadlock without the group: receives first. pairs-split:
+  // the odd ranks receive in one group and send in the next (their peers' one group goes
+  // both ways, theirs do not).
   ncclResult_t r = ncclGroupStart();
   for (size_t k = 0; k < recvFrom.size() && r == ncclSuccess; ++k)
     r = ncclRecv(drecv[k], count, type, recvFrom[k], comm, mo->stream());
+  if (pattern == "pairs-split" && rank % 2 == 1 && r == ncclSuccess) {
+    r = ncclGroupEnd();
+    if (r == ncclSuccess) r = ncclGroupStart();
+  }
   for (size_t k = 0; k < sendTo.size() && r == ncclSuccess; ++k)
     r = ncclSend(dsend[k], count, type, sendTo[k], comm, mo->stream());
   ncclResult_t e = ncclGroupEnd();

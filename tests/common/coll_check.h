@@ -75,7 +75,9 @@ class PreparedCase {
 };
 
 // Point-to-point patterns of the guide, each in one group: "ring", "alltoall",
-// "scatter", "gather", "neighbor". Returns "" on success.
+// "scatter", "gather", "neighbor"; and "pairs" (ranks 2k and 2k + 1 swap buffers, a last
+// odd rank sits out), "pairs-split" (the same, the odd ranks' Recv and Send in two groups).
+// Returns "" on success.
 std::string runP2pPattern(ncclComm_t comm, int rank, int nranks, const std::string& pattern,
                           size_t count, ncclDataType_t type, int root, uint64_t seed, Memory* mem = nullptr);
 

@@ -374,6 +374,130 @@ TEST(GpuMpi, UserBuffersRegisteredAndPlainOutputs) {
   NCCL_OK(ncclCommDestroy(comm));
 }
 
+// Send/Recv into the receiver's output by default (MCCL_USER_BUFFERS_MIN_BYTES 0): only
+// where the group goes both ways with that peer. Each end knows only its own group, so a
+// Send whose peer posts its Recv and its Send in two groups ("pairs-split") must find a
+// null offer and go through the FIFO, and one-way patterns (gather, scatter; ring beyond
+// two ranks) must never map a peer's output. Plain outputs used again (imported at their
+// second use), every pattern twice, sizes on one step and on many (units on two ranks),
+// every value checked on the host.
+TEST(GpuMpi, UserBuffersSendRecvBothWaysOnly) {
+  if (!gpusForAll()) GTEST_SKIP() << "needs a GPU per rank";
+  int r = worldRank(), n = worldSize();
+  if (n < 2) GTEST_SKIP() << "needs 2 ranks";
+  if (std::getenv("MCCL_SHARED_GPU")) GTEST_SKIP() << "ranks sharing a GPU allocate from the stream-ordered pool";
+  ncclComm_t comm;
+  NCCL_OK(mcclCommInitFromMpi(&comm, MPI_COMM_WORLD, MCCL_DEVICE_AUTO, nullptr));
+  int dev;
+  NCCL_OK(ncclCommCuDevice(comm, &dev));
+  ScopedEnv env({{"MCCL_USER_BUFFERS", "2"}, {"MCCL_USER_BUFFERS_MIN_BYTES", "0"},
+                 {"MCCL_USER_BUFFERS_SENDRECV_BYTES", "1"}, {"NCCL_PROTO", "Simple"}});
+  std::string errs;
+  const size_t kCounts[] = {3, (1 << 19) + 7};
+  {
+    ReusedMemory mem(dev);
+    const size_t madeBefore = mccl::userBufferImportsMade();
+    std::vector<std::string> oneWay = {"gather", "scatter"};
+    if (n > 2) oneWay.push_back("ring");
+    for (const std::string& p : oneWay)
+      for (size_t count : kCounts)
+        for (int again = 0; again < 2; ++again)
+          errs += runP2pPattern(comm, r, n, p, count, ncclFloat64, n - 1, 31 + again, &mem);
+    MPI_Barrier(MPI_COMM_WORLD);
+    EXPECT_EQ(mccl::userBufferImportsMade(), madeBefore) << "a one-way Send/Recv mapped a peer's output";
+  }
+  const size_t madeBefore = mccl::userBufferImportsMade();
+  {
+    ReusedMemory mem(dev);
+    for (const char* p : {"pairs-split", "pairs", "neighbor", "ring", "alltoall"})
+      for (size_t count : kCounts)
+        for (int again = 0; again < 2; ++again)
+          errs += runP2pPattern(comm, r, n, p, count, ncclFloat64, 0, 41 + again, &mem);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  // Every rank with a partner receives from it both ways: its output was mapped there, and
+  // its partner's here.
+  if ((r ^ 1) < n) EXPECT_GT(mccl::userBufferImportsMade(), madeBefore) << "no output was mapped both ways";
+  EXPECT_TRUE(errs.empty()) << errs;
+  NCCL_OK(ncclCommDestroy(comm));
+}
+
+// Units by agreement (dev_work.h, kUnitsAgree): beyond two ranks a large Send/Recv takes
+// units only where both ends run the Simple kernel, which each end learns at run time. Rank
+// 0 swaps a large message with rank 1 in a group that also holds 18 small Sends and Recvs
+// with rank 2 (more than the Simple kernel takes: the generic kernel, no units), while rank
+// 1's group holds only the swap (the Simple kernel, which offers units); then a ring of
+// large messages where every end runs the Simple kernel (units agreed). Small FIFO slots
+// (NCCL_BUFFSIZE 256 KiB) make the messages many units a channel. Every value checked.
+TEST(GpuMpi, SendRecvUnitsByAgreement) {
+  if (!gpusForAll()) GTEST_SKIP() << "needs a GPU per rank";
+  int r = worldRank(), n = worldSize();
+  if (n < 3) GTEST_SKIP() << "needs 3 ranks (on two, both ends of a group agree from the host)";
+  ScopedEnv env({{"NCCL_BUFFSIZE", "262144"}, {"NCCL_PROTO", "Simple"}, {"MCCL_USER_BUFFERS_SENDRECV_BYTES", "0"}});
+  ncclComm_t comm;
+  NCCL_OK(mcclCommInitFromMpi(&comm, MPI_COMM_WORLD, MCCL_DEVICE_AUTO, nullptr));
+  const size_t big = (16u << 20) / sizeof(float) + 5, small = 1000;
+  const int kSmallOps = 9;
+  auto value = [](int from, int to, size_t i) { return static_cast<float>(from * 4096 + to * 512 + static_cast<int>(i % 509)); };
+  // What this rank sends to (and receives from) whom, and how much, in each of the two groups.
+  struct Msg {
+    int peer;
+    size_t count;
+    bool send;
+  };
+  std::vector<std::vector<Msg>> groups(2);
+  if (r == 0 || r == 1) {
+    groups[0].push_back({1 - r, big, false});
+    groups[0].push_back({1 - r, big, true});
+  }
+  if (r == 0 || r == 2)
+    for (int k = 0; k < kSmallOps; ++k) {
+      groups[0].push_back({2 - r, small, false});
+      groups[0].push_back({2 - r, small, true});
+    }
+  groups[1].push_back({(r + n - 1) % n, big, false});
+  groups[1].push_back({(r + 1) % n, big, true});
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  std::string errs;
+  for (int round = 0; round < 2; ++round)
+    for (size_t g = 0; g < groups.size(); ++g) {
+      std::vector<void*> bufs;
+      for (const Msg& m : groups[g]) {
+        void* b = nullptr;
+        CUDA_OK(cudaMalloc(&b, m.count * sizeof(float)));
+        std::vector<float> h(m.count, -1.0f);
+        if (m.send)
+          for (size_t i = 0; i < m.count; ++i) h[i] = value(r, m.peer, i);
+        CUDA_OK(cudaMemcpy(b, h.data(), m.count * sizeof(float), cudaMemcpyHostToDevice));
+        bufs.push_back(b);
+      }
+      NCCL_OK(ncclGroupStart());
+      for (size_t k = 0; k < groups[g].size(); ++k) {
+        const Msg& m = groups[g][k];
+        if (m.send) NCCL_OK(ncclSend(bufs[k], m.count, ncclFloat32, m.peer, comm, s));
+        else NCCL_OK(ncclRecv(bufs[k], m.count, ncclFloat32, m.peer, comm, s));
+      }
+      NCCL_OK(ncclGroupEnd());
+      CUDA_OK(cudaStreamSynchronize(s));
+      for (size_t k = 0; k < groups[g].size(); ++k) {
+        const Msg& m = groups[g][k];
+        if (!m.send) {
+          std::vector<float> h(m.count);
+          CUDA_OK(cudaMemcpy(h.data(), bufs[k], m.count * sizeof(float), cudaMemcpyDeviceToHost));
+          for (size_t i = 0; i < m.count && errs.size() < 2000; ++i)
+            if (h[i] != value(m.peer, r, i))
+              errs += "group " + std::to_string(g) + " rank " + std::to_string(r) + " from " + std::to_string(m.peer) +
+                      " element " + std::to_string(i) + ": " + std::to_string(h[i]) + "\n";
+        }
+        CUDA_OK(cudaFree(bufs[k]));
+      }
+    }
+  EXPECT_TRUE(errs.empty()) << errs;
+  CUDA_OK(cudaStreamDestroy(s));
+  NCCL_OK(ncclCommDestroy(comm));
+}
+
 TEST(GpuMpi, UniqueIdPathAndGraph) {
   if (!gpusForAll()) GTEST_SKIP() << "needs a GPU per rank";
   int r = worldRank(), n = worldSize();

@@ -1,5 +1,5 @@
 // Simple works with units (DevWork::units, kernels/dev_work.h), checked without a GPU: which
-// works take them (takesUnits), that each collective runs in a Simple launch of its own
+// works take them (unitsOf), that each collective runs in a Simple launch of its own
 // whatever else a rank's group holds and the Sends and Recvs in one after those
 // (launchParts), and the invariant the kernel relies on: every rank
 // learns the unit word the leader names (the unit that follows) from the messages of the
@@ -53,43 +53,52 @@ class UnitsEnv : public ::testing::Test {
 TEST_F(UnitsEnv, LargeRingAndChainCollectivesOverIpcTakeUnits) {
   const int64_t chunk = (1 << 20) / 4;  // a 1 MiB slot of floats
   // AllReduce on 2 ranks: a unit is a loop of 2 chunks; 24 channels need 4 units each.
-  EXPECT_FALSE(takesUnits(simpleWork(Coll::AllReduce, Algo::Ring, 2, (4 * 24 - 1) * 2 * chunk, 24, chunk), 4, false, false));
-  EXPECT_TRUE(takesUnits(simpleWork(Coll::AllReduce, Algo::Ring, 2, (4 * 24 - 1) * 2 * chunk + 1, 24, chunk), 4, false, false));
+  EXPECT_EQ(unitsOf(simpleWork(Coll::AllReduce, Algo::Ring, 2, (4 * 24 - 1) * 2 * chunk, 24, chunk), 4, false, false), 0);
+  EXPECT_EQ(unitsOf(simpleWork(Coll::AllReduce, Algo::Ring, 2, (4 * 24 - 1) * 2 * chunk + 1, 24, chunk), 4, false, false), kUnitsOn);
   for (Coll c : {Coll::AllGather, Coll::ReduceScatter})
-    EXPECT_TRUE(takesUnits(simpleWork(c, Algo::Ring, 3, 96 * chunk, 24, chunk), 4, false, false));
+    EXPECT_EQ(unitsOf(simpleWork(c, Algo::Ring, 3, 96 * chunk, 24, chunk), 4, false, false), kUnitsOn);
   for (Coll c : {Coll::Broadcast, Coll::Reduce})
-    EXPECT_TRUE(takesUnits(simpleWork(c, Algo::Chain, 5, 96 * chunk, 24, chunk), 4, false, false));
+    EXPECT_EQ(unitsOf(simpleWork(c, Algo::Chain, 5, 96 * chunk, 24, chunk), 4, false, false), kUnitsOn);
   const DevWork big = simpleWork(Coll::AllReduce, Algo::Ring, 2, 1 << 28, 24, chunk);
-  EXPECT_FALSE(takesUnits(big, 4, true, false)) << "network peers: no unit words in a proxy's FIFO";
-  EXPECT_FALSE(takesUnits(big, kUnitSlots + 1, false, false)) << "a unit word per slot, kUnitSlots of them";
-  EXPECT_TRUE(takesUnits(big, kUnitSlots, false, false));
-  // Sends and Recvs with the other rank, where the group allows it (GpuWork::init: two
-  // ranks, at most kSmallLaunch operations with the peer); never to itself.
+  EXPECT_EQ(unitsOf(big, 4, true, false), 0) << "network peers: no unit words in a proxy's FIFO";
+  EXPECT_EQ(unitsOf(big, kUnitSlots + 1, false, false), 0) << "a unit word per slot, kUnitSlots of them";
+  EXPECT_EQ(unitsOf(big, kUnitSlots, false, false), kUnitsOn);
+  // Sends and Recvs with another rank: known to both ends where the group allows it
+  // (GpuWork::init: two ranks, at most kSmallLaunch operations with the peer), else by
+  // agreement at run time; never to itself.
   for (Coll c : {Coll::Send, Coll::Recv}) {
     const DevWork p2p = simpleWork(c, Algo::P2p, 2, 1 << 28, 24, chunk);
-    EXPECT_FALSE(takesUnits(p2p, 4, false, false));
-    EXPECT_TRUE(takesUnits(p2p, 4, false, true));
-    EXPECT_FALSE(takesUnits(simpleWork(c, Algo::P2p, 2, (4 * 24 - 1) * chunk, 24, chunk), 4, false, true));
+    EXPECT_EQ(unitsOf(p2p, 4, false, false), kUnitsAgree) << "beyond two ranks: agreed at run time";
+    EXPECT_EQ(unitsOf(p2p, 4, false, true), kUnitsOn);
+    EXPECT_EQ(unitsOf(p2p, 4, false, false, true), 0) << "a Gather's or Scatter's: fixed ranges beyond two ranks";
+    EXPECT_EQ(unitsOf(p2p, 4, false, true, true), kUnitsOn) << "... and units on two";
+    // By agreement from eight units a channel (four where both ends know).
+    const DevWork eight = simpleWork(c, Algo::P2p, 4, 8 * 24 * chunk, 24, chunk);
+    EXPECT_EQ(unitsOf(eight, 4, false, false), kUnitsAgree);
+    const DevWork seven = simpleWork(c, Algo::P2p, 4, 8 * 24 * chunk - 1 - chunk, 24, chunk);
+    EXPECT_EQ(unitsOf(seven, 4, false, false), 0);
+    EXPECT_EQ(unitsOf(seven, 4, false, true), kUnitsOn);
+    EXPECT_EQ(unitsOf(simpleWork(c, Algo::P2p, 2, (4 * 24 - 1) * chunk, 24, chunk), 4, false, true), 0);
     DevWork self = p2p;
     self.s.root = self.s.rank;
-    EXPECT_FALSE(takesUnits(self, 4, false, true)) << "a connection to itself";
+    EXPECT_EQ(unitsOf(self, 4, false, true), 0) << "a connection to itself";
   }
   DevWork copy = simpleWork(Coll::Send, Algo::P2p, 2, 1 << 28, 24, chunk);
   copy.s.root = 0;
   copy.selfCopy = 1;
-  EXPECT_FALSE(takesUnits(copy, 4, false, true)) << "a copy into its own Recv's buffer has no connection";
-  EXPECT_FALSE(takesUnits(simpleWork(Coll::AllReduce, Algo::Tree, 4, 1 << 28, 24, chunk), 4, false, false));
+  EXPECT_EQ(unitsOf(copy, 4, false, true), 0) << "a copy into its own Recv's buffer has no connection";
+  EXPECT_EQ(unitsOf(simpleWork(Coll::AllReduce, Algo::Tree, 4, 1 << 28, 24, chunk), 4, false, false), 0);
   DevWork avg = big;
   avg.postDiv = 2;  // the integer average runs in the generic kernel
-  EXPECT_FALSE(takesUnits(avg, 4, false, false));
+  EXPECT_EQ(unitsOf(avg, 4, false, false), 0);
   DevWork ll = big;
   ll.proto = kProtoLl;
-  EXPECT_FALSE(takesUnits(ll, 4, false, false));
+  EXPECT_EQ(unitsOf(ll, 4, false, false), 0);
   set("MCCL_SIMPLE_UNITS", "0");
-  EXPECT_FALSE(takesUnits(big, 4, false, false));
+  EXPECT_EQ(unitsOf(big, 4, false, false), 0);
   unsetenv("MCCL_SIMPLE_UNITS");
   set("MCCL_SIMPLE_KERNEL", "0");
-  EXPECT_FALSE(takesUnits(big, 4, false, false)) << "only the Simple kernel follows unit words";
+  EXPECT_EQ(unitsOf(big, 4, false, false), 0) << "only the Simple kernel follows unit words";
 }
 
 TEST(Units, EachRunsInASimpleLaunchOfItsOwnFirst) {
@@ -146,6 +155,20 @@ TEST(Units, EachRunsInASimpleLaunchOfItsOwnFirst) {
   parts = launchParts({copy, smallSend}, 24 * 2, -1);
   ASSERT_EQ(parts.size(), 1u);
   EXPECT_EQ(parts[0].works.size(), 2u);
+  // Units by agreement stay with the rest (either kernel may run them): here the generic
+  // one, beside a tree.
+  DevWork agreeSend = send, agreeRecv = recv;
+  agreeSend.units = agreeRecv.units = kUnitsAgree;
+  parts = launchParts({agreeSend, units, tree, agreeRecv}, 24 * 3 + 1, -1);
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[0].works[0].s.coll, Coll::AllReduce);
+  ASSERT_EQ(parts[1].works.size(), 3u);
+  EXPECT_EQ(parts[1].spec.kind, LaunchKind::Generic);
+  // And in the Simple kernel where everything of the rest fits it.
+  parts = launchParts({agreeSend, agreeRecv, smallSend}, 24 * 3, -1);
+  ASSERT_EQ(parts.size(), 1u);
+  EXPECT_EQ(parts[0].works.size(), 3u);
+  EXPECT_EQ(parts[0].spec.kind, LaunchKind::Simple);
   // No units: one launch, as before.
   parts = launchParts({tree, small}, 24, -1);
   ASSERT_EQ(parts.size(), 1u);
