@@ -120,8 +120,9 @@ bool userBuffersWanted(Coll coll, size_t bytes, bool alltoall) {
 // receives from, that peer in this group; the peer may split its two in two groups). So
 // the Recv is marked from the size alone and always posts (a sender may wait for it), but
 // offers null unless it goes both ways; the Send is marked only where it goes both ways,
-// and a null offer sends it through the FIFO. A one-way Send (Gather's, Scatter's, a ring's)
-// never waits for an offer; a Recv whose sender is unmarked reads an old ack: the FIFO.
+// and a null offer sends it through the FIFO. A one-way Send (a ring's) never waits for an
+// offer; a Recv whose sender is unmarked reads an old ack: the FIFO. Gather's and Scatter's
+// are marked at neither end (both know they go one way).
 void GpuWork::markUserBuffers(const OpDesc& op, const Schedule& s, DevWork* w, bool bothWays) {
   const int64_t mode = knobInt(Knob::UserBuffers);
   if (mode <= 0 || comm_->gpuNet || comm_->nranks < 2 || op.count == 0) return;
@@ -132,7 +133,8 @@ void GpuWork::markUserBuffers(const OpDesc& op, const Schedule& s, DevWork* w, b
   if ((!gather && !allReduce && !bcast && !p2p) || !userBuffersWanted(s.coll, op.bytes(), p2p && op.a2aRecvAt))
     return;
   const bool fifoOnly = p2p && !op.a2aRecvAt && !bothWays && knobInt(Knob::UserBuffersMinBytes) <= 0;
-  if (fifoOnly && op.kind == OpKind::Send) return;
+  // A Gather's or Scatter's ends both know it goes one way (OpDesc::oneWay): neither posts.
+  if (fifoOnly && (op.kind == OpKind::Send || op.oneWay)) return;
   w->xchg = p2p ? (op.kind == OpKind::Send ? kXchgSend : kXchgRecv) : kXchgRecv | kXchgSend;
   if (fifoOnly) return;  // a Recv that offers null: the plan is the same every call (cacheable)
   p_.userBuffers = true;
