@@ -61,7 +61,8 @@ constexpr int kUnitSlots = static_cast<int>((ConnRegion::kAgreeOff - ConnRegion:
 //     or its fixed range.
 // The sender waits for the receiver's word of this work before it writes its own, so a
 // word is never overwritten before it is read. A round trip, at the start of works of
-// kUnitsPerChannel units a channel or more (planner.h).
+// twice kUnitsPerChannel units a channel or more, never a Gather's or Scatter's (unitsOf,
+// gpu_plan.cc, with the figures).
 constexpr uint8_t kUnitsOn = 1;
 constexpr uint8_t kUnitsAgree = 2;
 
