@@ -66,6 +66,14 @@ constexpr int64_t kP2pMinChunkBytes = 256 * 1024;
 constexpr int64_t kUnitMinChunkBytes = 256 * 1024;
 // The step of a chain of more than two ranks on one node (choosePlan).
 constexpr int64_t kChainStepBytes = 128 * 1024;
+// Units a channel of a two-rank chain (Broadcast, Reduce) aims at, where the ring keeps
+// kUnitsPerChannel (MCCL_SIMPLE_UNIT_STEPS overrides both). 2 x H200 at 24 channels, each
+// forced (bench/results/gpu-2026-11-28d call 2): 16 steps took Broadcast of 64 / 128 MiB
+// 0.952 / 0.950x the time of 4 (196.4 us against 205.7, NCCL 203.2; 383.0 against 402.3,
+// NCCL 388.7), Reduce of 64 - 256 MiB 0.982-0.988x; the other sizes within 1.5 % (the same
+// plan: the rule needs 256 KiB steps at 4 units a channel). The ring lost with more:
+// ReduceScatter 128 MiB 1.09x, AllReduce and AllGather 128 MiB 1.05-1.06x at 8-16 steps.
+constexpr int64_t kChainUnitSteps = 16;
 // Simple channels of a GPU communicator: what NCCL 2.28 takes from 4 MiB on 2 x H100 and
 // 2 x H200 (NV18), 24 (bench/results/gpu-2xH100-2026-11-25/channels.md).
 constexpr int kSimpleGpuMaxChannels = 24;
@@ -274,8 +282,9 @@ PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes) 
   // On two ranks, where Sends and Recvs take units (gpu_plan.cc, unitsOf), a quarter
   // (kUnitsPerChannel steps a channel), so the channels share the work from 24 MiB at 24.
   int64_t chunkBytes = static_cast<int64_t>(slotBytes);
+  const int64_t stepsKnob = knobInt(Knob::SimpleUnitSteps);
   if (!comm->isHost() && op.isP2p()) {
-    const int64_t steps = n == 2 && !comm->gpuNet ? kUnitsPerChannel : 2;
+    const int64_t steps = n == 2 && !comm->gpuNet ? (stepsKnob > 0 ? stepsKnob : kUnitsPerChannel) : 2;
     chunkBytes = std::min(chunkBytes, std::max(kP2pMinChunkBytes, static_cast<int64_t>(bytes) / c.nchannels / steps));
   }
   // A chain on more than two ranks (Broadcast, Reduce) forwards every step, so its
@@ -294,15 +303,19 @@ PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes) 
   // KiB, so its channels still share the work as they free up: on 2 x H200 at 24 channels
   // an AllReduce of 128 MiB took 455.5 us in 256 KiB steps against 488.9 in fixed 1 MiB
   // ranges (NCCL 471.7); below 256 KiB the steps' fixed costs outweigh it (Broadcast of
-  // 8 MiB in 256 KiB steps 36.1 us against 33.4).
+  // 8 MiB in 256 KiB steps 36.1 us against 33.4). A chain of two ranks aims at
+  // kChainUnitSteps units a channel: its last units, taken by channels that free up at
+  // different times, then leave less idle.
   if (!comm->isHost() && !comm->gpuNet && !op.isP2p() && (c.algo == Algo::Ring || c.algo == Algo::Chain) &&
       knobBool(Knob::SimpleUnits)) {
     const int64_t perRank = static_cast<int64_t>(op.kind == OpKind::AllGather || op.kind == OpKind::ReduceScatter
                                                      ? op.count * esize
                                                      : op.bytes());
     const int64_t unitRanks = c.algo == Algo::Ring && op.kind == OpKind::AllReduce ? n : 1;
-    const int64_t want = perRank / (kUnitsPerChannel * c.nchannels * unitRanks);
-    if (want < chunkBytes && want >= kUnitMinChunkBytes) chunkBytes = want;
+    const int64_t perStep = c.nchannels * unitRanks;
+    const int64_t steps = stepsKnob > 0 ? stepsKnob : c.algo == Algo::Chain ? kChainUnitSteps : kUnitsPerChannel;
+    const int64_t want = std::max(perRank / (steps * perStep), kUnitMinChunkBytes);
+    if (want < chunkBytes && perRank / (kUnitsPerChannel * perStep) >= kUnitMinChunkBytes) chunkBytes = want;
   }
   c.chunk = std::max<int64_t>(c.align, chunkBytes / static_cast<int64_t>(esize) / c.align * c.align);
   return c;

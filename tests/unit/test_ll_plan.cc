@@ -104,6 +104,7 @@ class ProtoEnv : public ::testing::Test {
     unsetenv("MCCL_LL128_MAX_BYTES");
     unsetenv("NCCL_MAX_NCHANNELS");
     unsetenv("MCCL_SIMPLE_UNITS");
+    unsetenv("MCCL_SIMPLE_UNIT_STEPS");
     unsetenv("MCCL_LL128_TWO_SHOT");
     knobsReload();
   }
@@ -374,6 +375,37 @@ TEST_F(ProtoEnv, SimpleChannelsStopAtNcclsAndStepsLeaveUnitsForEach) {
   EXPECT_EQ(plan(net, OpKind::AllReduce, 128u << 20).chunk * 4, static_cast<int64_t>(slot));
   set("MCCL_SIMPLE_UNITS", "0");
   EXPECT_EQ(plan(two, OpKind::AllReduce, 128u << 20).chunk * 4, static_cast<int64_t>(slot));
+}
+
+// A two-rank chain (Broadcast, Reduce) aims at 16 units a channel where the ring keeps 4,
+// never below 256 KiB steps and only where 4 units a channel already needed smaller steps;
+// a chain of more ranks keeps its 128 KiB steps; MCCL_SIMPLE_UNIT_STEPS sets both.
+TEST_F(ProtoEnv, TwoRankChainsTakeMoreUnitsThanRings) {
+  FakeGpuComm two(2, false), four(4, false);
+  const size_t slot = 1 << 20;
+  auto chunkBytes = [&](FakeGpuComm& c, OpKind k, size_t bytes) {
+    return choosePlan(&c.comm, opOf(k, bytes), slot).chunk * 4;
+  };
+  for (OpKind k : {OpKind::Broadcast, OpKind::Reduce}) {
+    // 128 MiB on 24 channels: 16 units of 341.3 KiB each (4 units would be slot-sized).
+    EXPECT_EQ(chunkBytes(two, k, 128u << 20), (128 << 20) / (16 * 24) / 64 * 64);
+    // 32 MiB: 16 units would be 85 KiB; 256 KiB steps instead (128 units).
+    EXPECT_EQ(chunkBytes(two, k, 32u << 20), 256 << 10);
+    // 16 MiB: too small for 4 units of 256 KiB a channel: slot-sized steps, fixed ranges.
+    EXPECT_EQ(chunkBytes(two, k, 16u << 20), static_cast<int64_t>(slot));
+    // 1 GiB: 16 units of 2.7 MiB, so slot-sized steps (43 units a channel).
+    EXPECT_EQ(chunkBytes(two, k, size_t{1} << 30), static_cast<int64_t>(slot));
+    EXPECT_EQ(chunkBytes(four, k, 128u << 20), 128 << 10);
+  }
+  // The ring keeps 4 units a channel: 128 MiB AllReduce 96 units of 2 x 682.7 KiB.
+  EXPECT_EQ(chunkBytes(two, OpKind::AllReduce, 128u << 20), (128 << 20) / (4 * 24 * 2) / 64 * 64);
+  EXPECT_EQ(chunkBytes(two, OpKind::AllGather, 64u << 20), (64 << 20) / (4 * 24) / 64 * 64);
+  set("MCCL_SIMPLE_UNIT_STEPS", "4");
+  EXPECT_EQ(chunkBytes(two, OpKind::Broadcast, 128u << 20), static_cast<int64_t>(slot));
+  EXPECT_EQ(chunkBytes(two, OpKind::Broadcast, 64u << 20), (64 << 20) / (4 * 24) / 64 * 64);
+  set("MCCL_SIMPLE_UNIT_STEPS", "8");
+  EXPECT_EQ(chunkBytes(two, OpKind::AllReduce, 128u << 20), (128 << 20) / (8 * 24 * 2) / 64 * 64);
+  EXPECT_EQ(chunkBytes(four, OpKind::Broadcast, 128u << 20), 128 << 10);
 }
 
 // Below the channel cap, LL gives a channel at most 4 KiB of each peer's data: what the lean
