@@ -102,10 +102,16 @@ namespace {
 bool userBuffersWanted(Coll coll, size_t bytes, bool alltoall) {
   const int64_t min = knobInt(Knob::UserBuffersMinBytes);
   if (min > 0) return bytes >= static_cast<size_t>(min);
-  if (coll == Coll::AllReduce) return bytes >= static_cast<size_t>(knobInt(Knob::UserBuffersAllReduceBytes));
-  const int64_t p2p = knobInt(alltoall ? Knob::UserBuffersAlltoAllBytes : Knob::UserBuffersSendRecvBytes);
-  if (coll == Coll::Send || coll == Coll::Recv) return p2p > 0 && bytes >= static_cast<size_t>(p2p);
-  return coll == Coll::AllGather && bytes >= (size_t{6} << 20);
+  switch (coll) {
+    case Coll::AllReduce: return bytes >= static_cast<size_t>(knobInt(Knob::UserBuffersAllReduceBytes));
+    case Coll::AllGather: return bytes >= (size_t{6} << 20);
+    case Coll::Send:
+    case Coll::Recv: {
+      const int64_t at = knobInt(alltoall ? Knob::UserBuffersAlltoAllBytes : Knob::UserBuffersSendRecvBytes);
+      return at > 0 && bytes >= static_cast<size_t>(at);
+    }
+    default: return false;
+  }
 }
 }  // namespace
 

@@ -1,0 +1,51 @@
+# Sourced by the device calls' scripts (bench/results/<dir>/run_callN.sh), run on the GPU
+# machine from the repository root of the copy: unpacks the carried pack (.carry/pack.tar.xz,
+# made here by scripts/gpu-carry.sh or by hand), sets what every call sets, and gives
+#   W      the folder of this call's logs and tables (topo.txt: date and GPUs)
+#   M      mpirun of NP ranks (2 unless set) with the environment and the pack's libraries
+#   res NAME RC LOG      a test run's verdict and its first failures, into $W/tests.txt
+#   run SET VARIANT ROUND "ARGS" [VAR=VALUE ...]
+#          one mccl-perf run (nccl-perf for variants named nccl*) into
+#          $W/SET_VARIANT_ROUND.csv, the naming bench/summary.py reads (no _ in the names)
+#   finish NAME SET...   summary.txt (tests, then summary.py per set, then errors), printed
+#          and packed with every log into $OUT/NAME.tgz
+set -uo pipefail
+B=.carry
+[ -f $B/libmccl.so.0 ] || tar -xJf $B/pack.tar.xz -C $B
+export NCCL_NVLS_ENABLE=0 MCCL_TIMEOUT=20 CUDA_DEVICE_MAX_CONNECTIONS=32
+L=$PWD/$B
+export LD_LIBRARY_PATH=$L
+NP=${NP:-2}
+M="mpirun --allow-run-as-root --oversubscribe --bind-to none -np $NP -x NCCL_NVLS_ENABLE -x MCCL_TIMEOUT -x LD_LIBRARY_PATH=$L"
+W=$(mktemp -d)
+{ date -u; nvidia-smi -L; } > $W/topo.txt 2>&1
+T=$W/tests.txt
+RUN_TIMEOUT=${RUN_TIMEOUT:-90}
+
+res() {
+  echo "$1: rc=$2 $(grep -aE 'PASSED|FAILED' "$3" | tr -d '\033' | tr '\n' ' ')" >> $T
+  grep -a -m8 -E 'rank [0-9]+:|Failure|expected|Which is|FAILED' "$3" | tr -d '\033' | cut -c1-300 >> $T
+}
+
+run() {
+  local set=$1 v=$2 r=$3 a=$4
+  shift 4
+  local x=() bin=$B/mccl-perf
+  case $v in nccl*) bin=$B/nccl-perf ;; esac
+  for e in "$@"; do x+=(-x "$e"); done
+  # $a and $M split on spaces on purpose: they are argument lists.
+  timeout $RUN_TIMEOUT $M "${x[@]}" $bin $a --csv $W/${set}_${v}_$r.csv > $W/${set}_${v}_$r.log 2>&1 ||
+    echo "$set $v $r rc=$?" >> $W/errors.txt
+}
+
+finish() {
+  local name=$1
+  shift
+  {
+    [ -f $T ] && cat $T
+    for s in "$@"; do python3 bench/summary.py $W ${s}_; done
+    [ -f $W/errors.txt ] && cat $W/errors.txt
+  } > $W/summary.txt 2>&1
+  cat $W/summary.txt
+  tar -czf "$OUT/$name.tgz" -C "$W" .
+}
