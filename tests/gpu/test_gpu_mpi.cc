@@ -299,6 +299,22 @@ class ReusedMemory : public GpuMemory {
   std::map<void*, size_t> sizes_;
 };
 
+// Why a user-buffer test cannot run here (nullptr: it can): it needs a GPU per rank, two
+// ranks or more, and allocations of its own (ranks sharing a GPU allocate from the
+// stream-ordered pool, whose blocks the path never maps).
+static const char* userBufferTestSkip() {
+  if (!gpusForAll()) return "needs a GPU per rank";
+  if (worldSize() < 2) return "needs 2 ranks";
+  if (std::getenv("MCCL_SHARED_GPU")) return "ranks sharing a GPU allocate from the stream-ordered pool";
+  return nullptr;
+}
+
+// A communicator of MPI_COMM_WORLD on this rank's GPU, and that GPU.
+static ncclResult_t commOnOwnGpu(ncclComm_t* comm, int* dev) {
+  ncclResult_t rc = mcclCommInitFromMpi(comm, MPI_COMM_WORLD, MCCL_DEVICE_AUTO, nullptr);
+  return rc == ncclSuccess ? ncclCommCuDevice(*comm, dev) : rc;
+}
+
 // The user-buffer path (ipc_transport/user_buffers.h): Simple AllGather, AllReduce's final
 // data (every operator), Broadcast (every root), AlltoAll and the point-to-point patterns write into
 // the receiver's output, mapped in the
@@ -312,14 +328,11 @@ class ReusedMemory : public GpuMemory {
 // * plain ones allocated and freed per case (2): a new allocation each time (where the
 //   address comes back, with a new BUFFER_ID), never imported, all through the FIFO.
 TEST(GpuMpi, UserBuffersRegisteredAndPlainOutputs) {
-  if (!gpusForAll()) GTEST_SKIP() << "needs a GPU per rank";
-  int r = worldRank(), n = worldSize();
-  if (n < 2) GTEST_SKIP() << "needs 2 ranks";
-  if (std::getenv("MCCL_SHARED_GPU")) GTEST_SKIP() << "ranks sharing a GPU allocate from the stream-ordered pool";
+  if (const char* why = userBufferTestSkip()) GTEST_SKIP() << why;
+  const int r = worldRank(), n = worldSize();
   ncclComm_t comm;
-  NCCL_OK(mcclCommInitFromMpi(&comm, MPI_COMM_WORLD, MCCL_DEVICE_AUTO, nullptr));
   int dev;
-  NCCL_OK(ncclCommCuDevice(comm, &dev));
+  NCCL_OK(commOnOwnGpu(&comm, &dev));
   const bool quick = std::getenv("MCCL_TEST_QUICK") != nullptr;
   std::string errs;
   enum Outputs { kRegistered, kReused, kFresh };
@@ -382,14 +395,11 @@ TEST(GpuMpi, UserBuffersRegisteredAndPlainOutputs) {
 // second use), every pattern twice, sizes on one step and on many (units on two ranks),
 // every value checked on the host.
 TEST(GpuMpi, UserBuffersSendRecvBothWaysOnly) {
-  if (!gpusForAll()) GTEST_SKIP() << "needs a GPU per rank";
-  int r = worldRank(), n = worldSize();
-  if (n < 2) GTEST_SKIP() << "needs 2 ranks";
-  if (std::getenv("MCCL_SHARED_GPU")) GTEST_SKIP() << "ranks sharing a GPU allocate from the stream-ordered pool";
+  if (const char* why = userBufferTestSkip()) GTEST_SKIP() << why;
+  const int r = worldRank(), n = worldSize();
   ncclComm_t comm;
-  NCCL_OK(mcclCommInitFromMpi(&comm, MPI_COMM_WORLD, MCCL_DEVICE_AUTO, nullptr));
   int dev;
-  NCCL_OK(ncclCommCuDevice(comm, &dev));
+  NCCL_OK(commOnOwnGpu(&comm, &dev));
   ScopedEnv env({{"MCCL_USER_BUFFERS", "2"}, {"MCCL_USER_BUFFERS_MIN_BYTES", "0"},
                  {"MCCL_USER_BUFFERS_SENDRECV_BYTES", "1"}, {"NCCL_PROTO", "Simple"}});
   std::string errs;
