@@ -63,6 +63,15 @@ constexpr int64_t kLlOnlyAllReduceMaxTraffic = 2 << 20;
 constexpr double kLlBytesPerChannel = 4 * 1024;
 constexpr double kLl128BytesPerChannel = 16 * 1024;
 constexpr int64_t kP2pMinChunkBytes = 256 * 1024;
+// From 32 MiB a peer, two ranks' Sends and Recvs step 128 KiB (at 32 MiB on 24 channels
+// 256 units where the rule below gives 96 of 341 KiB; from 64 MiB it gave whole 512 KiB
+// slots). 2 x H200, 128 KiB slots against the default 512 KiB, eight deep each
+// (bench/results/gpu-2026-11-28d calls 8-10, NCCL_P2P_NVL_CHUNKSIZE): Gather 0.96-0.99x
+// the time at 32-128 MiB a peer, Scatter and AlltoAll 0.97-0.98x at 32 MiB a peer and
+// 0.98-1.00x above, Send/Recv 0.976-0.979x at 32 MiB and 0.99-1.00x above; at 16 MiB a
+// peer 1.00-1.02x (Gather 0.98), at 8 MiB 1.02x: there the rule below stays.
+constexpr int64_t kP2pFineStepFromBytes = int64_t{32} << 20;
+constexpr int64_t kP2pFineStepBytes = 128 * 1024;
 constexpr int64_t kUnitMinChunkBytes = 256 * 1024;
 // The step of a chain of more than two ranks on one node (choosePlan).
 constexpr int64_t kChainStepBytes = 128 * 1024;
@@ -280,12 +289,16 @@ PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes) 
   // Send/Recv pipelines sender and receiver only over two steps or more: half a channel's
   // bytes, but never under 256 KiB (smaller measured slower; bench/results/gpu-2xH200-2026-11-22).
   // On two ranks, where Sends and Recvs take units (gpu_plan.cc, unitsOf), a quarter
-  // (kUnitsPerChannel steps a channel), so the channels share the work from 24 MiB at 24.
+  // (kUnitsPerChannel steps a channel), so the channels share the work from 24 MiB at 24,
+  // and from 32 MiB kP2pFineStepBytes.
   int64_t chunkBytes = static_cast<int64_t>(slotBytes);
   const int64_t stepsKnob = knobInt(Knob::SimpleUnitSteps);
   if (!comm->isHost() && op.isP2p()) {
-    const int64_t steps = n == 2 && !comm->gpuNet ? (stepsKnob > 0 ? stepsKnob : kUnitsPerChannel) : 2;
+    const bool twoRanks = n == 2 && !comm->gpuNet;
+    const int64_t steps = twoRanks ? (stepsKnob > 0 ? stepsKnob : kUnitsPerChannel) : 2;
     chunkBytes = std::min(chunkBytes, std::max(kP2pMinChunkBytes, static_cast<int64_t>(bytes) / c.nchannels / steps));
+    if (twoRanks && stepsKnob <= 0 && static_cast<int64_t>(bytes) >= kP2pFineStepFromBytes)
+      chunkBytes = std::min(chunkBytes, kP2pFineStepBytes);
   }
   // A chain on more than two ranks (Broadcast, Reduce) forwards every step, so its
   // pipeline fills over n - 1 hops, while every channel takes only a few steps: a 64 MiB

@@ -1857,7 +1857,8 @@ TEST(GpuSingleProcess, PointToPointFifoSlotsOfNvlChunkSize) {
     if (cl.n < 2) GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=2 on one GPU)";
     const int n = cl.n;
     const size_t p2pSlot = st.env || n == 2 ? st.slotBytes : collSlot;
-    // 64 MiB and 12 bytes a block: a Send's channels want steps of 64 MiB / 24 / 4 > 512 KiB.
+    // 64 MiB and 12 bytes a block: beyond two ranks a Send's channels want steps of
+    // 64 MiB / 16 / 2 > 1 MiB, so they take whole slots.
     const size_t count = (size_t{1} << 24) + 3;
     std::vector<std::string> errs(static_cast<size_t>(n));
     std::string dump;
@@ -1916,10 +1917,11 @@ TEST(GpuSingleProcess, PointToPointFifoSlotsOfNvlChunkSize) {
       EXPECT_FALSE(out.empty()) << name << ": no " << what << " in the schedule dump:\n" << dump.substr(0, 2000);
       return out;
     };
-    // Every Send to another rank steps at most a slot; on two ranks exactly one.
+    // Every Send to another rank steps at most a slot; on two ranks, from 32 MiB, 128 KiB
+    // (planner.cc, kP2pFineStepBytes) or the slot where that is smaller.
     for (size_t step : steps("Send/")) {
       EXPECT_LE(step, p2pSlot) << name;
-      if (n == 2 && p2pSlot <= 524288) EXPECT_EQ(step, p2pSlot) << name;
+      if (n == 2) EXPECT_EQ(step, std::min(p2pSlot, size_t{128} * 1024)) << name;
     }
     for (size_t step : steps("Broadcast/")) {
       if (n > 2)

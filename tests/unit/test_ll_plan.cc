@@ -408,6 +408,27 @@ TEST_F(ProtoEnv, TwoRankChainsTakeMoreUnitsThanRings) {
   EXPECT_EQ(chunkBytes(four, OpKind::Broadcast, 128u << 20), 128 << 10);
 }
 
+// Two ranks' Sends and Recvs: a quarter of a channel's bytes a step (at least 256 KiB, at
+// most a slot), and 128 KiB steps from 32 MiB; more ranks half a channel's;
+// MCCL_SIMPLE_UNIT_STEPS sets the steps a channel instead.
+TEST_F(ProtoEnv, TwoRankPointToPointStepsFineFrom32MiB) {
+  FakeGpuComm two(2, false), four(4, false);
+  const size_t slot = 512 << 10;
+  auto chunkBytes = [&](FakeGpuComm& c, OpKind k, size_t bytes) {
+    return choosePlan(&c.comm, opOf(k, bytes), slot).chunk * 4;
+  };
+  for (OpKind k : {OpKind::Send, OpKind::Recv}) {
+    EXPECT_EQ(chunkBytes(two, k, 16u << 20), 256 << 10);
+    EXPECT_EQ(chunkBytes(two, k, (32u << 20) - 64), 349504);  // 24 channels, 4 steps each
+    EXPECT_EQ(chunkBytes(two, k, 32u << 20), 128 << 10);
+    EXPECT_EQ(chunkBytes(two, k, size_t{1} << 30), 128 << 10);
+    EXPECT_EQ(chunkBytes(four, k, 64u << 20), static_cast<int64_t>(slot));  // 16 channels, 2 steps
+  }
+  set("MCCL_SIMPLE_UNIT_STEPS", "4");
+  EXPECT_EQ(chunkBytes(two, OpKind::Send, 32u << 20), 349504);
+  EXPECT_EQ(chunkBytes(two, OpKind::Send, 64u << 20), static_cast<int64_t>(slot));
+}
+
 // Below the channel cap, LL gives a channel at most 4 KiB of each peer's data: what the lean
 // LL kernel moves in one step with a line per thread (llLeanLines), 1.5-2.5 us faster than
 // the general kernel.
