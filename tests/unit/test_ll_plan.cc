@@ -377,15 +377,18 @@ TEST_F(ProtoEnv, SimpleChannelsStopAtNcclsAndStepsLeaveUnitsForEach) {
   EXPECT_EQ(plan(two, OpKind::AllReduce, 128u << 20).chunk * 4, static_cast<int64_t>(slot));
 }
 
+// The bytes of a step of a float operation of `bytes` on c with FIFO slots of `slot`.
+static int64_t stepBytes(FakeGpuComm& c, OpKind k, size_t bytes, size_t slot) {
+  return choosePlan(&c.comm, opOf(k, bytes), slot).chunk * 4;
+}
+
 // A two-rank chain (Broadcast, Reduce) aims at 16 units a channel where the ring keeps 4,
 // never below 256 KiB steps and only where 4 units a channel already needed smaller steps;
 // a chain of more ranks keeps its 128 KiB steps; MCCL_SIMPLE_UNIT_STEPS sets both.
 TEST_F(ProtoEnv, TwoRankChainsTakeMoreUnitsThanRings) {
   FakeGpuComm two(2, false), four(4, false);
   const size_t slot = 1 << 20;
-  auto chunkBytes = [&](FakeGpuComm& c, OpKind k, size_t bytes) {
-    return choosePlan(&c.comm, opOf(k, bytes), slot).chunk * 4;
-  };
+  auto chunkBytes = [&](FakeGpuComm& c, OpKind k, size_t bytes) { return stepBytes(c, k, bytes, slot); };
   for (OpKind k : {OpKind::Broadcast, OpKind::Reduce}) {
     // 128 MiB on 24 channels: 16 units of 341.3 KiB each (4 units would be slot-sized).
     EXPECT_EQ(chunkBytes(two, k, 128u << 20), (128 << 20) / (16 * 24) / 64 * 64);
@@ -414,9 +417,7 @@ TEST_F(ProtoEnv, TwoRankChainsTakeMoreUnitsThanRings) {
 TEST_F(ProtoEnv, TwoRankPointToPointStepsFineFrom32MiB) {
   FakeGpuComm two(2, false), four(4, false);
   const size_t slot = 512 << 10;
-  auto chunkBytes = [&](FakeGpuComm& c, OpKind k, size_t bytes) {
-    return choosePlan(&c.comm, opOf(k, bytes), slot).chunk * 4;
-  };
+  auto chunkBytes = [&](FakeGpuComm& c, OpKind k, size_t bytes) { return stepBytes(c, k, bytes, slot); };
   for (OpKind k : {OpKind::Send, OpKind::Recv}) {
     EXPECT_EQ(chunkBytes(two, k, 16u << 20), 256 << 10);
     EXPECT_EQ(chunkBytes(two, k, (32u << 20) - 64), 349504);  // 24 channels, 4 steps each
