@@ -5,7 +5,8 @@
 #   M      mpirun of NP ranks (2 unless set) with the environment and the pack's libraries
 #   res NAME RC LOG      a test run's verdict and its first failures, into $W/tests.txt
 #   run SET VARIANT ROUND "ARGS" [VAR=VALUE ...]
-#          one mccl-perf run (nccl-perf for variants named nccl*) into
+#          one mccl-perf run (nccl-perf for variants named nccl*; the pack's old/ libraries,
+#          the build to compare against, for variants named old*) into
 #          $W/SET_VARIANT_ROUND.csv, the naming bench/summary.py reads (no _ in the names)
 #   finish NAME SET...   summary.txt (tests, then summary.py per set, then errors), printed
 #          and packed with every log into $OUT/NAME.tgz
@@ -31,7 +32,10 @@ run() {
   local set=$1 v=$2 r=$3 a=$4
   shift 4
   local x=() bin=$B/mccl-perf
-  case $v in nccl*) bin=$B/nccl-perf ;; esac
+  case $v in
+    nccl*) bin=$B/nccl-perf ;;
+    old*) x+=(-x LD_LIBRARY_PATH=$L/old:$L) ;;  # the later -x wins
+  esac
   for e in "$@"; do x+=(-x "$e"); done
   # $a and $M split on spaces on purpose: they are argument lists.
   timeout $RUN_TIMEOUT $M "${x[@]}" $bin $a --csv $W/${set}_${v}_$r.csv > $W/${set}_${v}_$r.log 2>&1 ||

@@ -29,23 +29,31 @@ namespace {
 // where one side only sends (Gather, Scatter: OpDesc::oneWay) LL128 never wins: LL to 512
 // KiB a peer (Gather of 2 x 512 KiB 8.8 against LL128's 9.8), Simple from 1 MiB (Gather of
 // 2 x 1 MiB 10.2 against 12.9, Scatter 10.5 against 12.6; 2 x 2 MiB 12.9 against 17.9).
+// After the LL loops read a thread's lines from a peer at once (ll_proto.cuh, llReadLines),
+// LL moved further (2 x H200, bench/results/gpu-2026-11-28e
+// calls 5-6, three rounds each): ReduceScatter of 1 MiB (512 KiB sent) LL 9.8 us against
+// Simple's 10.7 (NCCL 10.0-11.5), 2 MiB Simple still (13.1 against 13.3); Send/Recv both
+// ways of 256 / 512 KiB LL 6.1 / 8.1 against LL128's 6.5 / 8.6, 1 MiB LL128 still (11.05
+// both), AlltoAll of 2 x 512 KiB 8.5 against 9.3. Sends and Recvs both ways on more than two
+// ranks keep LL to 128 KiB: an AlltoAll's peers share the links, and LL's doubled bytes
+// there were not measured.
 struct ProtoLimits {
   int64_t ll;     // LL up to this many bytes sent per rank
   int64_t ll128;  // then LL128 up to this many (0: never)
 };
-ProtoLimits protoLimits(const OpDesc& op) {
+ProtoLimits protoLimits(const OpDesc& op, int nranks) {
   if (op.isP2p() && op.oneWay) return {512 << 10, 0};
   switch (op.kind) {
     case OpKind::AllReduce: return {512 << 10, 1 << 20};
     // ReduceScatter on 2 x H200 (bench/results/gpu-2xH200-2026-11-26h call 5): LL 7.2 us
-    // against Simple's 8.6 (24 channels) at 256 KiB sent, 11.4 against 9.6 at 512 KiB; they
-    // cross near 384 KiB.
-    case OpKind::ReduceScatter: return {384 << 10, 0};
+    // against Simple's 8.6 (24 channels) at 256 KiB sent, 11.4 against 9.6 at 512 KiB; with
+    // the batched reads 512 KiB goes LL too (above).
+    case OpKind::ReduceScatter: return {512 << 10, 0};
     case OpKind::Reduce: return {512 << 10, 0};
     case OpKind::AllGather: return {256 << 10, 512 << 10};
     case OpKind::Broadcast: return {512 << 10, 0};  // 1 MiB: Simple on 24 channels 8.4 us, LL128 9.3
     case OpKind::Send:
-    case OpKind::Recv: return {128 << 10, 1 << 20};
+    case OpKind::Recv: return {nranks == 2 ? 512 << 10 : 128 << 10, 1 << 20};
   }
   return {1 << 20, 0};
 }
@@ -163,7 +171,7 @@ Proto chooseProto(const ncclComm* comm, const OpDesc& op) {
   if (!ll && !ll128 && !simple) return fp8Reduction ? Proto::LL : Proto::Simple;
   if (!ll && !ll128) return Proto::Simple;
   const double traffic = llTrafficBytes(op, comm->nranks);
-  const ProtoLimits lim = protoLimits(op);
+  const ProtoLimits lim = protoLimits(op, comm->nranks);
   // protoLimits was measured on two ranks. A collective's ring or chain takes a step per
   // further rank while the all-pairs step stays one, so on more ranks the flagged lines win
   // over more traffic: LL's limit times n / 2, LL128's times n - 1 (4 x H100, bench/results/

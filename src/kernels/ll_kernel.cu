@@ -191,15 +191,20 @@ __device__ __forceinline__ bool llLeanWorkLines(const DevComm& comm, const DevWo
   if (mine && (coll != Coll::Reduce || me == w.s.root)) {
     typename LlTypedRt<T>::Acc acc[U];
     for (int r = 0; r < n; ++r) {  // in rank order, as the general path
-      const LlPeer& P = sh.peer[r];
-      const uint4* base = P.recvSlots + (P.recvStep % kLlSlots) * kLlLines;
+      uint64_t v[U];
+      if (r == me) {
+#pragma unroll
+        for (int u = 0; u < U; ++u) v[u] = mineIn[u];
+      } else {
+        const LlPeer& P = sh.peer[r];
+        llReadLines(v, P.recvSlots + (P.recvStep % kLlSlots) * kLlLines, tid, nt, st.lines,
+                    static_cast<uint32_t>(P.recvStep + 1), &comm, abort, r);
+      }
 #pragma unroll
       for (int u = 0; u < U; ++u) {
         if (!has(u)) continue;
-        const uint64_t v =
-            r == me ? mineIn[u] : llRead(base + tid + u * nt, static_cast<uint32_t>(P.recvStep + 1), &comm, abort, r);
-        if (r == 0) red.first(acc[u], v);
-        else red.add(acc[u], v);
+        if (r == 0) red.first(acc[u], v[u]);
+        else red.add(acc[u], v[u]);
       }
     }
 #pragma unroll

@@ -94,6 +94,51 @@ __device__ __forceinline__ uint64_t llRead(const uint4* p, uint32_t flag, const 
   return llReadSlow(p, flag, comm, abort, peer);
 }
 
+// A thread's U lines of a slot from one peer: lines i0, i0 + nt, ... (0 for those from
+// `lines` on), written for flag. Every line's load is issued back to back, then all are
+// checked, then only the lines not yet written are loaded again, together, until none is
+// left: one memory round trip for all of them once they have arrived. Read one after the
+// other (llRead), each line cost a round trip of its own, since a line's check comes before
+// the next volatile load in program order (ll128RecvBatch found the same for LL128's
+// peers). A stopped work (abort, MCCL_TIMEOUT, another thread) leaves 0 in the lines not
+// read.
+template <int U>
+__device__ __forceinline__ void llReadLines(uint64_t (&v)[U], const uint4* base, int i0, int nt, int lines,
+                                            uint32_t flag, const DevComm* comm, int* abort, int peer) {
+  uint32_t stale = 0;
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    v[u] = 0;
+    if (i0 + u * nt < lines) stale |= 1u << u;
+  }
+  uint64_t start = 0;
+  for (uint32_t spins = 0; stale; ++spins) {
+    uint32_t d0[U], f0[U], d1[U], f1[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      d0[u] = d1[u] = f0[u] = f1[u] = 0;
+      if (stale >> u & 1)
+        asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(d0[u]), "=r"(f0[u]), "=r"(d1[u]), "=r"(f1[u]) : "l"(base + i0 + u * nt) : "memory");
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      if ((stale >> u & 1) && f0[u] == flag && f1[u] == flag) {
+        v[u] = static_cast<uint64_t>(d1[u]) << 32 | d0[u];
+        stale &= ~(1u << u);
+      }
+    }
+    if (stale && spins == kSpinsPerCheck) {
+      spins = 0;
+      if (*reinterpret_cast<volatile int*>(abort)) return;
+      if (waitShouldStop(*comm, &start, peer)) {
+        *reinterpret_cast<volatile int*>(abort) = 1;
+        return;
+      }
+    }
+  }
+}
+
 // Waits until the peer has consumed `need` steps (so the slot of step `need - 1 + kLlSlots`
 // may be written). Inlined, like llReadSlow.
 __device__ __forceinline__ void llWaitCredit(const uint64_t* head, uint64_t need, const DevComm* comm, int* abort, int peer) {
@@ -530,21 +575,21 @@ __device__ __forceinline__ bool llReduceLoop(const DevComm* commP, const DevWork
         // Reduce every rank's contribution in rank order.
         typename Policy::Acc acc[U];
         for (int r = 0; r < n; ++r) {
-          const uint4* base = nullptr;
-          uint32_t flag = 0;
-          if (r != me) {
+          uint64_t v[U];
+          if (r == me) {
+#pragma unroll
+            for (int u = 0; u < U; ++u) v[u] = own[u];
+          } else {
             const LlPeer& P = sh.peer[r];
             const uint64_t step = P.recvStep + s;
-            base = P.recvSlots + (step % kLlSlots) * kLlLines;
-            flag = static_cast<uint32_t>(step + 1);
+            llReadLines(v, P.recvSlots + (step % kLlSlots) * kLlLines, i0, nt, st.lines,
+                        static_cast<uint32_t>(step + 1), commP, abort, r);
           }
 #pragma unroll
           for (int u = 0; u < U; ++u) {
-            const int i = i0 + u * nt;
-            if (i >= st.lines) continue;
-            const uint64_t v = r == me ? own[u] : llRead(base + i, flag, commP, abort, r);
-            if (r == 0) red.first(acc[u], v);
-            else red.add(acc[u], v);
+            if (i0 + u * nt >= st.lines) continue;
+            if (r == 0) red.first(acc[u], v[u]);
+            else red.add(acc[u], v[u]);
           }
         }
 #pragma unroll
@@ -631,11 +676,7 @@ static __device__ __noinline__ bool llCopyWork(const DevComm* commP, const DevWo
       uint8_t* dst = out + (coll == Coll::AllGather ? static_cast<uint64_t>(peer) * rg.total : 0) + st.off;
       for (int i0 = threadIdx.x; i0 < st.lines; i0 += nt * U) {
         uint64_t v[U];
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-          const int i = i0 + u * nt;
-          v[u] = i < st.lines ? llRead(base + i, flag, commP, abort, peer) : 0;
-        }
+        llReadLines(v, base, i0, nt, st.lines, flag, commP, abort, peer);
 #pragma unroll
         for (int u = 0; u < U; ++u) {
           const int i = i0 + u * nt;

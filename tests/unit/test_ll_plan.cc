@@ -151,8 +151,11 @@ TEST_F(ProtoEnv, MoreRanksKeepTheAllPairsProtocolsLonger) {
   EXPECT_EQ(proto(OpKind::Reduce, 512u << 10), Proto::Simple);
   EXPECT_EQ(proto(OpKind::Broadcast, 256u << 10), Proto::LL);
   EXPECT_EQ(proto(OpKind::Broadcast, 512u << 10), Proto::Simple);
-  // Point-to-point: one message, the two-rank limits.
+  // Point-to-point: one message, the two-rank limits, but Sends and Recvs both ways (an
+  // AlltoAll's, every peer's at once) keep LL to 128 KiB (LL's doubled bytes on links that
+  // more peers share: measured only on two ranks).
   EXPECT_EQ(proto(OpKind::Send, 128u << 10), Proto::LL);
+  EXPECT_EQ(proto(OpKind::Send, (128u << 10) + 4), Proto::LL128);
   EXPECT_EQ(proto(OpKind::Send, 1u << 20), Proto::LL128);
   EXPECT_EQ(proto(OpKind::Send, 2u << 20), Proto::Simple);
   // Without LL128, LL's crossover with Simple is the two-rank one.
@@ -225,18 +228,19 @@ TEST_F(ProtoEnv, OneNodeGpuCommunicatorsRunTheRingAndTheChain) {
 }
 
 // The measured crossovers (2 x H100, 2026-11-25; point-to-point 2 x H200, 2026-11-26;
-// Broadcast and ReduceScatter 2 x H200, 2026-11-26h; bytes sent per rank): LL, LL128 where
-// it wins (AllGather, point-to-point, and AllReduce at 1 MiB), Simple.
+// Broadcast 2 x H200, 2026-11-26h; ReduceScatter and two ranks' Sends and Recvs both ways
+// 2 x H200, 2026-11-28e, after the LL reads were batched; bytes sent per rank): LL, LL128
+// where it wins (AllGather, point-to-point, and AllReduce at 1 MiB), Simple.
 TEST_F(ProtoEnv, ProtocolThresholdsFollowTheMeasuredCrossovers) {
   FakeGpuComm two(2, false);
   struct Edge {
     OpKind k;
     size_t llMax, ll128Max;  // 0: no LL128
   };
-  for (const Edge& e : {Edge{OpKind::AllReduce, 512u << 10, 1u << 20}, Edge{OpKind::ReduceScatter, 384u << 10, 0},
+  for (const Edge& e : {Edge{OpKind::AllReduce, 512u << 10, 1u << 20}, Edge{OpKind::ReduceScatter, 512u << 10, 0},
                         Edge{OpKind::Reduce, 512u << 10, 0}, Edge{OpKind::AllGather, 256u << 10, 512u << 10},
-                        Edge{OpKind::Broadcast, 512u << 10, 0}, Edge{OpKind::Send, 128u << 10, 1u << 20},
-                        Edge{OpKind::Recv, 128u << 10, 1u << 20}}) {
+                        Edge{OpKind::Broadcast, 512u << 10, 0}, Edge{OpKind::Send, 512u << 10, 1u << 20},
+                        Edge{OpKind::Recv, 512u << 10, 1u << 20}}) {
     const int k = static_cast<int>(e.k);
     EXPECT_EQ(choosePlan(&two.comm, opOf(e.k, e.llMax), 1 << 19).proto, Proto::LL) << k;
     if (e.ll128Max) {
