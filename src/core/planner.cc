@@ -37,25 +37,30 @@ namespace {
 // both), AlltoAll of 2 x 512 KiB 8.5 against 9.3. Sends and Recvs both ways on more than two
 // ranks keep LL to 128 KiB: an AlltoAll's peers share the links, and LL's doubled bytes
 // there were not measured.
+// AllGather on two ranks (2 x H200, bench/results/gpu-2026-11-28f call 1, three rounds):
+// LL128 wins at 512 KiB sent (1 MiB total 7.5 us, LL 7.7) but not at 1 MiB, where it takes
+// Simple's time (12.3-12.5) and LL 11.2-11.4: LL again there, before Simple. Not measured
+// on more ranks, whose LL at large traffic lost (AllReduce of 2 MiB on four, above).
 struct ProtoLimits {
-  int64_t ll;     // LL up to this many bytes sent per rank
-  int64_t ll128;  // then LL128 up to this many (0: never)
+  int64_t ll;       // LL up to this many bytes sent per rank
+  int64_t ll128;    // then LL128 up to this many (0: never)
+  int64_t llAgain;  // then, on two ranks, LL again up to this many (0: never)
 };
 ProtoLimits protoLimits(const OpDesc& op, int nranks) {
-  if (op.isP2p() && op.oneWay) return {512 << 10, 0};
+  if (op.isP2p() && op.oneWay) return {512 << 10, 0, 0};
   switch (op.kind) {
-    case OpKind::AllReduce: return {512 << 10, 1 << 20};
+    case OpKind::AllReduce: return {512 << 10, 1 << 20, 0};
     // ReduceScatter on 2 x H200 (bench/results/gpu-2xH200-2026-11-26h call 5): LL 7.2 us
     // against Simple's 8.6 (24 channels) at 256 KiB sent, 11.4 against 9.6 at 512 KiB; with
     // the batched reads 512 KiB goes LL too (above).
-    case OpKind::ReduceScatter: return {512 << 10, 0};
-    case OpKind::Reduce: return {512 << 10, 0};
-    case OpKind::AllGather: return {256 << 10, 512 << 10};
-    case OpKind::Broadcast: return {512 << 10, 0};  // 1 MiB: Simple on 24 channels 8.4 us, LL128 9.3
+    case OpKind::ReduceScatter: return {512 << 10, 0, 0};
+    case OpKind::Reduce: return {512 << 10, 0, 0};
+    case OpKind::AllGather: return {256 << 10, 512 << 10, 1 << 20};
+    case OpKind::Broadcast: return {512 << 10, 0, 0};  // 1 MiB: Simple on 24 channels 8.4 us, LL128 9.3
     case OpKind::Send:
-    case OpKind::Recv: return {nranks == 2 ? 512 << 10 : 128 << 10, 1 << 20};
+    case OpKind::Recv: return {nranks == 2 ? 512 << 10 : 128 << 10, 1 << 20, 0};
   }
-  return {1 << 20, 0};
+  return {1 << 20, 0, 0};
 }
 // Without LL128 (NCCL_PROTO), LL runs to its crossover with Simple (sweep_ll_simple.md of
 // bench/results/gpu-2xH200-2026-11-23): AllReduce 2 MiB, every other collective 1 MiB.
@@ -186,6 +191,7 @@ Proto chooseProto(const ncclComm* comm, const OpDesc& op) {
   const double llScale = op.isP2p() ? 1.0 : std::max(1.0, ranks / 2);
   const double ll128Scale = op.isP2p() ? 1.0 : std::max(1.0, ranks - 1);
   int64_t llLimit = knobInt(Knob::LlMaxBytes);
+  const bool llKnob = llLimit > 0;
   if (llLimit <= 0)
     llLimit = ll128 ? static_cast<int64_t>(static_cast<double>(lim.ll) * llScale)
               : op.kind == OpKind::AllReduce ? kLlOnlyAllReduceMaxTraffic
@@ -198,6 +204,10 @@ Proto chooseProto(const ncclComm* comm, const OpDesc& op) {
   if (ll && (traffic <= static_cast<double>(llLimit) || (!ll128 && !simple))) return Proto::LL;
   const double traffic128 = ll128TwoShot(comm, op) ? 2.0 * (ranks - 1) / ranks * static_cast<double>(op.bytes()) : traffic;
   if (ll128 && (traffic128 <= static_cast<double>(ll128Limit) || !simple)) return Proto::LL128;
+  // LL's second range (ProtoLimits::llAgain): two ranks, the limits not set by knobs.
+  if (ll && ll128 && !llKnob && knobInt(Knob::Ll128MaxBytes) <= 0 && comm->nranks == 2 &&
+      traffic <= static_cast<double>(lim.llAgain))
+    return Proto::LL;
   return simple ? Proto::Simple : Proto::LL;
 }
 

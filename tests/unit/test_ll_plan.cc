@@ -229,28 +229,43 @@ TEST_F(ProtoEnv, OneNodeGpuCommunicatorsRunTheRingAndTheChain) {
 
 // The measured crossovers (2 x H100, 2026-11-25; point-to-point 2 x H200, 2026-11-26;
 // Broadcast 2 x H200, 2026-11-26h; ReduceScatter and two ranks' Sends and Recvs both ways
-// 2 x H200, 2026-11-28e, after the LL reads were batched; bytes sent per rank): LL, LL128
-// where it wins (AllGather, point-to-point, and AllReduce at 1 MiB), Simple.
+// 2 x H200, 2026-11-28e, after the LL reads were batched; AllGather's second LL range
+// 2026-11-28f; bytes sent per rank): LL, LL128 where it wins (AllGather, point-to-point,
+// and AllReduce at 1 MiB), on two ranks LL again where LL128 loses (AllGather), Simple.
 TEST_F(ProtoEnv, ProtocolThresholdsFollowTheMeasuredCrossovers) {
   FakeGpuComm two(2, false);
   struct Edge {
     OpKind k;
     size_t llMax, ll128Max;  // 0: no LL128
+    size_t llAgainMax;       // LL again above LL128, up to this (0: none)
   };
-  for (const Edge& e : {Edge{OpKind::AllReduce, 512u << 10, 1u << 20}, Edge{OpKind::ReduceScatter, 512u << 10, 0},
-                        Edge{OpKind::Reduce, 512u << 10, 0}, Edge{OpKind::AllGather, 256u << 10, 512u << 10},
-                        Edge{OpKind::Broadcast, 512u << 10, 0}, Edge{OpKind::Send, 512u << 10, 1u << 20},
-                        Edge{OpKind::Recv, 512u << 10, 1u << 20}}) {
+  for (const Edge& e :
+       {Edge{OpKind::AllReduce, 512u << 10, 1u << 20, 0}, Edge{OpKind::ReduceScatter, 512u << 10, 0, 0},
+        Edge{OpKind::Reduce, 512u << 10, 0, 0}, Edge{OpKind::AllGather, 256u << 10, 512u << 10, 1u << 20},
+        Edge{OpKind::Broadcast, 512u << 10, 0, 0}, Edge{OpKind::Send, 512u << 10, 1u << 20, 0},
+        Edge{OpKind::Recv, 512u << 10, 1u << 20, 0}}) {
     const int k = static_cast<int>(e.k);
-    EXPECT_EQ(choosePlan(&two.comm, opOf(e.k, e.llMax), 1 << 19).proto, Proto::LL) << k;
+    auto proto = [&](size_t bytes) { return choosePlan(&two.comm, opOf(e.k, bytes), 1 << 19).proto; };
+    EXPECT_EQ(proto(e.llMax), Proto::LL) << k;
+    size_t last = e.llMax;
     if (e.ll128Max) {
-      EXPECT_EQ(choosePlan(&two.comm, opOf(e.k, e.llMax + 4), 1 << 19).proto, Proto::LL128) << k;
-      EXPECT_EQ(choosePlan(&two.comm, opOf(e.k, e.ll128Max), 1 << 19).proto, Proto::LL128) << k;
-      EXPECT_EQ(choosePlan(&two.comm, opOf(e.k, e.ll128Max + 4), 1 << 19).proto, Proto::Simple) << k;
-    } else {
-      EXPECT_EQ(choosePlan(&two.comm, opOf(e.k, e.llMax + 4), 1 << 19).proto, Proto::Simple) << k;
+      EXPECT_EQ(proto(e.llMax + 4), Proto::LL128) << k;
+      EXPECT_EQ(proto(e.ll128Max), Proto::LL128) << k;
+      last = e.ll128Max;
     }
+    if (e.llAgainMax) {
+      EXPECT_EQ(proto(last + 4), Proto::LL) << k;
+      EXPECT_EQ(proto(e.llAgainMax), Proto::LL) << k;
+      last = e.llAgainMax;
+    }
+    EXPECT_EQ(proto(last + 4), Proto::Simple) << k;
   }
+  // LL's second range is a two-rank one (four ranks: MoreRanksKeepTheAllPairsProtocolsLonger),
+  // and MCCL_LL_MAX_BYTES, where set, is LL's whole range.
+  set("MCCL_LL_MAX_BYTES", "256K");
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllGather, 1u << 20), 1 << 19).proto, Proto::Simple);
+  unsetenv("MCCL_LL_MAX_BYTES");
+  knobsReload();
   // A Gather's or Scatter's Sends and Recvs (one way): LL to 512 KiB a peer, then Simple.
   for (OpKind k : {OpKind::Send, OpKind::Recv}) {
     OpDesc oneWay = opOf(k, 512u << 10);
