@@ -44,7 +44,7 @@ namespace {
 struct ProtoLimits {
   int64_t ll;       // LL up to this many bytes sent per rank
   int64_t ll128;    // then LL128 up to this many (0: never)
-  int64_t llAgain;  // then, on two ranks, LL again up to this many (0: never)
+  int64_t llAgain;  // then LL again up to this many (0: never; measured on two ranks only)
 };
 ProtoLimits protoLimits(const OpDesc& op, int nranks) {
   if (op.isP2p() && op.oneWay) return {512 << 10, 0, 0};
@@ -55,7 +55,7 @@ ProtoLimits protoLimits(const OpDesc& op, int nranks) {
     // the batched reads 512 KiB goes LL too (above).
     case OpKind::ReduceScatter: return {512 << 10, 0, 0};
     case OpKind::Reduce: return {512 << 10, 0, 0};
-    case OpKind::AllGather: return {256 << 10, 512 << 10, 1 << 20};
+    case OpKind::AllGather: return {256 << 10, 512 << 10, nranks == 2 ? 1 << 20 : 0};
     case OpKind::Broadcast: return {512 << 10, 0, 0};  // 1 MiB: Simple on 24 channels 8.4 us, LL128 9.3
     case OpKind::Send:
     case OpKind::Recv: return {nranks == 2 ? 512 << 10 : 128 << 10, 1 << 20, 0};
@@ -197,6 +197,7 @@ Proto chooseProto(const ncclComm* comm, const OpDesc& op) {
               : op.kind == OpKind::AllReduce ? kLlOnlyAllReduceMaxTraffic
                                              : kLlOnlyMaxTraffic;
   int64_t ll128Limit = knobInt(Knob::Ll128MaxBytes);
+  const bool ll128Knob = ll128Limit > 0;
   if (ll128Limit <= 0) ll128Limit = static_cast<int64_t>(static_cast<double>(lim.ll128) * ll128Scale);
   // With LL excluded, LL128 takes LL's sizes too (it beats Simple there: AllReduce 8 B 12.6
   // against 21 us).
@@ -204,9 +205,8 @@ Proto chooseProto(const ncclComm* comm, const OpDesc& op) {
   if (ll && (traffic <= static_cast<double>(llLimit) || (!ll128 && !simple))) return Proto::LL;
   const double traffic128 = ll128TwoShot(comm, op) ? 2.0 * (ranks - 1) / ranks * static_cast<double>(op.bytes()) : traffic;
   if (ll128 && (traffic128 <= static_cast<double>(ll128Limit) || !simple)) return Proto::LL128;
-  // LL's second range (ProtoLimits::llAgain): two ranks, the limits not set by knobs.
-  if (ll && ll128 && !llKnob && knobInt(Knob::Ll128MaxBytes) <= 0 && comm->nranks == 2 &&
-      traffic <= static_cast<double>(lim.llAgain))
+  // LL's second range (ProtoLimits::llAgain), where the limits are not set by knobs.
+  if (ll && ll128 && !llKnob && !ll128Knob && traffic <= static_cast<double>(lim.llAgain))
     return Proto::LL;
   return simple ? Proto::Simple : Proto::LL;
 }

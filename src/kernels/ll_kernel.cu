@@ -252,6 +252,11 @@ __global__ void __launch_bounds__(kMaxThreads, 1) llLeanKernel(const __grid_cons
 // hold without spilling (ptxas: 8 lines a thread spilled 156 bytes in copies, 4 lines 152 in
 // float sums, 2 lines 32 in int8 sums).
 constexpr int kLl128CopyLines = 4;
+// Lines a thread in the reduction kernels, in their reductions and in their copies too (a
+// group's AllGather, a two-shot AllReduce's second phase): copies of four lines, inlined
+// beside the reduction loops, made ptxas spill in the whole kernel (float: 176 bytes of stack and 2,144 of spill stores; int8: 200 and
+// 2,260; the sum loop alone spills nothing); with the reductions' lines, 40 and 80 (float),
+// 32 and 98 (int8).
 template <typename T>
 constexpr int ll128ReduceLines() {
   return sizeof(T) >= 2 ? 2 : 1;
@@ -277,20 +282,22 @@ __device__ __forceinline__ bool llFamilyWork(const DevComm* comm, const DevWork*
       // Sums in a loop compiled for them; prod, max and min in one that picks the operator
       // per element pair (LlTypedRt). Sums through that one measured 5-9 % slower on LL128
       // and 2-4 % on LL at 1-4 MiB (one shared H100, bench/results/gpu-1xH100-2026-11-25).
-      constexpr int kLines = ll128ReduceLines<T>();
+      constexpr int kLines = ll128ReduceLines<T>(), kPeers = ll128ReducePeers<T>();
       if (w->red == kRedSum) {
         if constexpr (kLl128)
-          return ll128Reduce<LlTyped<T, OpSum, true>, kLines, kLl128CopyLines, ll128ReducePeers<T>(), kLl128CopyPeers>(
-              comm, w, ch, sh);
+          return ll128Reduce<LlTyped<T, OpSum, true>, kLines, kLines, kPeers, kLl128CopyPeers>(comm, w,
+                                                                                                            ch, sh);
         else return llReduceLoop<LlTyped<T, OpSum>>(comm, w, ch, sh);
       }
       if constexpr (kLl128)
-        return ll128Reduce<LlTypedRt<T, true>, kLines, kLl128CopyLines, ll128ReducePeers<T>(), kLl128CopyPeers>(comm, w,
-                                                                                                          ch, sh);
+        return ll128Reduce<LlTypedRt<T, true>, kLines, kLines, kPeers, kLl128CopyPeers>(comm, w, ch, sh);
       else return llReduceLoop<LlTypedRt<T>>(comm, w, ch, sh);
     }
   }
-  if constexpr (kLl128) return ll128CopyLoop<kLl128CopyLines, kLl128CopyPeers>(comm, w, Ll128View(*w), ch, sh);
+  if constexpr (kLl128) {
+    constexpr int kLines = std::is_same<T, LeanCopy>::value ? kLl128CopyLines : ll128ReduceLines<T>();
+    return ll128CopyLoop<kLines, kLl128CopyPeers>(comm, w, Ll128View(*w), ch, sh);
+  }
   else return llCopyWork(comm, w, ch, sh);
 }
 
