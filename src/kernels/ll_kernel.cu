@@ -254,9 +254,10 @@ __global__ void __launch_bounds__(kMaxThreads, 1) llLeanKernel(const __grid_cons
 constexpr int kLl128CopyLines = 4;
 // Lines a thread in the reduction kernels, in their reductions and in their copies too (a
 // group's AllGather, a two-shot AllReduce's second phase): copies of four lines, inlined
-// beside the reduction loops, made ptxas spill in the whole kernel (float: 176 bytes of stack and 2,144 of spill stores; int8: 200 and
-// 2,260; the sum loop alone spills nothing); with the reductions' lines, 40 and 80 (float),
-// 32 and 98 (int8).
+// beside the reduction loops, made ptxas spill in the whole kernel (float: 176 bytes of
+// stack and 2,144 of spill stores; int8: 200 and 2,260; the sum loop alone spills nothing);
+// with the reductions' lines, 40 and 80 (float), 32 and 98 (int8). LL128 reductions of 256
+// KiB - 4 MiB took 3-10 % less time on one shared H200 (bench/results/gpu-1xH200-2026-11-29).
 template <typename T>
 constexpr int ll128ReduceLines() {
   return sizeof(T) >= 2 ? 2 : 1;
@@ -285,8 +286,7 @@ __device__ __forceinline__ bool llFamilyWork(const DevComm* comm, const DevWork*
       constexpr int kLines = ll128ReduceLines<T>(), kPeers = ll128ReducePeers<T>();
       if (w->red == kRedSum) {
         if constexpr (kLl128)
-          return ll128Reduce<LlTyped<T, OpSum, true>, kLines, kLines, kPeers, kLl128CopyPeers>(comm, w,
-                                                                                                            ch, sh);
+          return ll128Reduce<LlTyped<T, OpSum, true>, kLines, kLines, kPeers, kLl128CopyPeers>(comm, w, ch, sh);
         else return llReduceLoop<LlTyped<T, OpSum>>(comm, w, ch, sh);
       }
       if constexpr (kLl128)
