@@ -8,8 +8,17 @@
 #          one mccl-perf run (nccl-perf for variants named nccl*; the pack's old/ libraries,
 #          the build to compare against, for variants named old*) into
 #          $W/SET_VARIANT_ROUND.csv, the naming bench/summary.py reads (no _ in the names)
-#   finish NAME SET...   summary.txt (tests, then summary.py per set, then errors), printed
-#          and packed with every log into $OUT/NAME.tgz
+#   tb SET VARIANT ROUND "ARGS" [VAR=VALUE ...]
+#          one mccl-threads-bench run (ranks as threads of one process; old* variants on the
+#          old/ libraries, a variant named as a folder of the pack on that folder's) into
+#          $W/SET_VARIANT_ROUND.txt, the naming bench/threads_ab.py reads
+#   gtests NR FILTER LIMIT
+#          the single-process GPU tests of FILTER on NR ranks as threads sharing the GPU(s)
+#          (MCCL_TEST_RANKS; 4 channels above 2 ranks, else 16), at most LIMIT seconds:
+#          the verdict and every test's line into $W/tests.txt, copied to $OUT/tests.txt
+#   finish NAME SET...   summary.txt (tests, then per set summary.py of its .csv files or
+#          threads_ab.py of its .txt files, then errors), printed and packed with every log
+#          into $OUT/NAME.tgz
 set -uo pipefail
 B=.carry
 [ -f $B/libmccl.so.0 ] || tar -xJf $B/pack.tar.xz -C $B
@@ -42,12 +51,35 @@ run() {
     echo "$set $v $r rc=$?" >> $W/errors.txt
 }
 
+gtests() {
+  local nr=$1 f=$2 limit=$3
+  env MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=$nr MCCL_TIMEOUT=10 NCCL_MAX_NCHANNELS=$((nr > 2 ? 4 : 16)) \
+    timeout $limit $B/mccl_gpu_tests --gtest_filter="$f" > $W/t_$nr.log 2>&1
+  res "tests $nr ranks" $? $W/t_$nr.log
+  grep -aE '^\[ +(OK|FAILED|SKIPPED) ' $W/t_$nr.log >> $T
+  cp $T $OUT/tests.txt
+}
+
+tb() {
+  local set=$1 v=$2 r=$3 a=$4
+  shift 4
+  local lp=$L
+  case $v in old*) lp=$L/old:$L ;; esac
+  [ -f $L/$v/libmccl.so.0 ] && lp=$L/$v:$L
+  # $a splits on spaces on purpose: an argument list.
+  env LD_LIBRARY_PATH=$lp "$@" timeout $RUN_TIMEOUT $B/mccl-threads-bench $a > $W/${set}_${v}_$r.txt 2>&1 ||
+    echo "$set $v $r rc=$?" >> $W/errors.txt
+}
+
 finish() {
   local name=$1
   shift
   {
     [ -f $T ] && cat $T
-    for s in "$@"; do python3 bench/summary.py $W ${s}_; done
+    for s in "$@"; do
+      if ls $W/${s}_*.csv > /dev/null 2>&1; then python3 bench/summary.py $W ${s}_
+      else python3 bench/threads_ab.py $W $s; fi
+    done
     [ -f $W/errors.txt ] && cat $W/errors.txt
   } > $W/summary.txt 2>&1
   cat $W/summary.txt

@@ -68,7 +68,12 @@ class KnobStore {
   static bool parse(KnobType t, const char* s, int64_t* out) {
     bool b = false;
     switch (t) {
-      case KnobType::Int: return parseKnobInt(s, out);
+      case KnobType::Int:
+        // A mode switch that was a boolean (MCCL_PDL) keeps its words: off is 0, on is 1.
+        if (parseKnobInt(s, out)) return true;
+        if (!parseKnobBool(s, &b)) return false;
+        *out = b ? 1 : 0;
+        return true;
       case KnobType::Size: return parseKnobSize(s, out);
       case KnobType::Bool:
         if (!parseKnobBool(s, &b)) return false;

@@ -49,8 +49,8 @@ enum class KnobType { Int, Size, Bool, String };
     "GPU communicators: launch kernels and record events through the driver API (0: the runtime's calls)") \
   X(PlanCache, "MCCL_PLAN_CACHE", Bool, "1",                                                    \
     "GPU communicators: a lone operation, or a group on this communicator alone, that repeats one of the last 8 plans reuses it") \
-  X(Pdl, "MCCL_PDL", Bool, "1",                                                                  \
-    "GPU communicators: LL-family, Simple and symmetric-window launches start behind the previous kernel on their stream and wait for it on the device (programmatic dependent launch, sm_90; never with MCCL_SHARED_GPU)") \
+  X(Pdl, "MCCL_PDL", Int, "1",                                                                   \
+    "GPU communicators: LL-family, Simple and symmetric-window launches start behind the previous kernel on their stream and wait for it on the device (programmatic dependent launch, sm_90; 0 never, 1 not with MCCL_SHARED_GPU, 2 with it too: a benchmark's choice on one GPU, whose every rank's two launches must fit on the GPU at once)") \
   X(UserBuffers, "MCCL_USER_BUFFERS", Int, "2",                                                  \
     "GPU communicators on one node: Simple AllGather, AllReduce, AlltoAll and Send/Recv both ways (Broadcast and one-way Send/Recv under MCCL_USER_BUFFERS_MIN_BYTES) write straight into the receiver's output where its sender's process maps it (0 never, 1 ncclCommRegister'ed outputs only, 2 also any cudaMalloc'ed output from its second use, or its first inside a graph capture; peers close their mappings of a freed buffer within about 100 ms)") \
   X(UserBuffersMinBytes, "MCCL_USER_BUFFERS_MIN_BYTES", Int, "0",                                \

@@ -80,9 +80,11 @@ inline const DriverCalls& driverCalls() {
 
 // Programmatic dependent launch (MCCL_PDL, kernels/grid_dep.cuh) for this process's launches:
 // the knob, not where ranks may share a GPU (their kernels wait for each other's and could not
-// all hold SMs with a waiting launch behind each), and a driver with the launch it needs.
+// all hold SMs with a waiting launch behind each) unless MCCL_PDL=2 says they fit, and a
+// driver with the launch it needs.
 inline bool gridDepAllowed() {
-  return knobBool(Knob::Pdl) && knobInt(Knob::SharedGpu) <= 0 && driverCalls().launchEx != nullptr;
+  const int64_t pdl = knobInt(Knob::Pdl);
+  return pdl > 0 && (knobInt(Knob::SharedGpu) <= 0 || pdl >= 2) && driverCalls().launchEx != nullptr;
 }
 
 // Whether each device runs a kernel's sm_90 code, where the kernels wait for the previous grid

@@ -280,9 +280,16 @@ class SimpleWork {
     const bool ring = s.algo == Algo::Ring, p2p = s.algo == Algo::P2p;
     leader_ = p2p ? s.coll == Coll::Send : ring ? p == 0 : rel == (s.coll == Coll::Broadcast ? 0 : 1);
     const int64_t size = unitElems(s);
+    // The leader's claim (a global atomic) is the posting warp's where the block has one: it
+    // runs while the movers move the unit's first step, and lands in sh_.next before the
+    // posting warp reaches the block barrier after that move. Thread 32 claimed before,
+    // and the movers waited for it at each unit's first step. One shared H200: ring
+    // AllReduce of 16-64 MiB and two-rank Send/Recv of 64-256 MiB 1-2.4 % faster, nothing
+    // slower, 256 KiB - 4 MiB level (bench/results/gpu-1xH200-2026-11-29c, calls 2-3).
+    const int claimer = nw_ < nt_ ? post_ : kSendThread;
     int64_t u = ch_;
     for (;;) {
-      if (leader_ && tid_ == kSendThread) sh_.next[par_] = claim();
+      if (leader_ && tid_ == claimer) sh_.next[par_] = claim();
       if (!leader_ && tid_ == kRecvThread) sh_.next[par_] = kUnitUnknown;
       const int64_t o = u * size, len = min64(size, s.count - o);
       const bool ok = p2p    ? pointToPoint(o, len)

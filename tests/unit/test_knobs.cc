@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <utility>
+#include <vector>
+
 #include "core/debug.h"
 #include "core/knobs.h"
 
@@ -70,6 +73,21 @@ TEST(Knobs, TableReadsEnvironmentAndFallsBack) {
   knobsReload();
   EXPECT_EQ(knobInt(Knob::BuffSize), 4 << 20);
   EXPECT_FALSE(knobIsSet(Knob::BuffSize));
+}
+
+// An integer knob takes the boolean words too: MCCL_PDL was a boolean before its mode 2.
+TEST(Knobs, IntegerKnobTakesBooleanWords) {
+  const std::vector<std::pair<const char*, int64_t>> cases = {{"off", 0}, {"no", 0}, {"on", 1}, {"true", 1}, {"2", 2}};
+  for (const auto& c : cases) {
+    setenv("MCCL_PDL", c.first, 1);
+    knobsReload();
+    EXPECT_EQ(knobInt(Knob::Pdl), c.second) << c.first;
+  }
+  setenv("MCCL_PDL", "sometimes", 1);
+  knobsReload();
+  EXPECT_EQ(knobInt(Knob::Pdl), 1);  // the default after a bad value
+  unsetenv("MCCL_PDL");
+  knobsReload();
 }
 
 TEST(Knobs, HelpListsEveryKnob) {
