@@ -67,6 +67,8 @@ enum class KnobType { Int, Size, Bool, String };
     "GPU communicators: channels of a large Simple ring or chain collective take its units as they free up (0: a fixed range each)") \
   X(SimplePostWarp, "MCCL_SIMPLE_POST_WARP", Bool, "1",                                          \
     "GPU communicators: in the Simple kernel a work that sends keeps its last warp out of the data, to fence and post each step while the others move the next (0: every thread moves, one of them posts)") \
+  X(P2pBlockBothWays, "MCCL_P2P_BLOCK_BOTH_WAYS", Bool, "1",                                    \
+    "GPU communicators: in the Simple kernel a peer's Sends and Recvs on one channel share a block, half of its threads each way, on up to 32 channels (NCCL's blocks; 0: a block a direction, up to 24 channels; every rank the same)") \
   X(Profile, "MCCL_PROFILE", Bool, "0",                                                          \
     "GPU communicators: time the host phases of each launch and the phases of each kernel step; averages printed at destroy") \
   X(ProfileInit, "MCCL_PROFILE_INIT", Bool, "0",                                                  \

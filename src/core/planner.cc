@@ -101,6 +101,7 @@ constexpr int64_t kChainUnitSteps = 16;
 // Simple channels of a GPU communicator: what NCCL 2.28 takes from 4 MiB on 2 x H100 and
 // 2 x H200 (NV18), 24 (bench/results/gpu-2xH100-2026-11-25/channels.md).
 constexpr int kSimpleGpuMaxChannels = 24;
+constexpr int kP2pGpuMaxChannels = 32;  // point-to-point with blocks both ways (choosePlan)
 
 // Latency per step (us) and bandwidth per link (GB/s) of the fabric a comm uses.
 struct Fabric {
@@ -285,11 +286,18 @@ PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes) 
     // 3 MiB a collective's step costs about its round trip whatever its bytes, so all 24
     // from 768 KiB (a channel a 128 KiB until 2026-11-26h: ReduceScatter of 1 MiB on 8
     // channels 11.4 us, on 24 9.6; AllGather of 2 MiB on 16 11.6, on 24 11.1; 2 x H200,
-    // bench/results/gpu-2xH200-2026-11-26h call 5). Point-to-point keeps a channel a 128 KiB:
-    // it takes a block per channel and direction (24 channels: 48 blocks, NCCL 32).
-    const double perChannel = (op.isP2p() ? 128.0 : 32.0) * 1024;
+    // bench/results/gpu-2xH200-2026-11-26h call 5). Point-to-point, where a block serves a
+    // peer's Sends and Recvs on its channel (MCCL_P2P_BLOCK_BOTH_WAYS, joinBothWays): a
+    // channel a 64 KiB up to NCCL's 32 (its blocks serve both ways too), 32 blocks for a pair
+    // both ways where there were 48 (24 channels, a block a channel and direction), and
+    // faster at 2-4 MiB a peer: Send/Recv of 4 MiB 0.989x the time, AlltoAll of 2 x 2 MiB
+    // 0.930x, 2 x 8 MiB 0.977x, 64 MiB - 1 GiB 1.003-1.013x (2 x H200,
+    // bench/results/gpu-2xH200-2026-11-29 call 1). Without it a channel a 128 KiB, 24 at most.
+    const bool joined = op.isP2p() && knobBool(Knob::P2pBlockBothWays);
+    const double perChannel = (joined ? 64.0 : op.isP2p() ? 128.0 : 32.0) * 1024;
     const double total = bytes * (op.kind == OpKind::AllGather || op.kind == OpKind::ReduceScatter ? n : 1);
-    nch = static_cast<int>(std::min<double>(kSimpleGpuMaxChannels, std::max(1.0, std::ceil(total / perChannel))));
+    nch = static_cast<int>(std::min<double>(joined ? kP2pGpuMaxChannels : kSimpleGpuMaxChannels,
+                                            std::max(1.0, std::ceil(total / perChannel))));
     // Over the network the proxy, not the SMs, is the limit: a few channels keep enough
     // puts in flight, and each costs pinned staging memory per peer.
     if (comm->gpuNet) nch = std::min<int>(nch, static_cast<int>(std::max<int64_t>(1, knobInt(Knob::NetChannels))));

@@ -232,9 +232,17 @@ constexpr uint32_t kLl128Payload = kLl128Lines * kLl128DataWords * 8;    // 60 K
 struct DevQueue {
   int16_t channel;  // the channel (point to point: of the peer's operations)
   int16_t peer;     // point to point: the peer; collectives: -1
-  int8_t send;      // point to point: sends (1) or receives (0)
+  int8_t send;      // point to point: sends (1), receives (0), or both (kQueueBothWays)
   int8_t pad[3];
 };
+
+// A Simple launch's queue of a peer's Sends and Recvs on one channel: the block's first half
+// runs the Sends, the second the Recvs (simpleKernel; MCCL_P2P_BLOCK_BOTH_WAYS, launchParts).
+constexpr int8_t kQueueBothWays = 2;
+
+// The Simple kernel: the least block (or half block) that keeps a posting warp out of the
+// data (simple_kernel.cuh).
+constexpr int kPostWarpMin = 128;
 
 constexpr int kMaxQueues = 128;
 

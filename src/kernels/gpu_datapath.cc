@@ -318,15 +318,15 @@ ncclResult_t GpuDataPath::launch(const GpuPlan& p, uint64_t planStart, uint64_t 
     };
     if (part.spec.large) {
       auto args = std::make_unique<KernelArgs<kLargeLaunch>>();
-      fillArgs(args.get(), hComm_, p.queues, part.works);
+      fillArgs(args.get(), hComm_, part.queues.empty() ? p.queues : part.queues, part.works);
       r = timed(args.get());
     } else if (part.spec.tiny) {
       TinyArgs args;
-      fillArgs(&args, hComm_, p.queues, part.works);
+      fillArgs(&args, hComm_, part.queues.empty() ? p.queues : part.queues, part.works);
       r = timed(&args);
     } else {
       KernelArgs<kSmallLaunch> args;
-      fillArgs(&args, hComm_, p.queues, part.works);
+      fillArgs(&args, hComm_, part.queues.empty() ? p.queues : part.queues, part.works);
       r = timed(&args);
     }
     if (r != ncclSuccess) return MCCL_ERR(r, comm_, "kernel launch failed: %s", err ? err : "?");

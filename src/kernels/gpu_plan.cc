@@ -165,6 +165,44 @@ std::vector<GpuPlan::LaunchPart> launchParts(const std::vector<DevWork>& works, 
   return parts;
 }
 
+// MCCL_P2P_BLOCK_BOTH_WAYS: in a Simple launch, the two queues of a peer and channel that
+// both have works (its Sends and its Recvs) become one block of two halves (kQueueBothWays,
+// simpleKernel), as NCCL's point-to-point blocks serve both directions: a Send/Recv pair
+// both ways takes half the SMs. Each half needs a posting warp and movers (128 threads);
+// only launches that reduce nothing (the kernel of NoArith) split their blocks.
+void joinBothWays(std::vector<GpuPlan::LaunchPart>* parts, const std::vector<DevQueue>& queues) {
+  if (!knobBool(Knob::P2pBlockBothWays)) return;
+  for (GpuPlan::LaunchPart& part : *parts) {
+    if (part.spec.kind != LaunchKind::Simple || part.spec.reduces || part.spec.threads < 2 * kPostWarpMin) continue;
+    auto runs = [&](const DevQueue& q, int8_t send) {
+      return std::any_of(part.works.begin(), part.works.end(), [&](const DevWork& w) {
+        return w.s.algo == Algo::P2p && w.s.root == q.peer && (w.s.coll == Coll::Send) == (send != 0) &&
+               q.channel < w.s.nchannels;
+      });
+    };
+    std::vector<DevQueue> joined;
+    std::vector<char> taken(queues.size(), 0);
+    bool any = false;
+    for (size_t i = 0; i < queues.size(); ++i) {
+      if (taken[i]) continue;
+      DevQueue q = queues[i];
+      if (q.peer >= 0 && runs(q, q.send) && runs(q, static_cast<int8_t>(!q.send))) {
+        for (size_t j = i + 1; j < queues.size(); ++j)
+          if (!taken[j] && queues[j].peer == q.peer && queues[j].channel == q.channel && queues[j].send != q.send) {
+            taken[j] = 1;
+            q.send = kQueueBothWays;
+            any = true;
+            break;
+          }
+      }
+      joined.push_back(q);
+    }
+    if (!any) continue;
+    part.queues = std::move(joined);
+    part.spec.blocks = static_cast<int>(part.queues.size());
+  }
+}
+
 // Two lone operations that make the same plan: the same collective on the same buffers,
 // count, type, operator (as resolved), root and stream. (seq and enqueueNs differ per call.)
 bool samePlan(const OpDesc& a, const OpDesc& b) {

@@ -48,6 +48,9 @@ struct GpuPlan {
     // the kernel may start while the previous kernel on the stream still runs, and waits
     // for it on the device before it reads anything that kernel or the user wrote.
     bool pdl = false;
+    // Its own queues (blocks), where it joins a peer's two directions (joinBothWays); empty:
+    // the plan's.
+    std::vector<DevQueue> queues;
   };
   std::vector<LaunchPart> parts;  // launchParts(works, queues)
   bool capturing = false;         // the first stream is being captured into a graph
@@ -79,6 +82,10 @@ LaunchSpec specFor(const std::vector<DevWork>& works, size_t nqueues);
 // The launches of a group on device dev (the current one; -1: none, launched without the
 // overlap), each kernel's function looked up there.
 std::vector<GpuPlan::LaunchPart> launchParts(const std::vector<DevWork>& works, size_t nqueues, int dev);
+
+// MCCL_P2P_BLOCK_BOTH_WAYS: a Simple launch's Sends to a peer and Recvs from it on one
+// channel share a block (kQueueBothWays); sets such parts' own queues and blocks.
+void joinBothWays(std::vector<GpuPlan::LaunchPart>* parts, const std::vector<DevQueue>& queues);
 
 // Two lone operations that make the same plan.
 bool samePlan(const OpDesc& a, const OpDesc& b);

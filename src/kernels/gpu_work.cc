@@ -283,7 +283,8 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
                                                    : connClassOf(hostView.algo);
     if (op.isP2p()) {
       // Large messages to a peer are split over several channels, each its own queue
-      // (block) and connection; both sides choose the same split from the size.
+      // (block; a Simple launch gives a peer's two directions one, joinBothWays) and
+      // connection; both sides choose the same split from the size.
       bool send = op.kind == OpKind::Send;
       for (int c = 0; c < hostView.nchannels; ++c) {
         int64_t off, cnt;
@@ -342,6 +343,14 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
   {
     CudaDeviceGuard guard(comm_->cudaDev);  // the kernels' CUfunctions are the device's
     p_.parts = launchParts(p_.works, p_.queues.size(), comm_->cudaDev);
+    joinBothWays(&p_.parts, p_.queues);
+    if (dump)
+      for (const GpuPlan::LaunchPart& part : p_.parts)
+        if (!part.queues.empty())
+          std::printf("[mccl rank %d] a Simple launch of %zu works on %d blocks, %d of them a peer's both ways\n",
+                      comm_->rank, part.works.size(), part.spec.blocks,
+                      static_cast<int>(std::count_if(part.queues.begin(), part.queues.end(),
+                                                     [](const DevQueue& q) { return q.send == kQueueBothWays; })));
   }
   start_ = std::chrono::steady_clock::now();
   if (planNs_[0]) planNs_[1] = steadyNs();

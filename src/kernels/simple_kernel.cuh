@@ -65,8 +65,27 @@ using SimpleArgs = KernelArgs<kSmallLaunch>;
 constexpr int kRecvThread = 0;   // waits for messages and posts heads
 constexpr int kSendThread = 32;  // waits for free slots (another warp); fences and posts tails
                                  // where the block has no posting warp
-constexpr int kPostWarpMin = 128;  // the least block that keeps a posting warp out of the data
-constexpr int kMoverBarrier = 1;   // the named barrier of the moving threads (0: __syncthreads)
+
+// A work's barriers (SimpleWork::bar_): the whole block's is 0 (__syncthreads) and its
+// movers' 1; the two halves of a block that serves a peer both ways (kQueueBothWays) take
+// 2 and 3, 4 and 5.
+__device__ __forceinline__ int halfBarrier(int half) { return 2 + 2 * half; }
+
+// Barriers of nt threads (a multiple of 32) on barrier id: all wait; or all wait and learn
+// whether any passed true.
+__device__ __forceinline__ void barSync(int id, int nt) {
+  asm volatile("bar.sync %0, %1;" : : "r"(id), "r"(nt) : "memory");
+}
+__device__ __forceinline__ bool barOr(int id, int nt, bool p) {
+  int r;
+  asm volatile(
+      "{\n\t.reg .pred p, q;\n\tsetp.ne.s32 p, %1, 0;\n\tbar.red.or.pred q, %2, %3, p;\n\t"
+      "selp.s32 %0, 1, 0, q;\n\t}"
+      : "=r"(r)
+      : "r"(static_cast<int>(p)), "r"(id), "r"(nt)
+      : "memory");
+  return r != 0;
+}
 
 // One direction of a work's connection, as every thread keeps it.
 struct SimpleConn {
@@ -125,9 +144,12 @@ class SimpleWork {
   static constexpr int kCopyUnroll = std::is_same<S, NoArith>::value ? kSimpleUnroll : kUnroll;
 
  public:
-  __device__ __forceinline__ SimpleWork(const DevComm& comm, const DevWork& w, int wi, int ch, SimpleShared& sh)
-      : comm_(comm), w_(w), wi_(wi), ch_(ch), sh_(sh), esize_(typeBytes(w.type)), tid_(threadIdx.x),
-        nt_(blockDim.x), units_(w.units != 0) {}
+  // The work runs on nt threads from thread first of the block, with barrier bar (0: the
+  // whole block; halfBarrier: one half).
+  __device__ __forceinline__ SimpleWork(const DevComm& comm, const DevWork& w, int wi, int ch, SimpleShared& sh,
+                                        int first, int nt, int bar)
+      : comm_(comm), w_(w), wi_(wi), ch_(ch), sh_(sh), esize_(typeBytes(w.type)),
+        tid_(static_cast<int>(threadIdx.x) - first), nt_(nt), bar_(bar), units_(w.units != 0) {}
 
   // The work's peers and whether it receives and sends on this rank; then its connections.
   __device__ __forceinline__ bool run() {
@@ -168,7 +190,7 @@ class SimpleWork {
     // The posting warp: see the head of this file.
     nw_ = send && comm_.postWarp && nt_ >= kPostWarpMin ? nt_ - 32 : nt_;
     post_ = nw_ < nt_ ? nw_ : kSendThread;
-    __syncthreads();
+    sync();
     use(recv, send);
     if ((w_.xchg && !exchange(recv, send)) || (w_.units == kUnitsAgree && !agreeUnits(recv, send))) {
       close(recv, send);
@@ -189,7 +211,7 @@ class SimpleWork {
     close(recv, send);
     // The posting warp's last post reads the connections in shared memory, which the next
     // work's open() rewrites.
-    if (ok && nw_ < nt_) __syncthreads();
+    if (ok && nw_ < nt_) sync();
     return ok;
   }
 
@@ -386,7 +408,7 @@ class SimpleWork {
         }
       }
     }
-    return __syncthreads_or(stop) == 0;
+    return !syncOr(stop);
   }
 
   // Units by agreement (dev_work.h, kUnitsAgree; a Send or a Recv): this kernel takes
@@ -408,7 +430,7 @@ class SimpleWork {
       if (!stop) stVolatile(a + 1, 2 * (sn_ + 1) + yes);
       sh_.agreed = static_cast<int32_t>(yes);
     }
-    stop = __syncthreads_or(stop) != 0;
+    stop = syncOr(stop);
     units_ = sh_.agreed != 0;
     return !stop;
   }
@@ -450,7 +472,7 @@ class SimpleWork {
       // The movers start together; the posting warp (if any) learns of a stop at the block
       // barrier after the move, which the movers reach at once.
       if (nw_ == nt_) {
-        if (__syncthreads_or(stop)) {
+        if (syncOr(stop)) {
           close(st.recv, st.send);
           return false;
         }
@@ -460,8 +482,8 @@ class SimpleWork {
       const uint64_t t1 = prof ? globalTimer() : 0;
       if (!stop && cnt > 0 && tid_ < nw_) move(st, dst, off, cnt);
       if (nw_ == nt_) {
-        __syncthreads();
-      } else if (__syncthreads_or(stop)) {
+        sync();
+      } else if (syncOr(stop)) {
         close(st.recv, st.send);
         return false;
       }
@@ -526,17 +548,11 @@ class SimpleWork {
       __trap();  // the host launches reducing works only in the kernel of their type
   }
 
-  // A barrier of the moving threads (all but the posting warp): true if any passed true.
-  __device__ __forceinline__ bool moversOr(bool p) const {
-    int r;
-    asm volatile(
-        "{\n\t.reg .pred p, q;\n\tsetp.ne.s32 p, %1, 0;\n\tbar.red.or.pred q, %2, %3, p;\n\t"
-        "selp.s32 %0, 1, 0, q;\n\t}"
-        : "=r"(r)
-        : "r"(static_cast<int>(p)), "r"(kMoverBarrier), "r"(nw_)
-        : "memory");
-    return r != 0;
-  }
+  // The work's barrier (all its threads), and its movers' (all but the posting warp): true
+  // if any passed true.
+  __device__ __forceinline__ void sync() const { barSync(bar_, nt_); }
+  __device__ __forceinline__ bool syncOr(bool p) const { return barOr(bar_, nt_, p); }
+  __device__ __forceinline__ bool moversOr(bool p) const { return barOr(bar_ + 1, nw_, p); }
 
   __device__ __forceinline__ void profile(uint64_t t0, uint64_t t1, uint64_t t2, int64_t cnt) {
     const uint64_t now = globalTimer();
@@ -559,7 +575,8 @@ class SimpleWork {
   const int ch_;
   SimpleShared& sh_;
   const size_t esize_;
-  const int tid_, nt_;
+  const int tid_, nt_;  // this thread and the work's threads (a block, or half of one)
+  const int bar_;       // the work's barrier (halfBarrier), its movers' the next
   bool units_;  // kUnitsOn, or kUnitsAgree once agreed (agreeUnits)
   int64_t nUnits_ = 0;
   int prev_ = -1, next_ = -1;
@@ -573,36 +590,52 @@ class SimpleWork {
 };
 
 // One block per queue runs its works in call order; arithmetic on S (NoArith: the launch
-// only moves data).
+// only moves data). A queue of a peer both ways (kQueueBothWays; in launches that only move
+// data) splits its block: the
+// first half runs the Sends to the peer, the second the Recvs from it, each on its own
+// barriers, so that neither direction waits for the other.
 template <typename S, bool kWide>
 __global__ void __launch_bounds__(kMaxThreads, 1) simpleKernel(const __grid_constant__ SimpleArgs args) {
-  __shared__ SimpleShared sh;
+  __shared__ SimpleShared shs[2];
   __shared__ ArgsShared<SimpleArgs> a;
-  if (threadIdx.x == 0) {
+  DevQueue q = args.queues[blockIdx.x];
+  // Only the data-moving kernels split (joinBothWays: Sends and Recvs reduce nothing): the
+  // reducing ones keep their threads and barriers constants, and their registers (a work's
+  // first thread, count and barrier as variables cost them 100 bytes more of spills).
+  const bool both = std::is_same<S, NoArith>::value && q.send == kQueueBothWays;
+  const int nt = both ? static_cast<int>(blockDim.x) / 2 : static_cast<int>(blockDim.x);
+  const int half = both && static_cast<int>(threadIdx.x) >= nt ? 1 : 0;
+  const int first = half * nt;
+  const bool lead = static_cast<int>(threadIdx.x) == first;  // the half's thread 0
+  if (both) q.send = half == 0 ? 1 : 0;
+  SimpleShared& sh = shs[half];
+  if (lead) {
     sh.entryNs = args.comm.prof ? globalTimer() : 0;  // MCCL_PROFILE
     sh.startNs = sh.lastNs = sh.gapNs = sh.gaps = 0;
     for (int k = 0; k < 5; ++k) sh.prof[k] = 0;
   }
-  const DevQueue q = args.queues[blockIdx.x];
   copyArgsToShared(args, a);
   gridDepWait();  // the parameters only, before: nothing the last kernel wrote (grid_dep.cuh)
   bool units = false;
   for (int wi = 0; wi < args.nworks; ++wi) units = units || a.works[wi].units;
+  const int bar = both ? halfBarrier(half) : 0;
   for (int wi = 0; wi < args.nworks; ++wi) {
     const DevWork& w = a.works[wi];
     if (!queueRuns(q, w)) continue;
-    if (!SimpleWork<S, kWide>(a.comm, w, wi, q.channel, sh).run()) break;
+    if (!SimpleWork<S, kWide>(a.comm, w, wi, q.channel, sh, first, nt, bar).run()) break;
   }
   // The next launch may start once every block is here: a Simple launch runs long, and a
   // launch let in at its start would hold its blocks' SMs (the user's) waiting all along.
   gridDepLaunchDependents();
+  // The claim counters start at zero in every launch: the last block out zeroes them. A
+  // split block is out once both halves are (one may still claim when the other ends).
+  if (units && both) __syncthreads();
   if (units && threadIdx.x == 0) {
-    // The claim counters start at zero in every launch: the last block out zeroes them.
     __threadfence();
     if (atomicAdd(a.comm.claims + kSmallLaunch, 1u) == gridDim.x - 1)
       for (int k = 0; k < kClaimWords; ++k) a.comm.claims[k] = 0;
   }
-  if (threadIdx.x == 0 && sh.entryNs && sh.prof[4]) {
+  if (lead && sh.entryNs && sh.prof[4]) {
     unsigned long long* p = a.comm.prof;
     atomicAdd(p + kProfSimpleSteps, sh.prof[4]);
     atomicAdd(p + kProfSimpleWait, sh.prof[0]);
@@ -620,7 +653,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) simpleKernel(const __grid_cons
     atomicAdd(p + kProfBlockRun, run);
     atomicAdd(p + kProfBlockRunSq, (run / 1000) * (run / 1000));
     atomicMax(p + kProfBlockRunMax, run);
-    if (q.channel >= 0 && q.channel < kProfChannels) {
+    if (half == 0 && q.channel >= 0 && q.channel < kProfChannels) {
       p[kProfChanEntry + q.channel] = sh.entryNs;
       p[kProfChanEnd + q.channel] = end;
       p[kProfChanSm + q.channel] = sm;

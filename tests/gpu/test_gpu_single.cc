@@ -128,6 +128,29 @@ TEST(GpuSingleProcess, PointToPointPatterns) {
   for (int r = 0; r < cl.n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ":\n" << errs[r];
 }
 
+// MCCL_P2P_BLOCK_BOTH_WAYS (the default): a peer's Sends and Recvs on one channel share a
+// block, each direction on half its threads (kQueueBothWays). The patterns at Simple sizes,
+// with fixed ranges and with units (64 MiB), and the schedule dump says the blocks were
+// shared.
+TEST(GpuSingleProcess, PointToPointBothWaysInOneBlock) {
+  SKIP_WITHOUT_GPUS(1);
+  ScopedEnv env({{"MCCL_P2P_BLOCK_BOTH_WAYS", "1"}, {"MCCL_DUMP_SCHEDULE", "1"}});
+  Clique cl(8);
+  if (cl.n < 2) GTEST_SKIP() << "one rank";
+  std::vector<std::string> errs(static_cast<size_t>(cl.n));
+  testing::internal::CaptureStdout();
+  runThreads(cl.n, [&](int r) {
+    cudaSetDevice(cl.dev(r));
+    GpuMemory mem(cl.dev(r));
+    for (const char* p : {"ring", "neighbor", "alltoall", "scatter", "gather"})
+      for (size_t count : {size_t{12345}, (size_t{3} << 20) + 1, (size_t{16} << 20) + 5})
+        errs[r] += runP2pPattern(cl.comms[r], r, cl.n, p, count, ncclFloat32, 0, count + 11, &mem);
+  });
+  const std::string dump = testing::internal::GetCapturedStdout();
+  for (int r = 0; r < cl.n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ":\n" << errs[r];
+  EXPECT_NE(dump.find("of them a peer's both ways"), std::string::npos) << "no block served a peer both ways";
+}
+
 // A rank's Sends to itself and Recvs from itself. Paired in one group at Simple sizes, each
 // Send's work copies straight into its Recv's buffer (GpuWork::pairSelf; the schedule dump
 // says so): two pairs of odd sizes at unaligned addresses beside a ring exchange. A Send that

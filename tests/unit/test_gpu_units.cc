@@ -40,6 +40,8 @@ class UnitsEnv : public ::testing::Test {
   void TearDown() override {
     unsetenv("MCCL_SIMPLE_UNITS");
     unsetenv("MCCL_SIMPLE_KERNEL");
+    unsetenv("MCCL_P2P_BLOCK_BOTH_WAYS");
+    unsetenv("NCCL_NTHREADS");
     knobsReload();
   }
   static void set(const char* k, const char* v) {
@@ -173,6 +175,68 @@ TEST(Units, EachRunsInASimpleLaunchOfItsOwnFirst) {
   parts = launchParts({tree, small}, 24, -1);
   ASSERT_EQ(parts.size(), 1u);
   EXPECT_EQ(parts[0].works.size(), 2u);
+}
+
+// MCCL_P2P_BLOCK_BOTH_WAYS (the default): a Simple launch's Sends to a peer and Recvs from
+// it on one channel share a block (kQueueBothWays); queues with works one way only,
+// collectives' queues, launches that reduce and the other kernels' keep their blocks.
+TEST_F(UnitsEnv, BothWaysOfAPeerShareABlockInSimpleLaunches) {
+  const int64_t chunk = (1 << 20) / 4;
+  DevWork send = simpleWork(Coll::Send, Algo::P2p, 3, 1 << 28, 4, chunk);
+  send.units = kUnitsOn;
+  DevWork recv = simpleWork(Coll::Recv, Algo::P2p, 3, 1 << 27, 3, chunk);  // three channels
+  recv.units = kUnitsOn;
+  DevWork toTwo = simpleWork(Coll::Send, Algo::P2p, 3, 1 << 27, 2, chunk);
+  toTwo.s.root = 2;
+  toTwo.units = kUnitsOn;
+  std::vector<DevQueue> queues;
+  auto queue = [&](int peer, int c, int send) { queues.push_back(DevQueue{static_cast<int16_t>(c), static_cast<int16_t>(peer), static_cast<int8_t>(send), {}}); };
+  for (int c = 0; c < 4; ++c) queue(1, c, 1);
+  for (int c = 0; c < 3; ++c) queue(1, c, 0);
+  for (int c = 0; c < 2; ++c) queue(2, c, 1);
+  queue(-1, 0, 0);  // a collective's channel
+  std::vector<GpuPlan::LaunchPart> parts = launchParts({send, recv, toTwo}, queues.size(), -1);
+  ASSERT_EQ(parts.size(), 1u);
+  ASSERT_EQ(parts[0].spec.kind, LaunchKind::Simple);
+  set("MCCL_P2P_BLOCK_BOTH_WAYS", "0");
+  joinBothWays(&parts, queues);
+  EXPECT_TRUE(parts[0].queues.empty()) << "a block a direction";
+  EXPECT_EQ(parts[0].spec.blocks, static_cast<int>(queues.size()));
+  unsetenv("MCCL_P2P_BLOCK_BOTH_WAYS");
+  knobsReload();
+  joinBothWays(&parts, queues);  // the default
+  ASSERT_EQ(parts[0].queues.size(), queues.size() - 3);
+  EXPECT_EQ(parts[0].spec.blocks, static_cast<int>(queues.size()) - 3);
+  for (int c = 0; c < 3; ++c) {
+    EXPECT_EQ(parts[0].queues[c].peer, 1);
+    EXPECT_EQ(parts[0].queues[c].channel, c);
+    EXPECT_EQ(parts[0].queues[c].send, kQueueBothWays);
+  }
+  EXPECT_EQ(parts[0].queues[3].send, 1) << "channel 3 sends only";
+  EXPECT_EQ(parts[0].queues[3].channel, 3);
+  EXPECT_EQ(parts[0].queues[4].peer, 2);
+  EXPECT_EQ(parts[0].queues[4].send, 1);
+  EXPECT_EQ(parts[0].queues[6].peer, -1);
+  // Both directions in the generic kernel: one block each, as always.
+  DevWork tree = simpleWork(Coll::AllReduce, Algo::Tree, 3, 1 << 10, 1, chunk);
+  send.units = recv.units = 0;
+  parts = launchParts({send, recv, tree}, queues.size(), -1);
+  ASSERT_EQ(parts.size(), 1u);
+  EXPECT_EQ(parts[0].spec.kind, LaunchKind::Generic);
+  joinBothWays(&parts, queues);
+  EXPECT_TRUE(parts[0].queues.empty());
+  // Nor where the launch reduces (only the data-moving kernel splits its blocks) ...
+  DevWork ar = simpleWork(Coll::AllReduce, Algo::Ring, 3, 1 << 10, 1, chunk);
+  parts = launchParts({send, recv, ar}, queues.size(), -1);
+  ASSERT_EQ(parts.size(), 1u);
+  EXPECT_EQ(parts[0].spec.kind, LaunchKind::Simple);
+  joinBothWays(&parts, queues);
+  EXPECT_TRUE(parts[0].queues.empty());
+  // ... or where a half would be too small for a posting warp and its movers.
+  set("NCCL_NTHREADS", "192");
+  parts = launchParts({send, recv}, queues.size(), -1);
+  joinBothWays(&parts, queues);
+  EXPECT_TRUE(parts[0].queues.empty());
 }
 
 // Simple launches whose data is not all 16-byte aligned run the kernels with the wide

@@ -106,6 +106,7 @@ class ProtoEnv : public ::testing::Test {
     unsetenv("MCCL_SIMPLE_UNITS");
     unsetenv("MCCL_SIMPLE_UNIT_STEPS");
     unsetenv("MCCL_LL128_TWO_SHOT");
+    unsetenv("MCCL_P2P_BLOCK_BOTH_WAYS");
     knobsReload();
   }
   static void set(const char* k, const char* v) {
@@ -357,8 +358,9 @@ TEST_F(ProtoEnv, LlChannelsGrowWithSizeWithinLimits) {
   EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 32u << 20), 1 << 19).nchannels, 2);
 }
 
-// Simple on GPUs: no more channels than NCCL takes (24), all of them for collectives from
-// 768 KiB moved, a channel a 128 KiB for point-to-point; and steps small enough (not under
+// Simple on GPUs: no more channels than NCCL takes (24; point-to-point 32 blocks both ways),
+// all of them for collectives from 768 KiB moved, a channel a 64 KiB for point-to-point;
+// and steps small enough (not under
 // 256 KiB) that every channel has kUnitsPerChannel units to take as it frees up.
 TEST_F(ProtoEnv, SimpleChannelsStopAtNcclsAndStepsLeaveUnitsForEach) {
   FakeGpuComm two(2, false), eight(8, false), net(2, true);
@@ -372,7 +374,16 @@ TEST_F(ProtoEnv, SimpleChannelsStopAtNcclsAndStepsLeaveUnitsForEach) {
     EXPECT_EQ(plan(two, k, 1u << 20).nchannels, 24) << static_cast<int>(k);
   EXPECT_EQ(plan(two, OpKind::AllReduce, 64u << 10).nchannels, 2);
   EXPECT_EQ(plan(two, OpKind::AllReduce, 8).nchannels, 1);
+  // Point-to-point: a channel a 64 KiB up to NCCL's 32, each block serving a peer both ways
+  // (MCCL_P2P_BLOCK_BOTH_WAYS); without that, a channel a 128 KiB up to 24.
+  EXPECT_EQ(plan(two, OpKind::Send, 1u << 20).nchannels, 16);
+  EXPECT_EQ(plan(two, OpKind::Send, 2u << 20).nchannels, 32);
+  EXPECT_EQ(plan(two, OpKind::Recv, size_t{1} << 30).nchannels, 32);
+  EXPECT_EQ(plan(eight, OpKind::Send, size_t{1} << 30).nchannels, 8) << "64 / n a peer";
+  set("MCCL_P2P_BLOCK_BOTH_WAYS", "0");
   EXPECT_EQ(plan(two, OpKind::Send, 2u << 20).nchannels, 16);
+  EXPECT_EQ(plan(two, OpKind::Recv, size_t{1} << 30).nchannels, 24);
+  unsetenv("MCCL_P2P_BLOCK_BOTH_WAYS");
   unsetenv("NCCL_PROTO");
   knobsReload();
   // Large: slot-sized steps already leave 4 units a channel (2 GiB AllReduce: 1,024 of 2 MiB).
@@ -439,14 +450,21 @@ TEST_F(ProtoEnv, TwoRankPointToPointStepsFineFrom32MiB) {
   auto chunkBytes = [&](FakeGpuComm& c, OpKind k, size_t bytes) { return stepBytes(c, k, bytes, slot); };
   for (OpKind k : {OpKind::Send, OpKind::Recv}) {
     EXPECT_EQ(chunkBytes(two, k, 16u << 20), 256 << 10);
-    EXPECT_EQ(chunkBytes(two, k, (32u << 20) - 64), 349504);  // 24 channels, 4 steps each
+    EXPECT_EQ(chunkBytes(two, k, (32u << 20) - 64), 256 << 10);  // 32 channels, 4 steps each: the floor
     EXPECT_EQ(chunkBytes(two, k, 32u << 20), 128 << 10);
     EXPECT_EQ(chunkBytes(two, k, size_t{1} << 30), 128 << 10);
     EXPECT_EQ(chunkBytes(four, k, 64u << 20), static_cast<int64_t>(slot));  // 16 channels, 2 steps
   }
+  set("MCCL_SIMPLE_UNIT_STEPS", "2");
+  EXPECT_EQ(chunkBytes(two, OpKind::Send, 32u << 20), 512 << 10);  // 32 channels, 2 steps
+  EXPECT_EQ(chunkBytes(two, OpKind::Send, 64u << 20), static_cast<int64_t>(slot));
+  // A block a direction (24 channels).
+  set("MCCL_P2P_BLOCK_BOTH_WAYS", "0");
+  set("MCCL_SIMPLE_UNIT_STEPS", "0");
+  EXPECT_EQ(chunkBytes(two, OpKind::Recv, (32u << 20) - 64), 349504);  // 24 channels, 4 steps each
   set("MCCL_SIMPLE_UNIT_STEPS", "4");
   EXPECT_EQ(chunkBytes(two, OpKind::Send, 32u << 20), 349504);
-  EXPECT_EQ(chunkBytes(two, OpKind::Send, 64u << 20), static_cast<int64_t>(slot));
+  unsetenv("MCCL_P2P_BLOCK_BOTH_WAYS");
 }
 
 // Below the channel cap, LL gives a channel at most 4 KiB of each peer's data: what the lean
