@@ -102,6 +102,7 @@ constexpr int64_t kChainUnitSteps = 16;
 // 2 x H200 (NV18), 24 (bench/results/gpu-2xH100-2026-11-25/channels.md).
 constexpr int kSimpleGpuMaxChannels = 24;
 constexpr int kP2pGpuMaxChannels = 32;  // point-to-point with blocks both ways (choosePlan)
+constexpr int kSelfP2pMaxChannels = 8;  // point-to-point with itself (choosePlan)
 
 // Latency per step (us) and bandwidth per link (GB/s) of the fabric a comm uses.
 struct Fabric {
@@ -310,6 +311,10 @@ PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes) 
     // Host: one queue per peer. GPU: a block per channel, peer and direction; all-to-all
     // patterns use every peer at once, so fewer channels per peer on larger cliques.
     nch = comm->isHost() ? 1 : std::min(nch, std::max(1, 64 / n));
+    // To itself (an AlltoAll's own block, a Gather's or Scatter's root): a copy within the
+    // GPU's memory beside the NVLink traffic, which few blocks keep up with; its blocks are
+    // the user's SMs too (a two-rank AlltoAll took 32 more than its Sends and Recvs' 32).
+    if (!comm->isHost() && op.root == comm->rank) nch = std::min(nch, kSelfP2pMaxChannels);
   }
   c.nchannels = std::max(1, std::min(nch, kMaxChannels));
   c.align = std::max<int64_t>(1, 64 / static_cast<int64_t>(esize));

@@ -591,9 +591,8 @@ class SimpleWork {
 
 // One block per queue runs its works in call order; arithmetic on S (NoArith: the launch
 // only moves data). A queue of a peer both ways (kQueueBothWays; in launches that only move
-// data) splits its block: the
-// first half runs the Sends to the peer, the second the Recvs from it, each on its own
-// barriers, so that neither direction waits for the other.
+// data) splits its block: the first half runs the Sends to the peer, the second the Recvs
+// from it, each on its own barriers, so that neither direction waits for the other.
 template <typename S, bool kWide>
 __global__ void __launch_bounds__(kMaxThreads, 1) simpleKernel(const __grid_constant__ SimpleArgs args) {
   __shared__ SimpleShared shs[2];

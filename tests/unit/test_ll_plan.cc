@@ -358,8 +358,9 @@ TEST_F(ProtoEnv, LlChannelsGrowWithSizeWithinLimits) {
   EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::AllReduce, 32u << 20), 1 << 19).nchannels, 2);
 }
 
-// Simple on GPUs: no more channels than NCCL takes (24; point-to-point 32 blocks both ways),
-// all of them for collectives from 768 KiB moved, a channel a 64 KiB for point-to-point;
+// Simple on GPUs: no more channels than NCCL takes (24; point-to-point 32 blocks both ways,
+// 8 to itself), all of them for collectives from 768 KiB moved, a channel a 64 KiB for
+// point-to-point;
 // and steps small enough (not under
 // 256 KiB) that every channel has kUnitsPerChannel units to take as it frees up.
 TEST_F(ProtoEnv, SimpleChannelsStopAtNcclsAndStepsLeaveUnitsForEach) {
@@ -380,6 +381,15 @@ TEST_F(ProtoEnv, SimpleChannelsStopAtNcclsAndStepsLeaveUnitsForEach) {
   EXPECT_EQ(plan(two, OpKind::Send, 2u << 20).nchannels, 32);
   EXPECT_EQ(plan(two, OpKind::Recv, size_t{1} << 30).nchannels, 32);
   EXPECT_EQ(plan(eight, OpKind::Send, size_t{1} << 30).nchannels, 8) << "64 / n a peer";
+  // To itself (rank 0): a copy within the GPU, on 8 channels at most, both ends alike.
+  for (OpKind k : {OpKind::Send, OpKind::Recv}) {
+    OpDesc self = opOf(k, size_t{1} << 30);
+    self.root = 0;
+    EXPECT_EQ(choosePlan(&two.comm, self, slot).nchannels, 8);
+    self.count = (256u << 10) / 4;  // 256 KiB on Simple: a channel a 64 KiB
+    set("NCCL_PROTO", "Simple");
+    EXPECT_EQ(choosePlan(&two.comm, self, slot).nchannels, 4);
+  }
   set("MCCL_P2P_BLOCK_BOTH_WAYS", "0");
   EXPECT_EQ(plan(two, OpKind::Send, 2u << 20).nchannels, 16);
   EXPECT_EQ(plan(two, OpKind::Recv, size_t{1} << 30).nchannels, 24);
