@@ -69,6 +69,8 @@ enum class KnobType { Int, Size, Bool, String };
     "GPU communicators: in the Simple kernel a work that sends keeps its last warp out of the data, to fence and post each step while the others move the next (0: every thread moves, one of them posts)") \
   X(P2pBlockBothWays, "MCCL_P2P_BLOCK_BOTH_WAYS", Bool, "1",                                    \
     "GPU communicators: in the Simple kernel a peer's Sends and Recvs on one channel share a block, half of its threads each way, on up to 32 channels (NCCL's blocks; 0: a block a direction, up to 24 channels; every rank the same)") \
+  X(P2pDirectRecvThreads, "MCCL_P2P_DIRECT_RECV_THREADS", Int, "64",                           \
+    "GPU communicators: in a block that serves a peer both ways, the threads of the Recv half where every Recv's data arrives in the output straight from the peer (the user-buffer path), a multiple of 32; the Sends take the rest (0: half the block)") \
   X(Profile, "MCCL_PROFILE", Bool, "0",                                                          \
     "GPU communicators: time the host phases of each launch and the phases of each kernel step; averages printed at destroy") \
   X(ProfileInit, "MCCL_PROFILE_INIT", Bool, "0",                                                  \

@@ -233,12 +233,25 @@ struct DevQueue {
   int16_t channel;  // the channel (point to point: of the peer's operations)
   int16_t peer;     // point to point: the peer; collectives: -1
   int8_t send;      // point to point: sends (1), receives (0), or both (kQueueBothWays)
-  int8_t pad[3];
+  int8_t sendWarps; // kQueueBothWays: the warps of the Send half (0: half the block)
+  int8_t pad[2];
 };
 
-// A Simple launch's queue of a peer's Sends and Recvs on one channel: the block's first half
-// runs the Sends, the second the Recvs (simpleKernel; MCCL_P2P_BLOCK_BOTH_WAYS, launchParts).
+// A Simple launch's queue of a peer's Sends and Recvs on one channel: the block's first
+// threads run the Sends, the rest the Recvs (simpleKernel; MCCL_P2P_BLOCK_BOTH_WAYS,
+// joinBothWays). Half each, or, where every Recv's data arrives in the output straight from
+// the peer and the Recv half only waits, MCCL_P2P_DIRECT_RECV_THREADS for the Recvs.
 constexpr int8_t kQueueBothWays = 2;
+
+// True when the block of queue q runs work w: collectives on every channel below their
+// count; point-to-point works on the queue of their peer, direction and channel (a queue
+// both ways: as its half says, send 1 or 0).
+MCCL_HD bool queueRuns(const DevQueue& q, const DevWork& w) {
+  const bool p2p = w.s.algo == Algo::P2p;
+  if (q.channel >= w.s.nchannels) return false;
+  if (q.peer < 0) return !p2p;
+  return p2p && w.s.root == q.peer && (w.s.coll == Coll::Send) == (q.send != 0);
+}
 
 // The Simple kernel: the least block (or half block) that keeps a posting warp out of the
 // data (simple_kernel.cuh).

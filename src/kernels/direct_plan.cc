@@ -32,7 +32,8 @@ bool planDirect(ncclComm* comm, const OpDesc& op, DirectWork* w) {
   const size_t perRank = op.count * es;  // AllGather: sent; ReduceScatter: received
   if (perRank < static_cast<size_t>(knobInt(Knob::WinDirectMinBytes))) return false;
   const size_t whole = op.kind == OpKind::AllGather || op.kind == OpKind::ReduceScatter ? perRank * n : perRank;
-  const bool engines = (op.kind == OpKind::AllGather || op.kind == OpKind::Broadcast) && copyEnginesMove(comm, perRank);
+  const bool engines =
+      (op.kind == OpKind::AllGather || op.kind == OpKind::Broadcast) && copyEnginesMove(comm, op.kind, perRank);
   if (!engines && !directWanted(knobInt(Knob::WinDirect), op.kind, whole)) return false;
   std::memset(w, 0, sizeof *w);
   SymState& sym = *comm->sym;
@@ -131,16 +132,32 @@ bool directWanted(int64_t mode, OpKind kind, size_t wholeBytes) {
 // against about 420 on the direct blocks, 2 × 512 MiB 1,399 against about 1,650;
 // Broadcast of 256 MiB 700 against about 740 on the FIFOs; at 2 × 2 MiB 23 against about 14).
 //
+// Under the policy, not up to kCeZeroKernelBytes a rank (or an AlltoAll block): there the
+// FIFO path's LL kernel takes one block (a channel a 4 KiB of each peer's data, the
+// planner's kLlBytesPerChannel) for about 5 us, where the copies' two barrier kernels hold
+// a block each and the whole takes about 20 (2 x H200, 8 B - 4 KiB on windows under
+// NCCL_CTA_POLICY=2: AllGather 20.5 us against 4.6 on the LL kernel, Broadcast 20.7
+// against 4.7, AlltoAll 21.6 against 5.9; NCCL 2.28.3 21.7, 11.6 and 22.0;
+// bench/results/gpu-2xH200-2026-11-29b call 2): fewer SM-microseconds, a quarter of the time.
+// A Broadcast only from kCeZeroBroadcastBytes: NCCL 2.28 moves Broadcast on SMs under the
+// policy too (6.7-8.4 us at 8-512 KiB a rank, where the copies took 15-20; from 2 MiB
+// they are ahead of it: 20-21 us against 24.5-25.4; call 3 there).
+//
 // Not where two ranks of one process use one GPU (MCCL_SHARED_GPU=1): the ranks share
 // one CUDA context, and a copy between two addresses of one device does not start before
 // every command issued earlier on the context's other streams ends (the implicit
 // synchronization of the CUDA programming guide). Those include a peer's barrier kernel
 // that waits for this rank's barrier after the copy: a deadlock (seen on one H100 with two
 // ranks as threads, at a Broadcast whose non-root ran a call ahead).
-bool copyEnginesMove(const ncclComm* comm, size_t perRank) {
+constexpr size_t kCeZeroKernelBytes = 4096;
+constexpr size_t kCeZeroBroadcastBytes = size_t{2} << 20;
+
+bool copyEnginesMove(const ncclComm* comm, OpKind kind, size_t perRank) {
   const int64_t min = knobInt(Knob::WinCeMinBytes);
   const bool bySize = min > 0 && perRank >= static_cast<size_t>(min);
-  if (comm->config.ctaPolicy != NCCL_CTA_POLICY_ZERO && !bySize) return false;
+  const bool byPolicy = comm->config.ctaPolicy == NCCL_CTA_POLICY_ZERO &&
+                        (kind == OpKind::Broadcast ? perRank >= kCeZeroBroadcastBytes : perRank > kCeZeroKernelBytes);
+  if (!byPolicy && !bySize) return false;
   // Any two ranks of the communicator, not only this one and a peer: every rank must decide
   // alike (3 ranks on 2 GPUs: the rank alone on its GPU took the copy engines while the two
   // sharing the other kept the SM path, and their barriers never met).
@@ -152,7 +169,7 @@ bool planEngineP2p(ncclComm* comm, const OpDesc& op, EngineCopy* copy) {
   if (!op.isP2p() || op.a2aRecvAt == nullptr || op.count == 0) return false;
   if (!comm->sym || n < 2 || n > kDirectMaxRanks || !knobBool(Knob::WinDirect)) return false;
   const size_t bytes = op.count * datatypeSize(op.datatype);
-  if (!copyEnginesMove(comm, bytes)) return false;
+  if (!copyEnginesMove(comm, op.kind, bytes)) return false;
   uint64_t* flags[kDirectMaxRanks];
   uint8_t* at[kDirectMaxRanks];
   if (!comm->sym->directFlags(flags) || !comm->sym->directBuffer(op.a2aRecvAt, bytes, at)) return false;

@@ -44,10 +44,11 @@ bool planDirect(ncclComm* comm, const OpDesc& op, DirectWork* w);
 // aside: where they move an AllGather or Broadcast, that path is taken under any mode but 0).
 bool directWanted(int64_t mode, OpKind kind, size_t wholeBytes);
 
-// True when an AllGather or Broadcast of perRank bytes on windows is moved by the copy
-// engines (NCCL_CTA_POLICY_ZERO, or MCCL_WIN_CE_MIN_BYTES and above; never where two ranks
+// True when an AllGather or Broadcast of perRank bytes on windows, or an AlltoAll block
+// (kind Send or Recv) of that many, is moved by the copy engines (NCCL_CTA_POLICY_ZERO above
+// 4 KiB, a Broadcast from 2 MiB; or MCCL_WIN_CE_MIN_BYTES and above; never where two ranks
 // of one process share a GPU, on any rank): planDirect then sets algo = kDirectCopyEngine.
-bool copyEnginesMove(const ncclComm* comm, size_t perRank);
+bool copyEnginesMove(const ncclComm* comm, OpKind kind, size_t perRank);
 
 // One copy of a copy-engine launch: bytes from src (this rank's) to dst (a window of peer,
 // as reached here; this rank's own for peer == rank).

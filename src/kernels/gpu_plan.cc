@@ -170,14 +170,34 @@ std::vector<GpuPlan::LaunchPart> launchParts(const std::vector<DevWork>& works, 
 // simpleKernel), as NCCL's point-to-point blocks serve both directions: a Send/Recv pair
 // both ways takes half the SMs. Each half needs a posting warp and movers (128 threads);
 // only launches that reduce nothing (the kernel of NoArith) split their blocks.
+//
+// Where every Recv of the queue offers its output to the peer (the user-buffer path: the
+// peer's Sends write there), the Recv half moves nothing: it waits for each step's tail and
+// posts the head. It keeps MCCL_P2P_DIRECT_RECV_THREADS, and the Send half, which moves its
+// direction's data, takes the rest: 448 of 512 threads, 416 of them moving, against 224 in
+// even halves. 2 x H200: AlltoAll of 32-256 MiB 1.004-1.014x faster than even halves,
+// Send/Recv within the noise (+-0.6 %); 32 or 128 waiting threads the same as 64
+// (bench/results/gpu-2xH200-2026-11-29b, calls 1 and 5). A Recv whose sender does not
+// answer (it sent in a group of its own) reads its data from the FIFO on those threads:
+// right, slower.
 void joinBothWays(std::vector<GpuPlan::LaunchPart>* parts, const std::vector<DevQueue>& queues) {
   if (!knobBool(Knob::P2pBlockBothWays)) return;
+  const int64_t recvKnob = knobInt(Knob::P2pDirectRecvThreads);
   for (GpuPlan::LaunchPart& part : *parts) {
-    if (part.spec.kind != LaunchKind::Simple || part.spec.reduces || part.spec.threads < 2 * kPostWarpMin) continue;
-    auto runs = [&](const DevQueue& q, int8_t send) {
-      return std::any_of(part.works.begin(), part.works.end(), [&](const DevWork& w) {
-        return w.s.algo == Algo::P2p && w.s.root == q.peer && (w.s.coll == Coll::Send) == (send != 0) &&
-               q.channel < w.s.nchannels;
+    const int threads = part.spec.threads;
+    if (part.spec.kind != LaunchKind::Simple || part.spec.reduces || threads < 2 * kPostWarpMin) continue;
+    auto runs = [&](DevQueue q, int8_t send) {
+      q.send = send;
+      return std::any_of(part.works.begin(), part.works.end(), [&](const DevWork& w) { return queueRuns(q, w); });
+    };
+    // The Recv half's threads where it only waits: a multiple of 32 that leaves the Send
+    // half a posting warp and movers.
+    const int64_t recvThreads = recvKnob / 32 * 32;
+    const bool uneven = recvThreads >= 32 && threads - recvThreads >= kPostWarpMin;
+    auto recvsDirect = [&](DevQueue q) {
+      q.send = 0;
+      return std::all_of(part.works.begin(), part.works.end(), [&](const DevWork& w) {
+        return !queueRuns(q, w) || ((w.xchg & kXchgRecv) && w.offer != nullptr && !w.selfCopy);
       });
     };
     std::vector<DevQueue> joined;
@@ -191,6 +211,7 @@ void joinBothWays(std::vector<GpuPlan::LaunchPart>* parts, const std::vector<Dev
           if (!taken[j] && queues[j].peer == q.peer && queues[j].channel == q.channel && queues[j].send != q.send) {
             taken[j] = 1;
             q.send = kQueueBothWays;
+            q.sendWarps = uneven && recvsDirect(q) ? static_cast<int8_t>((threads - recvThreads) / 32) : 0;
             any = true;
             break;
           }

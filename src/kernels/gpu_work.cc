@@ -347,10 +347,14 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
     if (dump)
       for (const GpuPlan::LaunchPart& part : p_.parts)
         if (!part.queues.empty())
-          std::printf("[mccl rank %d] a Simple launch of %zu works on %d blocks, %d of them a peer's both ways\n",
+          std::printf("[mccl rank %d] a Simple launch of %zu works on %d blocks, %d of them a peer's both ways, "
+                      "%d with a Recv half that only waits\n",
                       comm_->rank, part.works.size(), part.spec.blocks,
                       static_cast<int>(std::count_if(part.queues.begin(), part.queues.end(),
-                                                     [](const DevQueue& q) { return q.send == kQueueBothWays; })));
+                                                     [](const DevQueue& q) { return q.send == kQueueBothWays; })),
+                      static_cast<int>(std::count_if(part.queues.begin(), part.queues.end(), [](const DevQueue& q) {
+                        return q.send == kQueueBothWays && q.sendWarps > 0;
+                      })));
   }
   start_ = std::chrono::steady_clock::now();
   if (planNs_[0]) planNs_[1] = steadyNs();

@@ -693,15 +693,6 @@ static __device__ __noinline__ bool llCopyWork(const DevComm* commP, const DevWo
   return true;
 }
 
-// True when the block of queue q runs work w: collectives on every channel below their
-// count; point-to-point works on the queue of their peer, direction and channel.
-__device__ __forceinline__ bool queueRuns(const DevQueue& q, const DevWork& w) {
-  const bool p2p = w.s.algo == Algo::P2p;
-  if (q.channel >= w.s.nchannels) return false;
-  if (q.peer < 0) return !p2p;
-  return p2p && w.s.root == q.peer && (w.s.coll == Coll::Send) == (q.send != 0);
-}
-
 __host__ __device__ __forceinline__ bool collReduces(Coll c) {
   return c == Coll::AllReduce || c == Coll::ReduceScatter || c == Coll::Reduce;
 }

@@ -592,7 +592,9 @@ class SimpleWork {
 // One block per queue runs its works in call order; arithmetic on S (NoArith: the launch
 // only moves data). A queue of a peer both ways (kQueueBothWays; in launches that only move
 // data) splits its block: the first half runs the Sends to the peer, the second the Recvs
-// from it, each on its own barriers, so that neither direction waits for the other.
+// from it, each on its own barriers, so that neither direction waits for the other. The
+// halves are even unless the queue says how many warps send (DevQueue::sendWarps:
+// joinBothWays gives the Recvs fewer where they only wait).
 template <typename S, bool kWide>
 __global__ void __launch_bounds__(kMaxThreads, 1) simpleKernel(const __grid_constant__ SimpleArgs args) {
   __shared__ SimpleShared shs[2];
@@ -602,9 +604,11 @@ __global__ void __launch_bounds__(kMaxThreads, 1) simpleKernel(const __grid_cons
   // reducing ones keep their threads and barriers constants, and their registers (a work's
   // first thread, count and barrier as variables cost them 100 bytes more of spills).
   const bool both = std::is_same<S, NoArith>::value && q.send == kQueueBothWays;
-  const int nt = both ? static_cast<int>(blockDim.x) / 2 : static_cast<int>(blockDim.x);
-  const int half = both && static_cast<int>(threadIdx.x) >= nt ? 1 : 0;
-  const int first = half * nt;
+  const int block = static_cast<int>(blockDim.x);
+  const int sendNt = !both ? block : q.sendWarps > 0 ? 32 * q.sendWarps : block / 2;
+  const int half = both && static_cast<int>(threadIdx.x) >= sendNt ? 1 : 0;
+  const int first = half ? sendNt : 0;
+  const int nt = half ? block - sendNt : sendNt;
   const bool lead = static_cast<int>(threadIdx.x) == first;  // the half's thread 0
   if (both) q.send = half == 0 ? 1 : 0;
   SimpleShared& sh = shs[half];

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "coll_check.h"
@@ -106,12 +107,38 @@ class GpuMemory : public Memory {
   cudaStream_t stream_ = nullptr;
 };
 
-// Buffers from one window per rank, registered with NCCL_WIN_COLL_SYMMETRIC and handed out
-// in the same order and sizes on every rank (each case frees what it took, last first), so
-// each buffer lies at the same offset of every rank's window, as that flag promises.
-class WindowMemory : public GpuMemory {
+// Buffers handed out from one region, last taken first given back (each case frees what it
+// took, last first), so every rank that takes the same sizes in the same order gets the
+// same offsets.
+class StackMemory : public GpuMemory {
  public:
-  WindowMemory(ncclComm_t comm, int dev, size_t bytes) : GpuMemory(dev), comm_(comm), bytes_(bytes) {
+  explicit StackMemory(int dev) : GpuMemory(dev) {}
+  void* alloc(size_t bytes) override {
+    const size_t at = top_;
+    if (!base_ || at + bytes > bytes_) return nullptr;
+    top_ = (at + bytes + 255) / 256 * 256;
+    return static_cast<char*>(base_) + at;
+  }
+  void release(void* p) override {
+    const size_t at = static_cast<size_t>(static_cast<char*>(p) - static_cast<char*>(base_));
+    if (at < top_) top_ = at;
+  }
+  std::string error;
+
+ protected:
+  void* base_ = nullptr;
+  size_t bytes_ = 0;
+
+ private:
+  size_t top_ = 0;
+};
+
+// Buffers from one window per rank, registered with NCCL_WIN_COLL_SYMMETRIC: each buffer
+// lies at the same offset of every rank's window, as that flag promises.
+class WindowMemory : public StackMemory {
+ public:
+  WindowMemory(ncclComm_t comm, int dev, size_t bytes) : StackMemory(dev), comm_(comm) {
+    bytes_ = bytes;
     if (ncclMemAlloc(&base_, bytes) != ncclSuccess) {
       error = std::string("ncclMemAlloc: ") + ncclGetLastError(nullptr);
       base_ = nullptr;
@@ -126,24 +153,70 @@ class WindowMemory : public GpuMemory {
       ADD_FAILURE() << "ncclCommWindowDeregister: " << ncclGetLastError(comm_);
     if (base_) ncclMemFree(base_);
   }
-  void* alloc(size_t bytes) override {
-    const size_t at = top_;
-    if (!base_ || at + bytes > bytes_) return nullptr;
-    top_ = (at + bytes + 255) / 256 * 256;
-    return static_cast<char*>(base_) + at;
-  }
-  void release(void* p) override {
-    const size_t at = static_cast<size_t>(static_cast<char*>(p) - static_cast<char*>(base_));
-    if (at < top_) top_ = at;
-  }
-  std::string error;
 
  private:
   ncclComm_t comm_;
-  size_t bytes_;
-  void* base_ = nullptr;
   ncclWindow_t win_ = nullptr;
-  size_t top_ = 0;
+};
+
+// Buffers from one cudaMalloc'ed region per rank, registered with the communicator
+// (ncclCommRegister): what a peer's process or GPU can import (legacy IPC capable), where
+// GpuMemory's stream-ordered pool under MCCL_SHARED_GPU is not. Ranks sharing a GPU make
+// and free it while no kernel of theirs runs (ThreadBarrier before their first call and
+// before they free).
+class RegisteredRegion : public StackMemory {
+ public:
+  RegisteredRegion(ncclComm_t comm, int dev, size_t bytes) : StackMemory(dev), comm_(comm) {
+    cudaSetDevice(dev);
+    bytes_ = bytes;
+    if (cudaMalloc(&base_, bytes) != cudaSuccess) {
+      error = "cudaMalloc of " + std::to_string(bytes) + " bytes failed";
+      base_ = nullptr;
+    } else if (ncclCommRegister(comm, base_, bytes, &handle_) != ncclSuccess) {
+      error = std::string("ncclCommRegister: ") + ncclGetLastError(comm);
+    }
+  }
+  ~RegisteredRegion() override {
+    if (handle_ && ncclCommDeregister(comm_, handle_) != ncclSuccess)
+      ADD_FAILURE() << "ncclCommDeregister: " << ncclGetLastError(comm_);
+    if (base_) cudaFree(base_);
+  }
+
+ private:
+  ncclComm_t comm_;
+  void* handle_ = nullptr;
+};
+
+// Buffers of their own, each registered with the communicator (ncclCommRegister, local)
+// while a case uses it: the outputs the user-buffer path writes into under
+// MCCL_USER_BUFFERS=1.
+class RegisteredMemory : public GpuMemory {
+ public:
+  RegisteredMemory(ncclComm_t comm, int dev) : GpuMemory(dev), comm_(comm) {}
+  void* alloc(size_t bytes) override {
+    void* p = GpuMemory::alloc(bytes);
+    void* h = nullptr;
+    if (p && ncclCommRegister(comm_, p, bytes ? bytes : 1, &h) != ncclSuccess) {
+      ADD_FAILURE() << "ncclCommRegister: " << ncclGetLastError(comm_);
+      return p;
+    }
+    handles_.push_back({p, h});
+    return p;
+  }
+  void release(void* p) override {
+    for (size_t i = 0; i < handles_.size(); ++i)
+      if (handles_[i].first == p) {
+        if (ncclCommDeregister(comm_, handles_[i].second) != ncclSuccess)
+          ADD_FAILURE() << "ncclCommDeregister: " << ncclGetLastError(comm_);
+        handles_.erase(handles_.begin() + static_cast<long>(i));
+        break;
+      }
+    GpuMemory::release(p);
+  }
+
+ private:
+  ncclComm_t comm_;
+  std::vector<std::pair<void*, void*>> handles_;
 };
 
 }  // namespace mccl_test

@@ -233,38 +233,6 @@ TEST(GpuMpi, SymmetricWindowCollectives) {
   NCCL_OK(ncclCommDestroy(comm));
 }
 
-// Buffers of their own, each registered with the communicator (ncclCommRegister, local)
-// while a case uses it: the outputs the user-buffer path writes into under
-// MCCL_USER_BUFFERS=1.
-class RegisteredMemory : public GpuMemory {
- public:
-  RegisteredMemory(ncclComm_t comm, int dev) : GpuMemory(dev), comm_(comm) {}
-  void* alloc(size_t bytes) override {
-    void* p = GpuMemory::alloc(bytes);
-    void* h = nullptr;
-    if (p && ncclCommRegister(comm_, p, bytes ? bytes : 1, &h) != ncclSuccess) {
-      ADD_FAILURE() << "ncclCommRegister: " << ncclGetLastError(comm_);
-      return p;
-    }
-    handles_.push_back({p, h});
-    return p;
-  }
-  void release(void* p) override {
-    for (size_t i = 0; i < handles_.size(); ++i)
-      if (handles_[i].first == p) {
-        if (ncclCommDeregister(comm_, handles_[i].second) != ncclSuccess)
-          ADD_FAILURE() << "ncclCommDeregister: " << ncclGetLastError(comm_);
-        handles_.erase(handles_.begin() + static_cast<long>(i));
-        break;
-      }
-    GpuMemory::release(p);
-  }
-
- private:
-  ncclComm_t comm_;
-  std::vector<std::pair<void*, void*>> handles_;
-};
-
 // Plain cudaMalloc'ed buffers a case releases are kept and handed out again for the next
 // request of the same size, as a caching allocator does (PyTorch's): the user-buffer path
 // imports a plain output the second time a call uses it. The destructor frees them all.

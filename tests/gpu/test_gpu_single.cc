@@ -15,6 +15,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <regex>
 #include <string>
 #include <thread>
 #include <utility>
@@ -149,6 +150,39 @@ TEST(GpuSingleProcess, PointToPointBothWaysInOneBlock) {
   const std::string dump = testing::internal::GetCapturedStdout();
   for (int r = 0; r < cl.n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ":\n" << errs[r];
   EXPECT_NE(dump.find("of them a peer's both ways"), std::string::npos) << "no block served a peer both ways";
+}
+
+// Where every Recv of a joined block takes the user-buffer path (registered cudaMalloc'ed
+// outputs: the peers write straight into them), its Recv half keeps
+// MCCL_P2P_DIRECT_RECV_THREADS and the Send half the rest (DevQueue::sendWarps). Pairs at
+// 12 MiB (fixed ranges) and 64 MiB (units), AlltoAll at 12 MiB; and "pairs-split", where
+// the odd ranks send in a group of their own, so their Sends go through the FIFO and the
+// even ranks' few Recv threads copy it out.
+TEST(GpuSingleProcess, PointToPointRecvHalfThatOnlyWaits) {
+  SKIP_WITHOUT_GPUS(1);
+  ScopedEnv env({{"MCCL_P2P_BLOCK_BOTH_WAYS", "1"}, {"MCCL_DUMP_SCHEDULE", "1"}});
+  Clique cl(8);
+  if (cl.n < 2) GTEST_SKIP() << "one rank";
+  std::vector<std::string> errs(static_cast<size_t>(cl.n));
+  const size_t mid = (size_t{3} << 20) + 5, big = (size_t{16} << 20) + 3;  // floats
+  const size_t region = std::max(2 * big, 2 * static_cast<size_t>(cl.n) * mid) * sizeof(float) + (size_t{1} << 20);
+  ThreadBarrier meet(cl.n);
+  testing::internal::CaptureStdout();
+  runThreads(cl.n, [&](int r) {
+    cudaSetDevice(cl.dev(r));
+    RegisteredRegion mem(cl.comms[r], cl.dev(r), region);
+    errs[r] += mem.error;
+    meet.wait();
+    for (const char* p : {"pairs", "alltoall", "pairs-split"})
+      for (size_t count : {mid, big})
+        if (mem.error.empty() && (count == mid || std::string(p) != "alltoall"))
+          errs[r] += runP2pPattern(cl.comms[r], r, cl.n, p, count, ncclFloat32, 0, count + 13, &mem);
+    meet.wait();
+  });
+  const std::string dump = testing::internal::GetCapturedStdout();
+  for (int r = 0; r < cl.n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ":\n" << errs[r];
+  const std::regex waits("both ways, ([1-9][0-9]*) with a Recv half that only waits");
+  EXPECT_TRUE(std::regex_search(dump, waits)) << "no Recv half kept few threads";
 }
 
 // A rank's Sends to itself and Recvs from itself. Paired in one group at Simple sizes, each
@@ -1335,7 +1369,8 @@ TEST(GpuSingleProcess, SymmetricWindowsCopyEngines) {
       }
       std::vector<CollCase> cases;
       uint64_t seed = 7;
-      // Under the size rule the small ones stay on the direct kernel: both kinds in one run.
+      // Under either rule the small ones stay on the direct kernel (the zero-CTA policy: up
+      // to 4 KiB a rank, a Broadcast below 2 MiB): both kinds in one run.
       for (size_t count : {size_t{1}, size_t{7}, size_t{1023}, size_t{65536 + 3}, size_t{(1 << 20) + 5}})
         for (ncclDataType_t t : {ncclInt8, ncclFloat16, ncclFloat32, ncclFloat64})
           for (bool inPlace : {false, true}) {
@@ -1421,7 +1456,8 @@ TEST(GpuSingleProcess, SymmetricWindowsCopyEngines) {
 
 // AlltoAll on symmetric windows moved by the copy engines (each Send's block copied into the
 // peer's window at its offset there, between two barrier kernels; no FIFO, no SM): chosen by
-// NCCL_CTA_POLICY=2 and by MCCL_WIN_CE_MIN_BYTES (a block's bytes). Every type at odd counts,
+// NCCL_CTA_POLICY=2 above 4 KiB blocks and by MCCL_WIN_CE_MIN_BYTES (a block's bytes; the
+// smaller blocks take the FIFO path: the dump of 1 KiB blocks says so). Every type at odd counts,
 // in place and out of place, against the host reference with guards around every buffer;
 // then one group of two AlltoAlls (one in place), an AllGather and a Send/Recv ring (the
 // FIFO path beside the copy engines); the schedule dump names the path; a graph of an
@@ -1440,7 +1476,8 @@ TEST(GpuSingleProcess, SymmetricWindowsAlltoAllCopyEngines) {
     std::vector<CollCase> cases;
     uint64_t seed = 9100;
     size_t ti = 0;
-    // Under the size rule the blocks below 4 KiB stay on the FIFOs: both paths in one run.
+    // Under either rule the blocks of 4 KiB or less stay on the FIFOs (the zero-CTA policy:
+    // the LL kernel's one block beats the copies' two barrier kernels): both paths in one run.
     for (size_t count : {size_t{1}, size_t{7}, size_t{1023}, size_t{4099}, size_t{65536 + 3}, size_t{(1 << 18) + 5}})
       for (int k = 0; k < 4; ++k)
         for (bool inPlace : {false, true})
@@ -1450,7 +1487,7 @@ TEST(GpuSingleProcess, SymmetricWindowsAlltoAllCopyEngines) {
     std::vector<size_t> fifoBytes(static_cast<size_t>(n), 0);
     ThreadBarrier meet(n);
     std::atomic<bool> failed{false};
-    std::string dump;
+    std::string dump, smallDump;
     runThreads(n, [&](int r) {
       cudaSetDevice(cl.dev(r));
       WindowMemory mem(cl.comms[r], cl.dev(r), size_t{96} << 20);
@@ -1472,15 +1509,17 @@ TEST(GpuSingleProcess, SymmetricWindowsAlltoAllCopyEngines) {
         for (auto& p : prepared) errs[r] += p->check(rc);
         errs[r] += runP2pPattern(cl.comms[r], r, n, "ring", 4097, ncclFloat16, 0, 9304, &mem);
       }
-      // Which path an AlltoAll of 8 KiB blocks takes, from the schedule dump.
+      // Which path an AlltoAll of 8 KiB blocks takes, and one of 1 KiB blocks, from the
+      // schedule dump.
       const size_t count = 2048;
       float* in = static_cast<float*>(mem.alloc(count * n * sizeof(float)));
       float* out = static_cast<float*>(mem.alloc(count * n * sizeof(float)));
-      scheduleDumpOf(r, meet, [&] {
-        if (ncclAlltoAll(in, out, count, ncclFloat, cl.comms[r], mem.stream()) != ncclSuccess)
-          errs[r] += std::string("AlltoAll: ") + ncclGetLastError(cl.comms[r]);
-        mem.synchronize();
-      }, &dump);
+      for (size_t c : {count, count / 8})
+        scheduleDumpOf(r, meet, [&] {
+          if (ncclAlltoAll(in, out, c, ncclFloat, cl.comms[r], mem.stream()) != ncclSuccess)
+            errs[r] += std::string("AlltoAll: ") + ncclGetLastError(cl.comms[r]);
+          mem.synchronize();
+        }, c == count ? &dump : &smallDump);
       // A graph of one AlltoAll, replayed with new inputs; eager ones between replays.
       cudaStream_t s = mem.stream();
       cudaGraph_t g;
@@ -1521,11 +1560,11 @@ TEST(GpuSingleProcess, SymmetricWindowsAlltoAllCopyEngines) {
     });
     for (int r = 0; r < n; ++r) {
       EXPECT_TRUE(errs[r].empty()) << "rank " << r << ":\n" << errs[r];
-      // The zero-CTA policy puts every AlltoAll on the copy engines: no FIFO was needed.
-      if (policy && !sharing)
-        EXPECT_EQ(fifoBytes[r], 0u) << "rank " << r << ": AlltoAlls on symmetric windows made FIFO connections";
+      EXPECT_GT(fifoBytes[r], 0u) << "rank " << r << ": the blocks of 4 KiB or less made no FIFO connection";
     }
     EXPECT_EQ(dump.find("AlltoAll on symmetric windows (copy engines)") != std::string::npos, !sharing) << dump;
+    EXPECT_FALSE(smallDump.empty());
+    EXPECT_EQ(smallDump.find("(copy engines)"), std::string::npos) << smallDump;
   }
 }
 

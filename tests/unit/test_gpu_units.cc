@@ -9,6 +9,9 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "core/knobs.h"
@@ -35,12 +38,21 @@ DevWork simpleWork(Coll coll, Algo algo, int n, int64_t count, int nchannels, in
   return w;
 }
 
+DevQueue queueOf(int peer, int channel, int send) {
+  DevQueue q{};
+  q.channel = static_cast<int16_t>(channel);
+  q.peer = static_cast<int16_t>(peer);
+  q.send = static_cast<int8_t>(send);
+  return q;
+}
+
 class UnitsEnv : public ::testing::Test {
  protected:
   void TearDown() override {
     unsetenv("MCCL_SIMPLE_UNITS");
     unsetenv("MCCL_SIMPLE_KERNEL");
     unsetenv("MCCL_P2P_BLOCK_BOTH_WAYS");
+    unsetenv("MCCL_P2P_DIRECT_RECV_THREADS");
     unsetenv("NCCL_NTHREADS");
     knobsReload();
   }
@@ -190,7 +202,7 @@ TEST_F(UnitsEnv, BothWaysOfAPeerShareABlockInSimpleLaunches) {
   toTwo.s.root = 2;
   toTwo.units = kUnitsOn;
   std::vector<DevQueue> queues;
-  auto queue = [&](int peer, int c, int send) { queues.push_back(DevQueue{static_cast<int16_t>(c), static_cast<int16_t>(peer), static_cast<int8_t>(send), {}}); };
+  auto queue = [&](int peer, int c, int send) { queues.push_back(queueOf(peer, c, send)); };
   for (int c = 0; c < 4; ++c) queue(1, c, 1);
   for (int c = 0; c < 3; ++c) queue(1, c, 0);
   for (int c = 0; c < 2; ++c) queue(2, c, 1);
@@ -237,6 +249,55 @@ TEST_F(UnitsEnv, BothWaysOfAPeerShareABlockInSimpleLaunches) {
   parts = launchParts({send, recv}, queues.size(), -1);
   joinBothWays(&parts, queues);
   EXPECT_TRUE(parts[0].queues.empty());
+}
+
+// A joined block's Recv half keeps MCCL_P2P_DIRECT_RECV_THREADS (64) where every Recv of its
+// queue takes the user-buffer path with an offer (the peer writes the output; the half only
+// waits), and the Send half the rest; else the halves are even (DevQueue::sendWarps 0).
+TEST_F(UnitsEnv, RecvHalfThatOnlyWaitsKeepsFewThreads) {
+  const int64_t chunk = (1 << 20) / 4;
+  DevWork send = simpleWork(Coll::Send, Algo::P2p, 2, 1 << 24, 2, chunk);
+  DevWork recv = simpleWork(Coll::Recv, Algo::P2p, 2, 1 << 24, 2, chunk);
+  DevWork recv2 = simpleWork(Coll::Recv, Algo::P2p, 2, 1 << 20, 1, chunk);  // channel 0 only
+  send.xchg = kXchgSend;
+  recv.xchg = recv2.xchg = kXchgRecv;
+  int out = 0;
+  std::vector<DevQueue> queues;
+  for (int c = 0; c < 2; ++c) queues.push_back(queueOf(1, c, 1));
+  for (int c = 0; c < 2; ++c) queues.push_back(queueOf(1, c, 0));
+  auto sendWarps = [&](const std::vector<DevWork>& works) {
+    std::vector<GpuPlan::LaunchPart> parts = launchParts(works, queues.size(), -1);
+    EXPECT_EQ(parts.size(), 1u);
+    joinBothWays(&parts, queues);
+    std::vector<int> warps;
+    for (const DevQueue& q : parts[0].queues) warps.push_back(q.send == kQueueBothWays ? q.sendWarps : -1);
+    return std::make_pair(parts[0].spec.threads, warps);
+  };
+  // No offer (a plain output's first use; or the FIFO): even halves.
+  auto [threads, warps] = sendWarps({send, recv});
+  ASSERT_GE(threads, 2 * kPostWarpMin);
+  EXPECT_EQ(warps, (std::vector<int>{0, 0}));
+  recv.offer = &out;
+  std::tie(threads, warps) = sendWarps({send, recv});
+  const int uneven = (threads - 64) / 32;
+  EXPECT_EQ(warps, (std::vector<int>{uneven, uneven}));
+  // Every Recv of the queue must offer: channel 0 also runs recv2, which offers null.
+  std::tie(threads, warps) = sendWarps({send, recv, recv2});
+  EXPECT_EQ(warps, (std::vector<int>{0, uneven}));
+  recv2.offer = &out;
+  std::tie(threads, warps) = sendWarps({send, recv, recv2});
+  EXPECT_EQ(warps, (std::vector<int>{uneven, uneven}));
+  // The knob: other multiples of 32 (rounded down), 0 for even halves, and never a Send half
+  // too small for a posting warp and movers.
+  set("MCCL_P2P_DIRECT_RECV_THREADS", "100");
+  std::tie(threads, warps) = sendWarps({send, recv});
+  EXPECT_EQ(warps, (std::vector<int>{(threads - 96) / 32, (threads - 96) / 32}));
+  set("MCCL_P2P_DIRECT_RECV_THREADS", "0");
+  std::tie(threads, warps) = sendWarps({send, recv});
+  EXPECT_EQ(warps, (std::vector<int>{0, 0}));
+  set("MCCL_P2P_DIRECT_RECV_THREADS", std::to_string(threads - kPostWarpMin + 32).c_str());
+  std::tie(threads, warps) = sendWarps({send, recv});
+  EXPECT_EQ(warps, (std::vector<int>{0, 0}));
 }
 
 // Simple launches whose data is not all 16-byte aligned run the kernels with the wide
