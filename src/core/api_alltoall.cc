@@ -37,7 +37,7 @@ struct Xfer {
   const char* buf;
   size_t count;
   int peer;
-  const void* a2aRecvAt = nullptr;  // OpDesc::a2aRecvAt
+  const void* symAt = nullptr;  // OpDesc::symAt
 };
 
 // A failure before anything was queued: inside a group it fails the group, as any other
@@ -85,7 +85,7 @@ bool overlaps(const void* a, size_t aBytes, const void* b, size_t bBytes) {
 
 // Queues xs as one group (joining the caller's group when there is one).
 ncclResult_t submit(ncclComm* comm, const std::vector<Xfer>& xs, ncclDataType_t datatype,
-                    cudaStream_t stream, const char* call, bool oneWay = false) {
+                    cudaStream_t stream, const char* call, P2pCall from = P2pCall::User) {
   if (xs.empty()) return ncclSuccess;
   MCCL_CHECK(groupStart());
   ncclResult_t r = ncclSuccess;
@@ -97,8 +97,8 @@ ncclResult_t submit(ncclComm* comm, const std::vector<Xfer>& xs, ncclDataType_t 
     d.count = x.count;
     d.datatype = datatype;
     d.root = x.peer;
-    d.oneWay = oneWay;
-    d.a2aRecvAt = x.a2aRecvAt;
+    d.call = from;
+    d.symAt = x.symAt;
     d.stream = stream;
     r = enqueueOp(comm, d, call);
     if (r != ncclSuccess) break;
@@ -186,7 +186,7 @@ ncclResult_t alltoAll(const void* sendbuff, void* recvbuff, size_t count, ncclDa
       xs.push_back({OpKind::Recv, from, count, q, from});
       xs.push_back({OpKind::Send, src + q * block, count, q, static_cast<char*>(recvbuff) + comm->rank * block});
     }
-    r = submit(comm, xs, datatype, stream, call);
+    r = submit(comm, xs, datatype, stream, call, P2pCall::AlltoAll);
   } else {
     groupSetError(r);
   }
@@ -215,18 +215,22 @@ ncclResult_t gather(const void* sendbuff, void* recvbuff, size_t count, ncclData
                       "the in-place form",
                       call, sendbuff, recvbuff, static_cast<void*>(own));
   }
+  // On symmetric windows a sender's copy engines may write its block into the root's window
+  // at the place of its own recvbuff's block (OpDesc::symAt), where a non-root passed one.
   std::vector<Xfer> xs;
   if (count > 0) {
     if (isRoot) {
       for (int i = 0; i < n; ++i) {
         int q = peerAt(comm, i);
         if (q == root && inPlace) continue;
-        xs.push_back({OpKind::Recv, static_cast<char*>(recvbuff) + q * block, count, q});
+        char* at = static_cast<char*>(recvbuff) + q * block;
+        xs.push_back({OpKind::Recv, at, count, q, at});
       }
     }
-    if (!(isRoot && inPlace)) xs.push_back({OpKind::Send, static_cast<const char*>(sendbuff), count, root});
+    const char* lands = recvbuff ? static_cast<const char*>(recvbuff) + comm->rank * block : nullptr;
+    if (!(isRoot && inPlace)) xs.push_back({OpKind::Send, static_cast<const char*>(sendbuff), count, root, lands});
   }
-  return submit(comm, xs, datatype, stream, call, /*oneWay=*/true);
+  return submit(comm, xs, datatype, stream, call, P2pCall::Gather);
 }
 
 ncclResult_t scatter(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
@@ -250,6 +254,8 @@ ncclResult_t scatter(const void* sendbuff, void* recvbuff, size_t count, ncclDat
                       "the in-place form",
                       call, recvbuff, sendbuff, static_cast<const void*>(own));
   }
+  // No OpDesc::symAt, so never the copy engines: where the root is in place, a receiver's
+  // block may lie at the root's offset or at its own block's (docs/DESIGN.md).
   std::vector<Xfer> xs;
   if (count > 0) {
     if (!(isRoot && inPlace)) xs.push_back({OpKind::Recv, static_cast<char*>(recvbuff), count, root});
@@ -261,7 +267,7 @@ ncclResult_t scatter(const void* sendbuff, void* recvbuff, size_t count, ncclDat
       }
     }
   }
-  return submit(comm, xs, datatype, stream, call, /*oneWay=*/true);
+  return submit(comm, xs, datatype, stream, call, P2pCall::Scatter);
 }
 
 // The elements [0, end) one side of an AlltoAllv touches, checking every block's bounds.

@@ -25,6 +25,16 @@ const char* opKindName(OpKind k) {
   return "?";
 }
 
+const char* p2pCallName(P2pCall c) {
+  switch (c) {
+    case P2pCall::User: return "Send/Recv";
+    case P2pCall::AlltoAll: return "AlltoAll";
+    case P2pCall::Gather: return "Gather";
+    case P2pCall::Scatter: return "Scatter";
+  }
+  return "?";
+}
+
 size_t OpDesc::bytes() const { return count * datatypeSize(datatype); }
 
 uint64_t steadyNs() {

@@ -11,7 +11,11 @@ namespace mccl {
 
 enum class OpKind : uint8_t { AllReduce, Broadcast, Reduce, AllGather, ReduceScatter, Send, Recv };
 
+// What made a Send or Recv: the user's own call, or one of the collectives made of them.
+enum class P2pCall : uint8_t { User, AlltoAll, Gather, Scatter };
+
 const char* opKindName(OpKind k);
+const char* p2pCallName(P2pCall c);
 
 struct OpDesc {
   OpKind kind = OpKind::AllReduce;
@@ -24,20 +28,25 @@ struct OpDesc {
   ncclRedOp_t op = ncclSum;
   RedOpInfo red;
   int root = 0;  // Broadcast/Reduce root; Send/Recv peer
-  // Send/Recv of a Gather or Scatter: nothing flows back from the peer in the same call, so
-  // the protocol thresholds differ (planner.cc). Both ends of each pair set it alike.
-  bool oneWay = false;
-  // A Send or Recv of an AlltoAll: the place of the transfer's bytes at the receiver, as the
-  // same place in this rank's own receive buffer (a Send to q: recvbuff + rank * block,
-  // where q receives it on symmetric windows; a Recv: its own block). On symmetric windows
-  // the copy engines may move it into the peer's window (kernels/direct_plan.cc
-  // planEngineP2p); both ends of each pair decide alike from it. Null for other Sends and Recvs.
-  const void* a2aRecvAt = nullptr;
+  // The call a Send or Recv came from (api_alltoall.cc); both ends of each pair know it
+  // alike. A Gather's or Scatter's go one way (oneWay()): nothing flows back from the peer
+  // in the same call, so the protocol thresholds differ (planner.cc); an AlltoAll's go both
+  // ways (the user-buffer path, kernels/gpu_work.cc markUserBuffers).
+  P2pCall call = P2pCall::User;
+  // A Send or Recv of an AlltoAll or Gather: where the transfer's bytes land at the receiver,
+  // as the same place in this rank's own receive buffer (a Send: recvbuff + rank * block; a
+  // Recv: its own block), which on symmetric windows is where they land at the receiver
+  // (NCCL_WIN_COLL_SYMMETRIC promises the same offsets on every rank). The copy engines may
+  // move them into the peer's window there (kernels/direct_plan.cc planEngineP2p); both
+  // ends of each pair decide alike from it. Null for other Sends and Recvs, and for a
+  // Gather's Send where the non-root passed no recvbuff (NCCL reads it only at the root).
+  const void* symAt = nullptr;
   cudaStream_t stream = nullptr;
   uint64_t seq = 0;  // collective sequence number on its communicator (p2p: 0)
   uint64_t enqueueNs = 0;  // MCCL_PROFILE: when the API call entered the library
 
   bool isP2p() const { return kind == OpKind::Send || kind == OpKind::Recv; }
+  bool oneWay() const { return call == P2pCall::Gather || call == P2pCall::Scatter; }
   bool hasReduction() const {
     return kind == OpKind::AllReduce || kind == OpKind::Reduce || kind == OpKind::ReduceScatter;
   }

@@ -26,7 +26,7 @@ namespace {
 // Point-to-point again on 2 x H200 (bench/results/gpu-2xH200-2026-11-26c, call 1): where both
 // peers send (Send/Recv, AlltoAll) Simple wins from 2 MiB a peer (Send/Recv of 2 MiB 17.1 us
 // against LL128's 18.1, AlltoAll of 2 MiB a peer 17.6 against 18.9), LL128 at 256 KiB - 1 MiB;
-// where one side only sends (Gather, Scatter: OpDesc::oneWay) LL128 never wins: LL to 512
+// where one side only sends (Gather, Scatter: OpDesc::oneWay()) LL128 never wins: LL to 512
 // KiB a peer (Gather of 2 x 512 KiB 8.8 against LL128's 9.8), Simple from 1 MiB (Gather of
 // 2 x 1 MiB 10.2 against 12.9, Scatter 10.5 against 12.6; 2 x 2 MiB 12.9 against 17.9).
 // After the LL loops read a thread's lines from a peer at once (ll_proto.cuh, llReadLines),
@@ -47,7 +47,7 @@ struct ProtoLimits {
   int64_t llAgain;  // then LL again up to this many (0: never; measured on two ranks only)
 };
 ProtoLimits protoLimits(const OpDesc& op, int nranks) {
-  if (op.isP2p() && op.oneWay) return {512 << 10, 0, 0};
+  if (op.isP2p() && op.oneWay()) return {512 << 10, 0, 0};
   switch (op.kind) {
     case OpKind::AllReduce: return {512 << 10, 1 << 20, 0};
     // ReduceScatter on 2 x H200 (bench/results/gpu-2xH200-2026-11-26h call 5): LL 7.2 us
@@ -66,14 +66,9 @@ ProtoLimits protoLimits(const OpDesc& op, int nranks) {
 // bench/results/gpu-2xH200-2026-11-23): AllReduce 2 MiB, every other collective 1 MiB.
 constexpr int64_t kLlOnlyMaxTraffic = 1 << 20;
 constexpr int64_t kLlOnlyAllReduceMaxTraffic = 2 << 20;
-// Bytes of each peer's data per channel: LL 4 KiB, LL128 16 KiB. 4 KiB is what the lean LL
-// kernel's fastest form takes in one step (a line of 8 data bytes per thread of a 512-thread
-// block, llLeanLines): 8 KiB on one channel ran the general LL kernel, 1.5-2.5 us slower (2 x H100,
-// AllReduce 16 KiB: 4 channels 5.3 us against 2 channels' 6.8; ReduceScatter 64 KiB 5.7
-// against 7.9; bench/results/gpu-2xH100-2026-11-25/llsweep.md). It costs blocks: an
-// AllReduce of 32 KiB takes 8 (NCCL 4), of 128 KiB 32 (NCCL 16). LL128 per block is bound
-// by the latency of its rounds: at 1 MiB AllGather 32 channels took 10.7 us, 16 took 13.0.
-constexpr double kLlBytesPerChannel = 4 * 1024;
+// Bytes of each peer's data per channel: LL kLlBytesPerChannel (planner.h), LL128 16 KiB.
+// LL128 per block is bound by the latency of its rounds: at 1 MiB AllGather 32 channels
+// took 10.7 us, 16 took 13.0.
 constexpr double kLl128BytesPerChannel = 16 * 1024;
 constexpr int64_t kP2pMinChunkBytes = 256 * 1024;
 // From 32 MiB a peer, two ranks' Sends and Recvs step 128 KiB (at 32 MiB on 24 channels
@@ -215,6 +210,13 @@ Proto chooseProto(const ncclComm* comm, const OpDesc& op) {
 
 }  // namespace
 
+int launchThreads() {
+  int64_t t = knobInt(Knob::NThreads);
+  if (t <= 0) return kGpuMaxThreads;
+  t = std::max<int64_t>(64, std::min<int64_t>(kGpuMaxThreads, t));
+  return static_cast<int>(t / 64 * 64);
+}
+
 PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes) {
   PlanChoice c;
   const int n = comm->nranks;
@@ -259,7 +261,7 @@ PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes) 
     // one slot. A step's cost is mostly latency (load, store over NVLink, poll), so more
     // blocks with less each beat fewer blocks with more steps.
     const double perPeer = static_cast<double>(op.bytes());
-    const double perChannel = c.proto == Proto::LL ? kLlBytesPerChannel : kLl128BytesPerChannel;
+    const double perChannel = c.proto == Proto::LL ? static_cast<double>(kLlBytesPerChannel) : kLl128BytesPerChannel;
     // Send/Recv: all-to-all patterns run every peer's operations at once, so fewer
     // channels per peer on larger cliques.
     const int cap = op.isP2p() ? std::min(kLlMaxChannels, std::max(4, 32 / n)) : kLlMaxChannels;
@@ -293,8 +295,10 @@ PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes) 
     // both ways where there were 48 (24 channels, a block a channel and direction), and
     // faster at 2-4 MiB a peer: Send/Recv of 4 MiB 0.989x the time, AlltoAll of 2 x 2 MiB
     // 0.930x, 2 x 8 MiB 0.977x, 64 MiB - 1 GiB 1.003-1.013x (2 x H200,
-    // bench/results/gpu-2xH200-2026-11-29 call 1). Without it a channel a 128 KiB, 24 at most.
-    const bool joined = op.isP2p() && knobBool(Knob::P2pBlockBothWays);
+    // bench/results/gpu-2xH200-2026-11-29 call 1). Without it (or in blocks of fewer than
+    // kBothWaysMinThreads, which serve one direction) a channel a 128 KiB, 24 at most.
+    const bool joined =
+        op.isP2p() && knobBool(Knob::P2pBlockBothWays) && launchThreads() >= kBothWaysMinThreads;
     const double perChannel = (joined ? 64.0 : op.isP2p() ? 128.0 : 32.0) * 1024;
     const double total = bytes * (op.kind == OpKind::AllGather || op.kind == OpKind::ReduceScatter ? n : 1);
     nch = static_cast<int>(std::min<double>(joined ? kP2pGpuMaxChannels : kSimpleGpuMaxChannels,

@@ -26,6 +26,24 @@ struct PlanChoice {
   bool twoShot = false;  // LL128 AllReduce in two hops (DevWork::twoShot)
 };
 
+// Bytes of each peer's data an LL channel (block) takes: what the lean LL kernel's fastest
+// form moves in one step (a line of 8 data bytes per thread of a 512-thread block,
+// llLeanLines). 8 KiB on one channel ran the general LL kernel, 1.5-2.5 us slower (2 x H100,
+// AllReduce 16 KiB: 4 channels 5.3 us against 2 channels' 6.8; ReduceScatter 64 KiB 5.7
+// against 7.9; bench/results/gpu-2xH100-2026-11-25/llsweep.md). It costs blocks: an
+// AllReduce of 32 KiB takes 8 (NCCL 4), of 128 KiB 32 (NCCL 16). Up to this much a peer,
+// an LL launch is one block (the copy engines' threshold under NCCL_CTA_POLICY_ZERO,
+// kernels/direct_plan.cc copyEnginesMove).
+constexpr size_t kLlBytesPerChannel = 4 * 1024;
+
+// Threads a block of the GPU kernels has: NCCL_NTHREADS rounded down to a multiple of 64,
+// 64 to kGpuMaxThreads (512 where it is unset).
+constexpr int kGpuMaxThreads = 512;
+int launchThreads();
+// The fewest a block needs to serve a peer's Sends and Recvs in two halves, each with a
+// posting warp and movers (kernels/gpu_plan.cc joinBothWays): below, a block a direction.
+constexpr int kBothWaysMinThreads = 256;
+
 // Chooses for op on comm, given the bytes one FIFO slot holds.
 PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes);
 

@@ -13,6 +13,7 @@
 #include "core/knobs.h"
 #include "core/op.h"
 #include "core/peer_info.h"
+#include "core/planner.h"
 #include "core/types.h"
 #include "core/window.h"
 #include "kernels/direct_launch.h"
@@ -132,9 +133,9 @@ bool directWanted(int64_t mode, OpKind kind, size_t wholeBytes) {
 // against about 420 on the direct blocks, 2 × 512 MiB 1,399 against about 1,650;
 // Broadcast of 256 MiB 700 against about 740 on the FIFOs; at 2 × 2 MiB 23 against about 14).
 //
-// Under the policy, not up to kCeZeroKernelBytes a rank (or an AlltoAll block): there the
-// FIFO path's LL kernel takes one block (a channel a 4 KiB of each peer's data, the
-// planner's kLlBytesPerChannel) for about 5 us, where the copies' two barrier kernels hold
+// Under the policy, not up to kLlBytesPerChannel a rank (or a block of an AlltoAll or
+// Gather; core/planner.h): there the FIFO path's LL kernel takes one block for
+// about 5 us, where the copies' two barrier kernels hold
 // a block each and the whole takes about 20 (2 x H200, 8 B - 4 KiB on windows under
 // NCCL_CTA_POLICY=2: AllGather 20.5 us against 4.6 on the LL kernel, Broadcast 20.7
 // against 4.7, AlltoAll 21.6 against 5.9; NCCL 2.28.3 21.7, 11.6 and 22.0;
@@ -148,15 +149,17 @@ bool directWanted(int64_t mode, OpKind kind, size_t wholeBytes) {
 // every command issued earlier on the context's other streams ends (the implicit
 // synchronization of the CUDA programming guide). Those include a peer's barrier kernel
 // that waits for this rank's barrier after the copy: a deadlock (seen on one H100 with two
-// ranks as threads, at a Broadcast whose non-root ran a call ahead).
-constexpr size_t kCeZeroKernelBytes = 4096;
+// ranks as threads, at a Broadcast whose non-root ran a call ahead). The cause is not
+// settled: on one H200 (2026-12-01, bench/micro/ce_copy.cu) a copy within the GPU and a
+// kernel issued after it ran beside a spinning kernel of the same context, once every
+// kernel had been loaded; a kernel's first launch (its module's lazy load) waited.
 constexpr size_t kCeZeroBroadcastBytes = size_t{2} << 20;
 
 bool copyEnginesMove(const ncclComm* comm, OpKind kind, size_t perRank) {
   const int64_t min = knobInt(Knob::WinCeMinBytes);
   const bool bySize = min > 0 && perRank >= static_cast<size_t>(min);
   const bool byPolicy = comm->config.ctaPolicy == NCCL_CTA_POLICY_ZERO &&
-                        (kind == OpKind::Broadcast ? perRank >= kCeZeroBroadcastBytes : perRank > kCeZeroKernelBytes);
+                        (kind == OpKind::Broadcast ? perRank >= kCeZeroBroadcastBytes : perRank > kLlBytesPerChannel);
   if (!byPolicy && !bySize) return false;
   // Any two ranks of the communicator, not only this one and a peer: every rank must decide
   // alike (3 ranks on 2 GPUs: the rank alone on its GPU took the copy engines while the two
@@ -166,13 +169,18 @@ bool copyEnginesMove(const ncclComm* comm, OpKind kind, size_t perRank) {
 
 bool planEngineP2p(ncclComm* comm, const OpDesc& op, EngineCopy* copy) {
   const int n = comm->nranks;
-  if (!op.isP2p() || op.a2aRecvAt == nullptr || op.count == 0) return false;
+  if (!op.isP2p() || op.symAt == nullptr || op.count == 0) return false;
   if (!comm->sym || n < 2 || n > kDirectMaxRanks || !knobBool(Knob::WinDirect)) return false;
+  // A Gather only under the zero-CTA policy, where NCCL 2.28 also writes into the root's
+  // window at the offset of each non-root's recvbuff. Elsewhere NCCL reads a non-root's
+  // recvbuff nowhere, so a program may pass one that is no window there (or none) while
+  // the root's is: the root would wait at the barriers for copies that never come.
+  if (op.call == P2pCall::Gather && comm->config.ctaPolicy != NCCL_CTA_POLICY_ZERO) return false;
   const size_t bytes = op.count * datatypeSize(op.datatype);
   if (!copyEnginesMove(comm, op.kind, bytes)) return false;
   uint64_t* flags[kDirectMaxRanks];
   uint8_t* at[kDirectMaxRanks];
-  if (!comm->sym->directFlags(flags) || !comm->sym->directBuffer(op.a2aRecvAt, bytes, at)) return false;
+  if (!comm->sym->directFlags(flags) || !comm->sym->directBuffer(op.symAt, bytes, at)) return false;
   std::memset(copy, 0, sizeof *copy);
   if (op.kind == OpKind::Send)
     *copy = EngineCopy{at[op.root], static_cast<const uint8_t*>(op.sendbuff), bytes, op.root};

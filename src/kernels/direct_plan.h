@@ -44,10 +44,11 @@ bool planDirect(ncclComm* comm, const OpDesc& op, DirectWork* w);
 // aside: where they move an AllGather or Broadcast, that path is taken under any mode but 0).
 bool directWanted(int64_t mode, OpKind kind, size_t wholeBytes);
 
-// True when an AllGather or Broadcast of perRank bytes on windows, or an AlltoAll block
-// (kind Send or Recv) of that many, is moved by the copy engines (NCCL_CTA_POLICY_ZERO above
-// 4 KiB, a Broadcast from 2 MiB; or MCCL_WIN_CE_MIN_BYTES and above; never where two ranks
-// of one process share a GPU, on any rank): planDirect then sets algo = kDirectCopyEngine.
+// True when an AllGather or Broadcast of perRank bytes on windows, or a block (kind Send or
+// Recv) of that many of an AlltoAll or Gather, is moved by the copy engines
+// (NCCL_CTA_POLICY_ZERO above kLlBytesPerChannel, a Broadcast from 2 MiB; or
+// MCCL_WIN_CE_MIN_BYTES and above; never where two ranks of one process share a GPU, on any
+// rank): planDirect then sets algo = kDirectCopyEngine.
 bool copyEnginesMove(const ncclComm* comm, OpKind kind, size_t perRank);
 
 // One copy of a copy-engine launch: bytes from src (this rank's) to dst (a window of peer,
@@ -59,11 +60,12 @@ struct EngineCopy {
   int peer;
 };
 
-// True when a Send or Recv of an AlltoAll (OpDesc::a2aRecvAt) is moved by the copy engines:
-// the receiving block lies in a symmetric window and the block's size is one copyEnginesMove
-// takes. A Send then fills *copy (into the peer's window at the block's offset); a Recv
-// leaves copy->bytes 0 (its peer's copy fills it) and only takes part in the barriers. Both
-// ends of a pair decide alike: the block's offset and the window are the same on every rank.
+// True when a Send or Recv of an AlltoAll or (under NCCL_CTA_POLICY_ZERO only) a Gather is
+// moved by the copy engines: the receiving block (OpDesc::symAt) lies in a
+// symmetric window and its size is one copyEnginesMove takes. A Send then fills *copy (into
+// the peer's window at the block's offset); a Recv leaves copy->bytes 0 (its peer's copy
+// fills it) and only takes part in the barriers. Both ends of a pair decide alike: the
+// block's offset and the window are the same on every rank.
 bool planEngineP2p(ncclComm* comm, const OpDesc& op, EngineCopy* copy);
 
 // Side streams the copies of a copy-engine launch fork onto, so that copies to different
@@ -78,8 +80,8 @@ struct CopyEngineLanes {
 
 // Launches the copy-engine works of a group on stream: a barrier with every peer, the
 // copies into the peers' windows (spread over stream and lanes' side streams), a barrier.
-// works are AllGathers and Broadcasts, p2p the copies of AlltoAll Sends; p2pOps counts the
-// Sends and Recvs planEngineP2p took (a Recv adds no copy but needs the barriers).
+// works are AllGathers and Broadcasts, p2p the copies of the Sends planEngineP2p took;
+// p2pOps counts the Sends and Recvs it took (a Recv adds no copy but needs the barriers).
 ncclResult_t launchCopyEngines(ncclComm* comm, const DevComm& devComm, const std::vector<DirectWork>& works,
                                const std::vector<EngineCopy>& p2p, size_t p2pOps, CopyEngineLanes* lanes,
                                cudaStream_t stream);

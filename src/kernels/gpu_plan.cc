@@ -42,7 +42,7 @@ bool simpleWorkUnaligned(const DevWork& w) {
 // connection decide alike: from the size, the channels and the FIFO, which they share. A
 // Send or Recv takes kUnitsOn where the group lets both ends know it runs in the Simple
 // kernel (p2pUnits, GpuWork::init), else kUnitsAgree (dev_work.h), from twice as many units
-// and not for Gather's and Scatter's (oneWay, OpDesc::oneWay). Four ranks on 4 x H200, units
+// and not for Gather's and Scatter's (oneWay, OpDesc::oneWay()). Four ranks on 4 x H200, units
 // by agreement against fixed ranges (bench/results/gpu-2026-11-28c call 2): Send/Recv ring
 // 256 MiB - 1 GiB 1.03-1.05x faster, pairs both ways 1.06-1.10x from 128 MiB, AlltoAll
 // 1.04-1.05x from 256 MiB; but at four units a channel (64 MiB) the ring took 1.04x as long
@@ -61,12 +61,8 @@ uint8_t unitsOf(const DevWork& w, uint32_t fifoSlots, bool network, bool p2pUnit
   return agree ? kUnitsAgree : kUnitsOn;
 }
 
-int launchThreads() {
-  int64_t t = knobInt(Knob::NThreads);
-  if (t <= 0) return 512;
-  t = std::max<int64_t>(64, std::min<int64_t>(kMaxThreads, t));
-  return static_cast<int>(t / 64 * 64);
-}
+static_assert(kGpuMaxThreads == kMaxThreads, "the planner's threads are the kernels' launch bounds");
+static_assert(kBothWaysMinThreads == 2 * kPostWarpMin, "a block both ways is two halves of kPostWarpMin");
 
 // The kernel for works that reduce at most one type: the LL (or LL128) kernel of that type
 // when every work is LL (or every work LL128), not of fp8 on LL128 (which the planner never
@@ -185,20 +181,21 @@ void joinBothWays(std::vector<GpuPlan::LaunchPart>* parts, const std::vector<Dev
   const int64_t recvKnob = knobInt(Knob::P2pDirectRecvThreads);
   for (GpuPlan::LaunchPart& part : *parts) {
     const int threads = part.spec.threads;
-    if (part.spec.kind != LaunchKind::Simple || part.spec.reduces || threads < 2 * kPostWarpMin) continue;
-    auto runs = [&](DevQueue q, int8_t send) {
+    if (part.spec.kind != LaunchKind::Simple || part.spec.reduces || threads < kBothWaysMinThreads) continue;
+    // Whether a work of the part runs on q in direction send and meets pred.
+    auto anyRuns = [&](DevQueue q, int8_t send, auto&& pred) {
       q.send = send;
-      return std::any_of(part.works.begin(), part.works.end(), [&](const DevWork& w) { return queueRuns(q, w); });
+      return std::any_of(part.works.begin(), part.works.end(),
+                         [&](const DevWork& w) { return queueRuns(q, w) && pred(w); });
     };
+    auto runs = [&](const DevQueue& q, int8_t send) { return anyRuns(q, send, [](const DevWork&) { return true; }); };
     // The Recv half's threads where it only waits: a multiple of 32 that leaves the Send
     // half a posting warp and movers.
     const int64_t recvThreads = recvKnob / 32 * 32;
     const bool uneven = recvThreads >= 32 && threads - recvThreads >= kPostWarpMin;
-    auto recvsDirect = [&](DevQueue q) {
-      q.send = 0;
-      return std::all_of(part.works.begin(), part.works.end(), [&](const DevWork& w) {
-        return !queueRuns(q, w) || ((w.xchg & kXchgRecv) && w.offer != nullptr && !w.selfCopy);
-      });
+    auto recvsDirect = [&](const DevQueue& q) {
+      auto copies = [](const DevWork& w) { return !((w.xchg & kXchgRecv) && w.offer != nullptr && !w.selfCopy); };
+      return !anyRuns(q, 0, copies);  // no Recv of q copies out of the FIFO
     };
     std::vector<DevQueue> joined;
     std::vector<char> taken(queues.size(), 0);
@@ -230,8 +227,8 @@ bool samePlan(const OpDesc& a, const OpDesc& b) {
   return a.kind == b.kind && a.sendbuff == b.sendbuff && a.recvbuff == b.recvbuff && a.count == b.count &&
          a.datatype == b.datatype && a.op == b.op && a.root == b.root && a.stream == b.stream &&
          a.red.kind == b.red.kind && a.red.scalarBits == b.red.scalarBits && a.red.scalarPtr == b.red.scalarPtr &&
-         a.red.postDivisor == b.red.postDivisor && a.red.uniformScalar == b.red.uniformScalar && a.oneWay == b.oneWay &&
-         a.a2aRecvAt == b.a2aRecvAt;
+         a.red.postDivisor == b.red.postDivisor && a.red.uniformScalar == b.red.uniformScalar && a.call == b.call &&
+         a.symAt == b.symAt;
 }
 
 }  // namespace mccl

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/op.h"
+#include "core/planner.h"
 #include "kernels/direct.h"
 #include "kernels/direct_plan.h"
 #include "kernels/dev_work.h"
@@ -35,7 +36,7 @@ struct GpuPlan {
   std::vector<DevQueue> queues;
   std::vector<DirectWork> direct;  // collectives on symmetric windows (kernels/direct.h)
   std::vector<DirectWork> engine;  // those of them the copy engines move (kDirectCopyEngine)
-  // AlltoAll Sends and Recvs on symmetric windows the copy engines move (planEngineP2p):
+  // AlltoAll and Gather Sends and Recvs on symmetric windows the copy engines move (planEngineP2p):
   // the Sends' copies, and how many operations (Recvs too) take part in their barriers.
   std::vector<EngineCopy> engineP2p;
   size_t engineP2pOps = 0;
@@ -70,11 +71,8 @@ bool collReducesHost(Coll c);
 // Whether a Simple work's channels take its units as they free up (DevWork::units: 0,
 // kUnitsOn, kUnitsAgree): fifoSlots of the FIFOs, network: the communicator has peers over
 // the network, p2pUnits: both ends of the group's Sends and Recvs know they run in the
-// Simple kernel (GpuWork::init), oneWay: a Gather's or Scatter's (OpDesc::oneWay).
+// Simple kernel (GpuWork::init), oneWay: a Gather's or Scatter's (OpDesc::oneWay()).
 uint8_t unitsOf(const DevWork& w, uint32_t fifoSlots, bool network, bool p2pUnits, bool oneWay = false);
-
-// Threads a block of the GPU kernels (NCCL_NTHREADS, rounded to warps of 64, 64-512).
-int launchThreads();
 
 // The kernel for works that reduce at most one type (see gpu_plan.cc).
 LaunchSpec specFor(const std::vector<DevWork>& works, size_t nqueues);

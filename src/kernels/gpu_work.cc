@@ -87,7 +87,7 @@ std::vector<int> GpuWork::pairSelf(const std::vector<OpDesc>& ops, size_t slotBy
 // 0.93-0.97 at 8-64 MiB, 0.98-1.00 above) where it goes both ways, as
 // markUserBuffers tells it; a Broadcast stays on the FIFO unless
 // MCCL_USER_BUFFERS_MIN_BYTES says otherwise. An AlltoAll's Sends and Recvs say they go
-// both ways (OpDesc::a2aRecvAt, set alike at both ends) and take it from 8 MiB blocks
+// both ways (OpDesc::call, set alike at both ends) and take it from 8 MiB blocks
 // (MCCL_USER_BUFFERS_ALLTOALL_BYTES; gpu-2xH200-2026-11-27f call 2: 64 MiB - 2 GiB
 // 1.005-1.04x, from 4 MiB blocks 1.03-1.05x slower at 8-16 MiB; from 8 MiB blocks against
 // 16: two ranks 16 MiB 0.934 / 0.946 the time, gpu-2026-11-28b call 6 and gpu-2026-11-28c
@@ -136,11 +136,11 @@ void GpuWork::markUserBuffers(const OpDesc& op, const Schedule& s, DevWork* w, b
   const bool allReduce = s.algo == Algo::Ring && s.coll == Coll::AllReduce;
   const bool bcast = s.algo == Algo::Chain && s.coll == Coll::Broadcast;
   const bool p2p = s.algo == Algo::P2p && op.root != comm_->rank;
-  if ((!gather && !allReduce && !bcast && !p2p) || !userBuffersWanted(s.coll, op.bytes(), p2p && op.a2aRecvAt))
-    return;
-  const bool fifoOnly = p2p && !op.a2aRecvAt && !bothWays && knobInt(Knob::UserBuffersMinBytes) <= 0;
-  // A Gather's or Scatter's ends both know it goes one way (OpDesc::oneWay): neither posts.
-  if (fifoOnly && (op.kind == OpKind::Send || op.oneWay)) return;
+  const bool alltoall = p2p && op.call == P2pCall::AlltoAll;
+  if ((!gather && !allReduce && !bcast && !p2p) || !userBuffersWanted(s.coll, op.bytes(), alltoall)) return;
+  const bool fifoOnly = p2p && !alltoall && !bothWays && knobInt(Knob::UserBuffersMinBytes) <= 0;
+  // A Gather's or Scatter's ends both know it goes one way (OpDesc::oneWay()): neither posts.
+  if (fifoOnly && (op.kind == OpKind::Send || op.oneWay())) return;
   w->xchg = p2p ? (op.kind == OpKind::Send ? kXchgSend : kXchgRecv) : kXchgRecv | kXchgSend;
   if (fifoOnly) return;  // a Recv that offers null: the plan is the same every call (cacheable)
   p_.userBuffers = true;
@@ -195,16 +195,17 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
     const OpDesc& op = p_.ops[oi];
     EngineCopy ec;
     if (planEngineP2p(comm_, op, &ec)) {
-      // An AlltoAll's block on symmetric windows: the copy engines move it into the peer's
-      // window (a Send), or the peer's copy fills it (a Recv); no FIFO, no SM.
+      // A block of an AlltoAll, Gather or Scatter on symmetric windows: the copy engines of
+      // one end move it between this rank's buffer and the peer's window (planEngineP2p);
+      // the other end only meets the barriers. No FIFO, no SM.
       ++p_.engineP2pOps;
       if (ec.bytes) p_.engineP2p.push_back(ec);
       if (dump)
-        std::printf("[mccl rank %d] %s %s rank %d: AlltoAll on symmetric windows (copy engines)\n", comm_->rank,
-                    opKindName(op.kind), op.kind == OpKind::Send ? "to" : "from", op.root);
-      if (comm_->rank == 0 && op.kind == OpKind::Send && logEnabled(LogLevel::Info, kLogTuning))
-        INFO(kLogTuning, "%s: %zu Bytes -> Algo copy-engines channels 0 (AlltoAll block, no SM moves data)",
-             opKindName(op.kind), op.bytes());
+        std::printf("[mccl rank %d] %s %s rank %d: %s on symmetric windows (copy engines)\n", comm_->rank,
+                    opKindName(op.kind), op.kind == OpKind::Send ? "to" : "from", op.root, p2pCallName(op.call));
+      if (comm_->rank == 0 && (ec.bytes || op.kind == OpKind::Send) && logEnabled(LogLevel::Info, kLogTuning))
+        INFO(kLogTuning, "%s: %zu Bytes -> Algo copy-engines channels 0 (%s block, no SM moves data)",
+             opKindName(op.kind), op.bytes(), p2pCallName(op.call));
       continue;
     }
     if (partner[oi] == -2) continue;  // a Recv from itself: its Send's work writes its buffer
@@ -256,7 +257,7 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
       w.out = p_.ops[static_cast<size_t>(partner[oi])].recvbuff;
       w.selfCopy = 1;
     }
-    w.units = unitsOf(w, ipc.slots(connClassOf(hostView.algo)), comm_->gpuNet, p2pUnits, op.oneWay);
+    w.units = unitsOf(w, ipc.slots(connClassOf(hostView.algo)), comm_->gpuNet, p2pUnits, op.oneWay());
     if (w.proto == kProtoSimple && !selfCopy)
       markUserBuffers(op, hostView, &w, op.isP2p() && ways[static_cast<size_t>(op.root)] == 3);
     if (dump) {

@@ -222,9 +222,12 @@ PreparedCase::PreparedCase(ncclComm_t comm, int rank, int n, const CollCase& c, 
     default: d.inCount = d.outCount = c.count; break;
   }
   // Gather and Scatter are in place only at the root; AlltoAll with sendbuff == recvbuff;
-  // AlltoAllv never.
+  // AlltoAllv never. An in-place Gather's other ranks lay out their buffers as the root does
+  // (sendbuff = recvbuff + rank * count, nccl-tests' form): NCCL reads a non-root's recvbuff
+  // nowhere, but on symmetric windows its offset is where the block lands at the root (the
+  // same on every rank).
   bool inPlace = c.inPlace;
-  if ((c.kind == CollKind::Gather || c.kind == CollKind::Scatter) && !isRoot) inPlace = false;
+  if (c.kind == CollKind::Scatter && !isRoot) inPlace = false;
   if (c.kind == CollKind::AlltoAllv) inPlace = false;
   // Room for both buffers plus guard bytes on each side.
   const size_t guard = 64;
@@ -236,9 +239,8 @@ PreparedCase::PreparedCase(ncclComm_t comm, int rank, int n, const CollCase& c, 
     d.sendbuf = d.base;
     d.recvbuf = d.base + d.inCount * es;
   } else if (c.kind == CollKind::AllGather || c.kind == CollKind::Gather) {
-    size_t at = c.kind == CollKind::Gather ? static_cast<size_t>(c.root) : static_cast<size_t>(rank);
     d.recvbuf = d.base;
-    d.sendbuf = d.base + at * c.count * es;
+    d.sendbuf = d.base + static_cast<size_t>(rank) * c.count * es;
   } else if (c.kind == CollKind::ReduceScatter || c.kind == CollKind::Scatter) {
     size_t at = c.kind == CollKind::Scatter ? static_cast<size_t>(c.root) : static_cast<size_t>(rank);
     d.sendbuf = d.base;

@@ -219,13 +219,21 @@ TEST(GpuMpi, SymmetricWindowCollectives) {
     NCCL_OK(mcclCommMemoryInfo(comm, &info));
     EXPECT_EQ(info.fifoBytes, 0u) << "collectives on symmetric windows made FIFO connections";
     // AlltoAll: on the copy engines under NCCL_CTA_POLICY=2 or from MCCL_WIN_CE_MIN_BYTES a
-    // block (scripts/gpu-sweep.sh windows), on the FIFOs otherwise; in place and out of place.
+    // block (scripts/gpu-sweep.sh windows), on the FIFOs otherwise; Gather too, under the
+    // policy only; Scatter always on the FIFOs. In place and out of place, every root.
     size_t ti = 0;
     for (size_t count : {size_t{1}, size_t{7}, size_t{1023}, size_t{4099}, size_t{65536 + 3}, size_t{(1 << 18) + 5}})
       for (bool inPlace : {false, true}) {
-        const CollCase c{CollKind::AlltoAll, kAllTypes[ti++ % 12], ncclSum, false, false, count, 0, inPlace, seed++};
-        std::string e = runCollCase(comm, r, n, c, &mem);
-        if (!e.empty() && errs.size() < 4000) errs += e;
+        std::vector<CollCase> blocks = {
+            {CollKind::AlltoAll, kAllTypes[ti++ % 12], ncclSum, false, false, count, 0, inPlace, seed++}};
+        for (int root = 0; root < n; ++root) {
+          blocks.push_back({CollKind::Gather, kAllTypes[ti++ % 12], ncclSum, false, false, count, root, inPlace, seed++});
+          blocks.push_back({CollKind::Scatter, kAllTypes[ti++ % 12], ncclSum, false, false, count, root, inPlace, seed++});
+        }
+        for (const CollCase& c : blocks) {
+          std::string e = runCollCase(comm, r, n, c, &mem);
+          if (!e.empty() && errs.size() < 4000) errs += e;
+        }
       }
     MPI_Barrier(MPI_COMM_WORLD);  // every rank's kernels are done before any window goes
   }

@@ -1457,8 +1457,9 @@ TEST(GpuSingleProcess, SymmetricWindowsCopyEngines) {
 // AlltoAll on symmetric windows moved by the copy engines (each Send's block copied into the
 // peer's window at its offset there, between two barrier kernels; no FIFO, no SM): chosen by
 // NCCL_CTA_POLICY=2 above 4 KiB blocks and by MCCL_WIN_CE_MIN_BYTES (a block's bytes; the
-// smaller blocks take the FIFO path: the dump of 1 KiB blocks says so). Every type at odd counts,
-// in place and out of place, against the host reference with guards around every buffer;
+// smaller blocks take the FIFO path: the dump of 1 KiB blocks says so); a Gather's blocks
+// under the policy only (the dumps say so), a Scatter's never. Every type at odd counts,
+// in place and out of place, every root, against the host reference with guards around every buffer;
 // then one group of two AlltoAlls (one in place), an AllGather and a Send/Recv ring (the
 // FIFO path beside the copy engines); the schedule dump names the path; a graph of an
 // AlltoAll replayed 100 times with new inputs, eager AlltoAlls between replays. Ranks
@@ -1480,14 +1481,17 @@ TEST(GpuSingleProcess, SymmetricWindowsAlltoAllCopyEngines) {
     // the LL kernel's one block beats the copies' two barrier kernels): both paths in one run.
     for (size_t count : {size_t{1}, size_t{7}, size_t{1023}, size_t{4099}, size_t{65536 + 3}, size_t{(1 << 18) + 5}})
       for (int k = 0; k < 4; ++k)
-        for (bool inPlace : {false, true})
+        for (bool inPlace : {false, true}) {
           cases.push_back(CollCase{CollKind::AlltoAll, kAllTypes[ti++ % 12], ncclSum, false, false, count, 0, inPlace,
                                    seed++});
+          for (CollKind kind : {CollKind::Gather, CollKind::Scatter})
+            cases.push_back(CollCase{kind, kAllTypes[ti++ % 12], ncclSum, false, false, count, k % n, inPlace, seed++});
+        }
     std::vector<std::string> errs(static_cast<size_t>(n));
     std::vector<size_t> fifoBytes(static_cast<size_t>(n), 0);
     ThreadBarrier meet(n);
     std::atomic<bool> failed{false};
-    std::string dump, smallDump;
+    std::string dump, smallDump, gatherDump, scatterDump;
     runThreads(n, [&](int r) {
       cudaSetDevice(cl.dev(r));
       WindowMemory mem(cl.comms[r], cl.dev(r), size_t{96} << 20);
@@ -1520,6 +1524,17 @@ TEST(GpuSingleProcess, SymmetricWindowsAlltoAllCopyEngines) {
             errs[r] += std::string("AlltoAll: ") + ncclGetLastError(cl.comms[r]);
           mem.synchronize();
         }, c == count ? &dump : &smallDump);
+      // A Gather and a Scatter of 8 KiB blocks, rooted at the last rank.
+      scheduleDumpOf(r, meet, [&] {
+        if (ncclGather(in, out, count, ncclFloat, n - 1, cl.comms[r], mem.stream()) != ncclSuccess)
+          errs[r] += std::string("Gather: ") + ncclGetLastError(cl.comms[r]);
+        mem.synchronize();
+      }, &gatherDump);
+      scheduleDumpOf(r, meet, [&] {
+        if (ncclScatter(out, in, count, ncclFloat, n - 1, cl.comms[r], mem.stream()) != ncclSuccess)
+          errs[r] += std::string("Scatter: ") + ncclGetLastError(cl.comms[r]);
+        mem.synchronize();
+      }, &scatterDump);
       // A graph of one AlltoAll, replayed with new inputs; eager ones between replays.
       cudaStream_t s = mem.stream();
       cudaGraph_t g;
@@ -1565,6 +1580,10 @@ TEST(GpuSingleProcess, SymmetricWindowsAlltoAllCopyEngines) {
     EXPECT_EQ(dump.find("AlltoAll on symmetric windows (copy engines)") != std::string::npos, !sharing) << dump;
     EXPECT_FALSE(smallDump.empty());
     EXPECT_EQ(smallDump.find("(copy engines)"), std::string::npos) << smallDump;
+    EXPECT_EQ(gatherDump.find("Gather on symmetric windows (copy engines)") != std::string::npos, policy && !sharing)
+        << gatherDump;
+    EXPECT_FALSE(scatterDump.empty());
+    EXPECT_EQ(scatterDump.find("(copy engines)"), std::string::npos) << scatterDump;
   }
 }
 

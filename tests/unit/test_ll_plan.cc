@@ -107,6 +107,7 @@ class ProtoEnv : public ::testing::Test {
     unsetenv("MCCL_SIMPLE_UNIT_STEPS");
     unsetenv("MCCL_LL128_TWO_SHOT");
     unsetenv("MCCL_P2P_BLOCK_BOTH_WAYS");
+    unsetenv("NCCL_NTHREADS");
     knobsReload();
   }
   static void set(const char* k, const char* v) {
@@ -270,7 +271,7 @@ TEST_F(ProtoEnv, ProtocolThresholdsFollowTheMeasuredCrossovers) {
   // A Gather's or Scatter's Sends and Recvs (one way): LL to 512 KiB a peer, then Simple.
   for (OpKind k : {OpKind::Send, OpKind::Recv}) {
     OpDesc oneWay = opOf(k, 512u << 10);
-    oneWay.oneWay = true;
+    oneWay.call = P2pCall::Gather;
     EXPECT_EQ(choosePlan(&two.comm, oneWay, 1 << 19).proto, Proto::LL);
     oneWay.count += 1;
     EXPECT_EQ(choosePlan(&two.comm, oneWay, 1 << 19).proto, Proto::Simple);
@@ -360,9 +361,8 @@ TEST_F(ProtoEnv, LlChannelsGrowWithSizeWithinLimits) {
 
 // Simple on GPUs: no more channels than NCCL takes (24; point-to-point 32 blocks both ways,
 // 8 to itself), all of them for collectives from 768 KiB moved, a channel a 64 KiB for
-// point-to-point;
-// and steps small enough (not under
-// 256 KiB) that every channel has kUnitsPerChannel units to take as it frees up.
+// point-to-point; and steps small enough (not under 256 KiB) that every channel has
+// kUnitsPerChannel units to take as it frees up.
 TEST_F(ProtoEnv, SimpleChannelsStopAtNcclsAndStepsLeaveUnitsForEach) {
   FakeGpuComm two(2, false), eight(8, false), net(2, true);
   const size_t slot = 1 << 20;
@@ -394,6 +394,16 @@ TEST_F(ProtoEnv, SimpleChannelsStopAtNcclsAndStepsLeaveUnitsForEach) {
   EXPECT_EQ(plan(two, OpKind::Send, 2u << 20).nchannels, 16);
   EXPECT_EQ(plan(two, OpKind::Recv, size_t{1} << 30).nchannels, 24);
   unsetenv("MCCL_P2P_BLOCK_BOTH_WAYS");
+  // Blocks of fewer than 256 threads serve one direction (no two halves of a posting warp
+  // and movers): a block a channel and direction, so 24 channels as without joining.
+  for (const char* threads : {"128", "255"}) {
+    set("NCCL_NTHREADS", threads);
+    EXPECT_EQ(plan(two, OpKind::Send, 2u << 20).nchannels, 16) << threads;
+    EXPECT_EQ(plan(two, OpKind::Recv, size_t{1} << 30).nchannels, 24) << threads;
+  }
+  set("NCCL_NTHREADS", "256");
+  EXPECT_EQ(plan(two, OpKind::Recv, size_t{1} << 30).nchannels, 32);
+  unsetenv("NCCL_NTHREADS");
   unsetenv("NCCL_PROTO");
   knobsReload();
   // Large: slot-sized steps already leave 4 units a channel (2 GiB AllReduce: 1,024 of 2 MiB).
