@@ -284,42 +284,32 @@ __device__ __forceinline__ bool runLane(const DevComm& comm, const DevWork& w, i
 
 // ---- LL dispatch ------------------------------------------------------------------------------
 
+// Sums in a loop compiled for them, prod, max and min in one that picks the operator per
+// element pair (LlTypedRt, as the LL kernels of ll_kernel.cu do): two reduction functions
+// a protocol and type where a function per operator took the generic kernels' build 8 (the
+// LL reductions' loops were most of ptxas's time, 47 s a kernel).
 template <typename S>
 __device__ __forceinline__ bool llRun(const DevComm& comm, const DevWork& w, int ch, LlShared& sh) {
   const bool ll128 = w.proto == kProtoLl128;
+  const bool sum = w.red == kRedSum;
   if constexpr (std::is_same<S, Fp8E4M3>::value || std::is_same<S, Fp8E5M2>::value) {
     // The planner never gives LL128 to an fp8 reduction: its accumulators put the kernel's
     // stack over MCCL_KERNEL_STACK_BUDGET.
     if (collReduces(w.s.coll)) {
       if (ll128) __trap();
-      switch (w.red) {
-        case kRedSum: return llReduceWork<S, OpSum>(&comm, &w, ch, &sh);
-        case kRedProd: return llReduceWork<S, OpProd>(&comm, &w, ch, &sh);
-        case kRedMax: return llReduceWork<S, OpMax>(&comm, &w, ch, &sh);
-        default: return llReduceWork<S, OpMin>(&comm, &w, ch, &sh);
-      }
+      return sum ? llReduceWork<LlTyped<S, OpSum>>(&comm, &w, ch, &sh) : llReduceWork<LlTypedRt<S>>(&comm, &w, ch, &sh);
     }
   } else if constexpr (!std::is_same<S, NoArith>::value) {
     if (collReduces(w.s.coll) && ll128) {
       auto reduce = [&](const Ll128View& v) {
-        switch (w.red) {
-          case kRedSum: return ll128ReduceWork<S, OpSum>(&comm, &w, &v, ch, &sh);
-          case kRedProd: return ll128ReduceWork<S, OpProd>(&comm, &w, &v, ch, &sh);
-          case kRedMax: return ll128ReduceWork<S, OpMax>(&comm, &w, &v, ch, &sh);
-          default: return ll128ReduceWork<S, OpMin>(&comm, &w, &v, ch, &sh);
-        }
+        return sum ? ll128ReduceWork<LlTyped<S, OpSum, true>>(&comm, &w, &v, ch, &sh)
+                   : ll128ReduceWork<LlTypedRt<S, true>>(&comm, &w, &v, ch, &sh);
       };
       if (!w.twoShot) return reduce(Ll128View(w));
       return ll128TwoShot(&comm, &w, reduce, [&](const Ll128View& v) { return ll128CopyWork(&comm, &w, &v, ch, &sh); });
     }
-    if (collReduces(w.s.coll)) {
-      switch (w.red) {
-        case kRedSum: return llReduceWork<S, OpSum>(&comm, &w, ch, &sh);
-        case kRedProd: return llReduceWork<S, OpProd>(&comm, &w, ch, &sh);
-        case kRedMax: return llReduceWork<S, OpMax>(&comm, &w, ch, &sh);
-        default: return llReduceWork<S, OpMin>(&comm, &w, ch, &sh);
-      }
-    }
+    if (collReduces(w.s.coll))
+      return sum ? llReduceWork<LlTyped<S, OpSum>>(&comm, &w, ch, &sh) : llReduceWork<LlTypedRt<S>>(&comm, &w, ch, &sh);
   } else {
     if (collReduces(w.s.coll)) __trap();  // as in runLane
   }

@@ -122,8 +122,8 @@ __device__ __forceinline__ void copyOut(const Args& a, const uint8_t* src, uint8
 // Elements [lo, hi) at srcOff of every rank's input, reduced in rank order (each input
 // pre-multiplied for float ncclAvg, the sum divided for integer ncclAvg), into the same
 // place of out[p] + dstOff for every p < nout (nout 1: this rank's only, out[me]).
-template <typename S, typename Op, typename Args>
-__device__ __forceinline__ void reduceOut(const Args& a, const DirectWork& w, uint64_t srcOff, uint64_t dstOff, bool toAll,
+template <typename S, typename Op, bool toAll, typename Args>
+__device__ __forceinline__ void reduceOut(const Args& a, const DirectWork& w, uint64_t srcOff, uint64_t dstOff,
                                           uint64_t lo, uint64_t hi) {
   using T = DevT<S>;
   using A = typename T::A;
@@ -204,34 +204,47 @@ __device__ __forceinline__ void reduceOut(const Args& a, const DirectWork& w, ui
   }
 }
 
-template <typename S, typename Op, typename Args>
-__device__ __forceinline__ void reduceWork(const Args& a, const DirectWork& w, int ch) {
+// The part of a reducing work that block ch runs: where it reads and writes. False where
+// the block has nothing to do (a Reduce's non-root ranks). The collectives share two
+// reduceOut calls per operator (into this rank's output, into every rank's: a two-shot
+// AllReduce): one each took the build 16 inlined copies of the loops; one for both made
+// the into-every-output choice a run-time one, and AllReduce and ReduceScatter of 256 KiB -
+// 2 MiB in a graph 3-4 % slower (one shared H200, bench/results/gpu-1xH200-2026-12-02 call 1).
+struct ReducePart {
+  uint64_t srcOff = 0, dstOff = 0, lo = 0, hi = 0;
+  bool toAll = false;
+};
+template <typename S, typename Args>
+__device__ __forceinline__ bool reducePart(const Args& a, const DirectWork& w, int ch, ReducePart* r) {
   const int n = a.nranks, me = a.rank;
   constexpr uint64_t E = 16 / sizeof(S);
-  uint64_t lo, hi;
   switch (static_cast<Coll>(w.coll)) {
     case Coll::AllReduce:
       if (w.algo == kDirectOneShot) {
-        blockRange(w.count, w.nchannels, ch, E, &lo, &hi);
-        reduceOut<S, Op>(a, w, 0, 0, false, lo, hi);
+        blockRange(w.count, w.nchannels, ch, E, &r->lo, &r->hi);
       } else {
         // Part me of n (aligned), this block's share of it, into every rank's output.
         uint64_t plo, phi;
         blockRange(w.count, n, me, E, &plo, &phi);
-        blockRange(phi - plo, w.nchannels, ch, E, &lo, &hi);
-        reduceOut<S, Op>(a, w, plo, plo, true, lo, hi);
+        blockRange(phi - plo, w.nchannels, ch, E, &r->lo, &r->hi);
+        r->srcOff = r->dstOff = plo;
+        r->toAll = true;
       }
-      break;
+      return true;
     case Coll::ReduceScatter:
-      blockRange(w.count, w.nchannels, ch, E, &lo, &hi);
-      reduceOut<S, Op>(a, w, static_cast<uint64_t>(me) * w.count, 0, false, lo, hi);
-      break;
+      blockRange(w.count, w.nchannels, ch, E, &r->lo, &r->hi);
+      r->srcOff = static_cast<uint64_t>(me) * w.count;
+      return true;
     default:  // Reduce: the root reads
-      if (me != w.root) break;
-      blockRange(w.count, w.nchannels, ch, E, &lo, &hi);
-      reduceOut<S, Op>(a, w, 0, 0, false, lo, hi);
-      break;
+      if (me != w.root) return false;
+      blockRange(w.count, w.nchannels, ch, E, &r->lo, &r->hi);
+      return true;
   }
+}
+template <typename S, typename Op, typename Args>
+__device__ __forceinline__ void reduceWork(const Args& a, const DirectWork& w, const ReducePart& r) {
+  if (r.toAll) reduceOut<S, Op, true>(a, w, r.srcOff, r.dstOff, r.lo, r.hi);
+  else reduceOut<S, Op, false>(a, w, r.srcOff, r.dstOff, r.lo, r.hi);
 }
 
 template <typename S, typename Args>
@@ -253,11 +266,13 @@ __device__ __forceinline__ void runWork(const Args& a, const DirectWork& w, int 
   if constexpr (std::is_same<S, NoArith>::value) {
     __trap();  // the host launches reducing works only in the kernel of their type
   } else {
+    ReducePart r;
+    if (!reducePart<S>(a, w, ch, &r)) return;
     switch (w.red) {
-      case kRedSum: reduceWork<S, OpSum>(a, w, ch); break;
-      case kRedProd: reduceWork<S, OpProd>(a, w, ch); break;
-      case kRedMax: reduceWork<S, OpMax>(a, w, ch); break;
-      default: reduceWork<S, OpMin>(a, w, ch); break;
+      case kRedSum: reduceWork<S, OpSum>(a, w, r); break;
+      case kRedProd: reduceWork<S, OpProd>(a, w, r); break;
+      case kRedMax: reduceWork<S, OpMax>(a, w, r); break;
+      default: reduceWork<S, OpMin>(a, w, r); break;
     }
   }
 }

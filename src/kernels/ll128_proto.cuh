@@ -353,20 +353,45 @@ __device__ __forceinline__ bool ll128ReduceLoop(const DevComm* commP, const DevW
 // channel gathers the part of the block it reduced (the same range of the same count), so
 // its block's barrier at the end of the ReduceScatter's last step orders the two. The
 // count's last count % n elements (blocks are equal) are reduced one-shot after them.
-// reduce(view) and copy(view) run a phase (ll128ReduceLoop, ll128CopyLoop).
-template <typename Reduce, typename Copy>
-__device__ __forceinline__ bool ll128TwoShot(const DevComm* comm, const DevWork* w, Reduce&& reduce, Copy&& copy) {
+//
+// A work's phases: a two-shot AllReduce's ReduceScatter, AllGather and (where the count
+// leaves a rest) one-shot AllReduce of the rest; any other work is one phase, itself.
+// ll128Phase gives phase i's view and whether it reduces (reduces: the work's collective
+// does). The kernels run the phases in one loop, so each loop is inlined once.
+__device__ __forceinline__ int ll128Phases(const DevComm* comm, const DevWork* w) {
+  if (!w->twoShot) return 1;
+  return w->s.count % comm->nranks == 0 ? 2 : 3;
+}
+__device__ __forceinline__ bool ll128Phase(const DevComm* comm, const DevWork* w, int i, bool reduces, Ll128View* v) {
+  if (!w->twoShot) {
+    *v = Ll128View(*w);
+    return reduces;
+  }
   const int n = comm->nranks;
   const int64_t block = w->s.count / n, rest = w->s.count - block * n;
   const uint64_t esize = typeBytes(w->type), blockBytes = static_cast<uint64_t>(block) * esize;
   const uint8_t* const in = static_cast<const uint8_t*>(w->in);
   uint8_t* const out = static_cast<uint8_t*>(w->out);
   uint8_t* const mine = out + static_cast<uint64_t>(comm->rank) * blockBytes;
-  if (!reduce(Ll128View(Coll::ReduceScatter, block, in, mine))) return false;
-  if (!copy(Ll128View(Coll::AllGather, block, mine, out))) return false;
-  if (rest == 0) return true;
   const uint64_t tail = blockBytes * static_cast<uint64_t>(n);
-  return reduce(Ll128View(Coll::AllReduce, rest, in + tail, out + tail));
+  switch (i) {
+    case 0: *v = Ll128View(Coll::ReduceScatter, block, in, mine); return true;
+    case 1: *v = Ll128View(Coll::AllGather, block, mine, out); return false;
+    default: *v = Ll128View(Coll::AllReduce, rest, in + tail, out + tail); return true;
+  }
+}
+
+// The phases of a two-shot work in order: reduce(view) and copy(view) run one
+// (ll128ReduceLoop, ll128CopyLoop).
+template <typename Reduce, typename Copy>
+__device__ __forceinline__ bool ll128TwoShot(const DevComm* comm, const DevWork* w, Reduce&& reduce, Copy&& copy) {
+  const int phases = ll128Phases(comm, w);
+  for (int i = 0; i < phases; ++i) {
+    Ll128View v(*w);
+    const bool ok = ll128Phase(comm, w, i, true, &v) ? reduce(v) : copy(v);
+    if (!ok) return false;
+  }
+  return true;
 }
 
 // AllGather, Broadcast, Send and Recv: data movement only, U lines in flight per thread, B
@@ -459,17 +484,6 @@ __device__ __forceinline__ bool ll128CopyLoop(const DevComm* commP, const DevWor
   return true;
 }
 
-// An LL128 reduction work, two-shot or as its collective says: U lines in flight a thread
-// in reductions, UCopy in copies, B and BCopy peers read at once (the LL128 kernels,
-// ll_kernel.cu).
-template <typename Policy, int U, int UCopy, int B, int BCopy>
-__device__ __forceinline__ bool ll128Reduce(const DevComm* comm, const DevWork* w, int ch, LlShared* sh) {
-  if (!w->twoShot) return ll128ReduceLoop<Policy, U, B>(comm, w, Ll128View(*w), ch, sh);
-  return ll128TwoShot(
-      comm, w, [&](const Ll128View& v) { return ll128ReduceLoop<Policy, U, B>(comm, w, v, ch, sh); },
-      [&](const Ll128View& v) { return ll128CopyLoop<UCopy, BCopy>(comm, w, v, ch, sh); });
-}
-
 // The generic kernel's LL128: one line in flight per thread in reductions (two, for the
 // 2-byte and 1-byte types whose accumulators are floats, put its stack over
 // MCCL_KERNEL_STACK_BUDGET), two in copies; of a two-shot work the kernel calls the phases
@@ -480,10 +494,10 @@ static __device__ __noinline__ bool ll128CopyWork(const DevComm* comm, const Dev
                                                   LlShared* sh) {
   return ll128CopyLoop<kLl128Unroll>(comm, w, *v, ch, sh);
 }
-template <typename T, typename Op>
+template <typename Policy>
 __device__ __noinline__ bool ll128ReduceWork(const DevComm* comm, const DevWork* w, const Ll128View* v, int ch,
                                              LlShared* sh) {
-  return ll128ReduceLoop<LlTyped<T, Op, true>, 1>(comm, w, *v, ch, sh);
+  return ll128ReduceLoop<Policy, 1>(comm, w, *v, ch, sh);
 }
 
 }  // namespace mccl

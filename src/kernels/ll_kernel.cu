@@ -276,29 +276,49 @@ constexpr int kLl128CopyPeers = 2;
 
 // One work of an LL-family launch on channel ch (kLl128: the launch's protocol): T is the
 // arithmetic of its reductions, LeanCopy when the launch only moves data. False when stopped.
+//
+// Sums run in a loop compiled for them; prod, max and min in one that picks the operator
+// per element pair (LlTypedRt). Sums through that one measured 5-9 % slower on LL128 and
+// 2-4 % on LL at 1-4 MiB (one shared H100, bench/results/gpu-1xH100-2026-11-25). A
+// two-shot LL128 work runs as phases (ll128Phase) in one loop with one call of each loop:
+// the phases inlined where they were called took nine inlined loops a kernel, 63 s of cicc
+// and ptxas for one of the 22 (2-core AMD EPYC, 2026-12-02); five now.
 template <bool kLl128, typename T>
 __device__ __forceinline__ bool llFamilyWork(const DevComm* comm, const DevWork* w, int ch, LlShared* sh) {
-  if constexpr (!std::is_same<T, LeanCopy>::value) {
-    if (collReduces(w->s.coll)) {
-      // Sums in a loop compiled for them; prod, max and min in one that picks the operator
-      // per element pair (LlTypedRt). Sums through that one measured 5-9 % slower on LL128
-      // and 2-4 % on LL at 1-4 MiB (one shared H100, bench/results/gpu-1xH100-2026-11-25).
-      constexpr int kLines = ll128ReduceLines<T>(), kPeers = ll128ReducePeers<T>();
-      if (w->red == kRedSum) {
-        if constexpr (kLl128)
-          return ll128Reduce<LlTyped<T, OpSum, true>, kLines, kLines, kPeers, kLl128CopyPeers>(comm, w, ch, sh);
-        else return llReduceLoop<LlTyped<T, OpSum>>(comm, w, ch, sh);
-      }
-      if constexpr (kLl128)
-        return ll128Reduce<LlTypedRt<T, true>, kLines, kLines, kPeers, kLl128CopyPeers>(comm, w, ch, sh);
-      else return llReduceLoop<LlTypedRt<T>>(comm, w, ch, sh);
-    }
-  }
+  constexpr bool kCopyOnly = std::is_same<T, LeanCopy>::value;
+  const bool reduces = !kCopyOnly && collReduces(w->s.coll);
   if constexpr (kLl128) {
-    constexpr int kLines = std::is_same<T, LeanCopy>::value ? kLl128CopyLines : ll128ReduceLines<T>();
-    return ll128CopyLoop<kLines, kLl128CopyPeers>(comm, w, Ll128View(*w), ch, sh);
+    if constexpr (kCopyOnly) {
+      return ll128CopyLoop<kLl128CopyLines, kLl128CopyPeers>(comm, w, Ll128View(*w), ch, sh);
+    } else {
+      constexpr int kLines = ll128ReduceLines<T>(), kPeers = ll128ReducePeers<T>();
+      // A one-hop reduction calls its loop with the work's own view: through the phase loop
+      // (a view of run-time fields) AllReduce and ReduceScatter of 16-256 KiB took 2-4 %
+      // longer in a graph (one shared H200, bench/results/gpu-1xH200-2026-12-02 call 1).
+      if (reduces && !w->twoShot)
+        return w->red == kRedSum
+                   ? ll128ReduceLoop<LlTyped<T, OpSum, true>, kLines, kPeers>(comm, w, Ll128View(*w), ch, sh)
+                   : ll128ReduceLoop<LlTypedRt<T, true>, kLines, kPeers>(comm, w, Ll128View(*w), ch, sh);
+      // Two-shot reductions and the launch's copies (one phase, ll128Phase).
+      const int phases = ll128Phases(comm, w);
+      for (int i = 0; i < phases; ++i) {
+        Ll128View v(*w);
+        const bool ok =
+            !ll128Phase(comm, w, i, reduces, &v) ? ll128CopyLoop<kLines, kLl128CopyPeers>(comm, w, v, ch, sh)
+            : w->red == kRedSum                  ? ll128ReduceLoop<LlTyped<T, OpSum, true>, kLines, kPeers>(comm, w, v, ch, sh)
+                                                 : ll128ReduceLoop<LlTypedRt<T, true>, kLines, kPeers>(comm, w, v, ch, sh);
+        if (!ok) return false;
+      }
+      return true;
+    }
+  } else {
+    if constexpr (!kCopyOnly) {
+      if (reduces)
+        return w->red == kRedSum ? llReduceLoop<LlTyped<T, OpSum>>(comm, w, ch, sh)
+                                 : llReduceLoop<LlTypedRt<T>>(comm, w, ch, sh);
+    }
+    return llCopyWork(comm, w, ch, sh);
   }
-  else return llCopyWork(comm, w, ch, sh);
 }
 
 // The LL-family kernels that are not lean: LL (llKernel<false, T>) or LL128 works, reductions

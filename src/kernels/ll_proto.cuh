@@ -609,9 +609,11 @@ __device__ __forceinline__ bool llReduceLoop(const DevComm* commP, const DevWork
   return true;
 }
 
-template <typename T, typename Op>
+// A reduction of the generic kernel (coll_kernel.cuh): Policy LlTyped<T, OpSum> or
+// LlTypedRt<T>, each a function of its own.
+template <typename Policy>
 __device__ __noinline__ bool llReduceWork(const DevComm* comm, const DevWork* w, int ch, LlShared* sh) {
-  return llReduceLoop<LlTyped<T, Op>>(comm, w, ch, sh);
+  return llReduceLoop<Policy>(comm, w, ch, sh);
 }
 
 // AllGather, Broadcast, Send and Recv: data movement only.

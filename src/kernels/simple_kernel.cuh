@@ -134,6 +134,9 @@ struct SimpleStep {
   bool premul;  // multiply the local input by PreMulSum's scalar
 };
 
+// What a piece of a work is (SimpleWork::piece, the unaligned kernels).
+constexpr int kPieceAllReduce = 0, kPieceGather = 1, kPieceChain = 2, kPieceP2p = 3;
+
 template <typename S, bool kWide>
 class SimpleWork {
   // Vectors in flight a thread in copies: kSimpleUnroll where the kernel only moves data
@@ -197,7 +200,9 @@ class SimpleWork {
       return false;
     }
     bool ok;
-    if (units_) {
+    if constexpr (kWide) {
+      ok = pieces(off, cnt, p, rel);
+    } else if (units_) {
       ok = runUnits(p, rel);
     } else {
       switch (s.algo) {
@@ -328,6 +333,117 @@ class SimpleWork {
       u = static_cast<int64_t>(next - 1);
     }
   }
+  // The work as pieces, each one sequence of steps (piece()): without units, the channel's
+  // range in spans of a ring AllReduce loop (chunk·n elements) or a chunk, or one piece of
+  // a point-to-point work; with units (DevWork::units, dev_work.h), the channel's units from
+  // unit ch_ on. Each unit ends with every thread reading the unit word of the next one
+  // (claimed by the leader, learnt by the others from the messages of this unit). A
+  // point-to-point work's leader is its sender; a unit is one step of the others. The word
+  // is written before the unit's last step's block barrier and read after it; the next
+  // unit writes the other word of sh_.next, so no barrier of its own is needed (nor one
+  // that would wait for the posting warp's fence).
+  //
+  // The unaligned kernels (kWide) only: one loop and one call of piece(), which calls
+  // step() once, so step() and the data movement it inlines (every operator's unaligned
+  // combine loops) exist once in the kernel. With a loop per collective and per kind, as the
+  // aligned kernels have (eight copies), cicc and ptxas took 160 s for one unaligned kernel
+  // where this form takes 12, and the build ran past CI's 90 minutes (2-core AMD EPYC,
+  // 2026-12-02). The aligned kernels keep theirs: in this form (or four copies, one per
+  // collective) Simple calls of 256 KiB - 64 MiB ran 2-10 % longer (one shared H200,
+  // bench/results/gpu-1xH200-2026-12-02 calls 1-2).
+  __device__ __forceinline__ bool pieces(int64_t off, int64_t cnt, int p, int rel) {
+    const Schedule& s = w_.s;
+    const bool ring = s.algo == Algo::Ring, p2p = s.algo == Algo::P2p;
+    kind_ = p2p ? kPieceP2p : !ring ? kPieceChain : s.coll == Coll::AllReduce ? kPieceAllReduce : kPieceGather;
+    const int64_t end = off + cnt;
+    const int64_t span = kind_ == kPieceAllReduce ? s.chunk * s.nranks : kind_ == kPieceP2p ? cnt : s.chunk;
+    const int64_t size = units_ ? unitElems(s) : 0;
+    // The leader and its claimer as in runUnits.
+    leader_ = units_ && (p2p ? s.coll == Coll::Send : ring ? p == 0 : rel == (s.coll == Coll::Broadcast ? 0 : 1));
+    const int claimer = nw_ < nt_ ? post_ : kSendThread;
+    int64_t u = ch_, o = off;
+    for (;;) {
+      int64_t len;
+      if (units_) {
+        if (leader_ && tid_ == claimer) sh_.next[par_] = claim();
+        if (!leader_ && tid_ == kRecvThread) sh_.next[par_] = kUnitUnknown;
+        o = u * size;
+        len = min64(size, s.count - o);
+      } else {
+        len = min64(span, end - o);
+      }
+      if (!piece(o, len, p, rel)) return false;
+      if (!units_) {
+        o += span;
+        if (o >= end) return true;
+        continue;
+      }
+      const uint64_t next = sh_.next[par_];
+      par_ ^= 1;
+      if (next == kUnitEnd) return true;
+      // Every rank learns the word by its step at its ring (or chain) distance from the
+      // leader, within the unit: an unknown one here is a broken invariant.
+      if (next == kUnitUnknown) __trap();
+      u = static_cast<int64_t>(next - 1);
+    }
+  }
+
+  // One piece [o, o + len): its steps in order.
+  //  * Ring AllReduce (a loop of up to chunk·n elements): n−1 reduce steps then n gather
+  //    steps, step k on the part of ring position p − k (schedule.h, stepAt).
+  //  * Ring AllGather and ReduceScatter (a chunk of every rank block): n steps; AllGather's
+  //    step k carries the block of ring position p − k, ReduceScatter's reduces that of
+  //    p − k − 1 and completes this rank's own block at the last step.
+  //  * Along the ring from the root (Broadcast root -> root+1 -> ...; Reduce root+1 -> ...
+  //    -> root): one step.
+  //  * Point-to-point: one step a chunk.
+  __device__ __forceinline__ bool piece(int64_t o, int64_t len, int p, int rel) {
+    const Schedule& s = w_.s;
+    const int n = s.nranks;
+    const bool pre = premul();
+    const int steps = kind_ == kPieceAllReduce ? 2 * n - 1
+                      : kind_ == kPieceGather  ? n
+                      : kind_ == kPieceChain   ? 1
+                                               : static_cast<int>(divUp(len, s.chunk));
+    const int64_t part = kind_ == kPieceAllReduce ? roundUp(divUp(len, n), s.align) : 0;
+    int q = p;  // AllReduce: the ring position of step k's part
+    for (int k = 0; k < steps; ++k) {
+      SimpleStep st;
+      switch (kind_) {
+        case kPieceAllReduce: {
+          const int64_t cOff = o + min64(part * q, len);
+          const bool reduce = k < n;
+          st = SimpleStep{reduce ? in(cOff) : nullptr, k >= n - 1 ? out(cOff) : nullptr, cOff,
+                          min64(part, o + len - cOff), k > 0, k < 2 * n - 2, reduce && pre};
+          q = q == 0 ? n - 1 : q - 1;
+          break;
+        }
+        case kPieceGather: {
+          const bool gather = s.coll == Coll::AllGather;
+          const int64_t blockOff = static_cast<int64_t>(ringAt(p - k - (gather ? 0 : 1))) * s.count + o;
+          st = gather ? SimpleStep{k == 0 ? in(o) : nullptr, out(blockOff), blockOff, len, k > 0, k < n - 1, false}
+                      : SimpleStep{in(blockOff), k == n - 1 ? out(o) : nullptr, o, len, k > 0, k < n - 1, pre};
+          break;
+        }
+        case kPieceChain: {
+          const bool bcast = s.coll == Coll::Broadcast;
+          const bool recv = bcast ? rel > 0 : rel != 1, send = bcast ? rel < n - 1 : rel != 0;
+          st = bcast ? SimpleStep{rel == 0 ? in(o) : nullptr, out(o), o, len, recv, send, false}
+                     : SimpleStep{in(o), rel == 0 ? out(o) : nullptr, o, len, recv, send, pre};
+          break;
+        }
+        default: {
+          const int64_t at = o + k * s.chunk, l = min64(s.chunk, o + len - at);
+          st = s.coll == Coll::Send ? SimpleStep{in(at), nullptr, at, l, false, true, false}
+                                    : SimpleStep{nullptr, out(at), at, l, true, false, false};
+          break;
+        }
+      }
+      if (!step(st)) return false;
+    }
+    return true;
+  }
+
   // The leader's next unit: the first nchannels go one to a channel, the rest in the order
   // channels ask for them.
   __device__ __forceinline__ uint64_t claim() {
@@ -584,6 +700,7 @@ class SimpleWork {
   int nw_ = 0;     // the threads that move data: nt_, or nt_ - 32 with a posting warp
   int post_ = 0;   // the thread that fences and posts the tails
   int par_ = 0;    // units: the parity of the block's unit (sh_.next)
+  int kind_ = 0;   // kWide: the work's pieces (kPiece*)
   bool leader_ = false;  // units: this rank claims the units
   SimpleConn rc_, sc_;
   uint64_t rn_ = 0, sn_ = 0;  // the counters (every thread keeps them)

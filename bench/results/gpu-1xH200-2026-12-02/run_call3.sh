@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Call 3 (one H200, ranks as threads sharing it): what lands. The aligned Simple kernels
+# are main's again (a loop per collective and per kind: calls 1 and 2 lost 2-10 % in either
+# of the forms with fewer copies); the unaligned ones (kWide) take call 1's form, one call of
+# step(); the LL128, direct and generic kernels as in call 2. The single-process GPU tests
+# on 2 ranks (all but the 80-rank one) and 3 (windows, AlltoAll family, Gather, units,
+# point-to-point patterns, LL128); then against main before (old/), interleaved, five
+# rounds: unaligned AllGather and ReduceScatter (a rank's block 8 bytes past a multiple of
+# 16: 256 KiB + 8 B, times 3 up to 20 MiB; the unaligned kernels), and the aligned Simple
+# sweep of calls 1-2 (the same kernels as main: a control).
+cd "$(dirname "$0")/../../.."
+. bench/device_call.sh
+ln -sfn ab/old $B/old
+F3='GpuSingleProcess.*Window*:GpuSingleProcess.AlltoAll*:GpuSingleProcess.OneThreadGather*:GpuSingleProcess.SimpleUnitsEveryCollectiveTypeAndForm:GpuSingleProcess.PointToPointPatterns:GpuSingleProcess.Ll128*:GpuSingleProcess.*Unaligned*'
+for run in "2:GpuSingleProcess.*-GpuSingleProcess.ConnectionTableMemoryFollowsConnectedPeers" "3:$F3"; do
+  nr=${run%%:*} f=${run#*:}
+  gtests $nr "$f" $((nr > 2 ? 150 : 240))
+done
+OPS=allreduce,reducescatter,allgather,broadcast,sendrecv,alltoall
+for r in 1 2 3 4 5; do
+  for v in old new; do
+    [ $SECONDS -lt 540 ] || continue
+    tb wide $v $r "-r 2 -b 262152 -e 21234312 -f 3 -n 20 -G 5 -o allgather,reducescatter" NCCL_PROTO=Simple
+    tb simple $v $r "-r 2 -b 256K -e 64M -f 4 -n 20 -G 5 -o $OPS" NCCL_PROTO=Simple
+  done
+done
+finish call3 wide simple
