@@ -305,43 +305,56 @@ class SimpleWork {
   __device__ __forceinline__ bool runUnits(int p, int rel) {
     const Schedule& s = w_.s;
     const bool ring = s.algo == Algo::Ring, p2p = s.algo == Algo::P2p;
-    leader_ = p2p ? s.coll == Coll::Send : ring ? p == 0 : rel == (s.coll == Coll::Broadcast ? 0 : 1);
+    leader_ = unitLeader(p, rel);
     const int64_t size = unitElems(s);
-    // The leader's claim (a global atomic) is the posting warp's where the block has one: it
-    // runs while the movers move the unit's first step, and lands in sh_.next before the
-    // posting warp reaches the block barrier after that move. Thread 32 claimed before,
-    // and the movers waited for it at each unit's first step. One shared H200: ring
-    // AllReduce of 16-64 MiB and two-rank Send/Recv of 64-256 MiB 1-2.4 % faster, nothing
-    // slower, 256 KiB - 4 MiB level (bench/results/gpu-1xH200-2026-11-29c, calls 2-3).
-    const int claimer = nw_ < nt_ ? post_ : kSendThread;
     int64_t u = ch_;
     for (;;) {
-      if (leader_ && tid_ == claimer) sh_.next[par_] = claim();
-      if (!leader_ && tid_ == kRecvThread) sh_.next[par_] = kUnitUnknown;
+      unitStart();
       const int64_t o = u * size, len = min64(size, s.count - o);
       const bool ok = p2p    ? pointToPoint(o, len)
                       : !ring ? chainChunk(o, len, rel)
                       : s.coll == Coll::AllReduce ? allReduceLoop(o, len, p)
                                                   : gatherChunk(o, len, p);
       if (!ok) return false;
-      const uint64_t next = sh_.next[par_];
-      par_ ^= 1;
-      if (next == kUnitEnd) return true;
-      // Every rank learns the word by its step at its ring (or chain) distance from the
-      // leader, within the unit: an unknown one here is a broken invariant.
-      if (next == kUnitUnknown) __trap();
-      u = static_cast<int64_t>(next - 1);
+      if (!unitNext(&u)) return true;
     }
+  }
+  // The unit loop's parts, shared by runUnits and pieces. The leader: a point-to-point
+  // work's sender, the ring's position 0, a chain's first rank.
+  __device__ __forceinline__ bool unitLeader(int p, int rel) const {
+    const Schedule& s = w_.s;
+    return s.algo == Algo::P2p ? s.coll == Coll::Send
+           : s.algo == Algo::Ring ? p == 0
+                                  : rel == (s.coll == Coll::Broadcast ? 0 : 1);
+  }
+  // Before a unit's first step: the leader claims the next unit into sh_.next, the others
+  // mark it unknown until this unit's messages carry it. The leader's claim (a global
+  // atomic) is the posting warp's where the block has one: it runs while the movers move
+  // the unit's first step, and lands in sh_.next before the posting warp reaches the block
+  // barrier after that move. Thread 32 claimed before, and the movers waited for it at each
+  // unit's first step. One shared H200: ring AllReduce of 16-64 MiB and two-rank Send/Recv
+  // of 64-256 MiB 1-2.4 % faster, nothing slower, 256 KiB - 4 MiB level
+  // (bench/results/gpu-1xH200-2026-11-29c, calls 2-3).
+  __device__ __forceinline__ void unitStart() {
+    const int claimer = nw_ < nt_ ? post_ : kSendThread;
+    if (leader_ && tid_ == claimer) sh_.next[par_] = claim();
+    if (!leader_ && tid_ == kRecvThread) sh_.next[par_] = kUnitUnknown;
+  }
+  // After a unit's last step: the next unit into *u, false when the channel's units are done.
+  __device__ __forceinline__ bool unitNext(int64_t* u) {
+    const uint64_t next = sh_.next[par_];
+    par_ ^= 1;
+    if (next == kUnitEnd) return false;
+    // Every rank learns the word by its step at its ring (or chain) distance from the
+    // leader, within the unit: an unknown one here is a broken invariant.
+    if (next == kUnitUnknown) __trap();
+    *u = static_cast<int64_t>(next - 1);
+    return true;
   }
   // The work as pieces, each one sequence of steps (piece()): without units, the channel's
   // range in spans of a ring AllReduce loop (chunk·n elements) or a chunk, or one piece of
-  // a point-to-point work; with units (DevWork::units, dev_work.h), the channel's units from
-  // unit ch_ on. Each unit ends with every thread reading the unit word of the next one
-  // (claimed by the leader, learnt by the others from the messages of this unit). A
-  // point-to-point work's leader is its sender; a unit is one step of the others. The word
-  // is written before the unit's last step's block barrier and read after it; the next
-  // unit writes the other word of sh_.next, so no barrier of its own is needed (nor one
-  // that would wait for the posting warp's fence).
+  // a point-to-point work; with units, the channel's units from unit ch_ on, as runUnits
+  // takes them.
   //
   // The unaligned kernels (kWide) only: one loop and one call of piece(), which calls
   // step() once, so step() and the data movement it inlines (every operator's unaligned
@@ -358,15 +371,12 @@ class SimpleWork {
     const int64_t end = off + cnt;
     const int64_t span = kind_ == kPieceAllReduce ? s.chunk * s.nranks : kind_ == kPieceP2p ? cnt : s.chunk;
     const int64_t size = units_ ? unitElems(s) : 0;
-    // The leader and its claimer as in runUnits.
-    leader_ = units_ && (p2p ? s.coll == Coll::Send : ring ? p == 0 : rel == (s.coll == Coll::Broadcast ? 0 : 1));
-    const int claimer = nw_ < nt_ ? post_ : kSendThread;
+    leader_ = units_ && unitLeader(p, rel);
     int64_t u = ch_, o = off;
     for (;;) {
       int64_t len;
       if (units_) {
-        if (leader_ && tid_ == claimer) sh_.next[par_] = claim();
-        if (!leader_ && tid_ == kRecvThread) sh_.next[par_] = kUnitUnknown;
+        unitStart();
         o = u * size;
         len = min64(size, s.count - o);
       } else {
@@ -378,13 +388,7 @@ class SimpleWork {
         if (o >= end) return true;
         continue;
       }
-      const uint64_t next = sh_.next[par_];
-      par_ ^= 1;
-      if (next == kUnitEnd) return true;
-      // Every rank learns the word by its step at its ring (or chain) distance from the
-      // leader, within the unit: an unknown one here is a broken invariant.
-      if (next == kUnitUnknown) __trap();
-      u = static_cast<int64_t>(next - 1);
+      if (!unitNext(&u)) return true;
     }
   }
 
