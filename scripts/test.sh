@@ -8,8 +8,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 EXTRA=${MCCL_TEST_EXTRA:-1}
 [ "$EXTRA" = 1 ] && export MCCL_SETUP_FUZZ=1
+t0=$SECONDS
 scripts/setup.sh
+echo "test: set-up took $((SECONDS - t0)) s"
+t0=$SECONDS
 scripts/build.sh
+echo "test: build took $((SECONDS - t0)) s"
 t0=$SECONDS
 (cd "${MCCL_BUILD_DIR:-build}" && ctest --output-on-failure -j "${MCCL_TEST_JOBS:-1}" "$@")
 echo "test: ctest took $((SECONDS - t0)) s"
