@@ -1,8 +1,24 @@
-// Small helpers shared by the benchmark programs (mccl-perf, mccl-threads-bench).
+// Small helpers shared by the benchmark programs (mccl-perf, mccl-threads-bench,
+// micro_word_wait).
 #pragma once
 
 #include <cstddef>
+#include <cstdio>
 #include <cstdlib>
+
+// A failed check ends the process at once (_Exit): it may fire on one rank's thread while
+// the others are inside mccl, and exit() would run the library's and CUDA's static
+// destructors under them (once seen as "double free or corruption" and SIGSEGV after a
+// timeout with ranks sharing a GPU).
+#define CHECK(cond, ...)                 \
+  do {                                   \
+    if (!(cond)) {                       \
+      std::fprintf(stderr, __VA_ARGS__); \
+      std::fprintf(stderr, "\n");        \
+      std::fflush(stdout);               \
+      std::_Exit(1);                     \
+    }                                    \
+  } while (0)
 
 namespace mccl_bench {
 

@@ -37,20 +37,6 @@
 
 namespace {
 
-// A failed check ends the process at once (_Exit): it may fire on one rank's thread while
-// the others are inside mccl, and exit() would run the library's and CUDA's static
-// destructors under them (once seen as "double free or corruption" and SIGSEGV after a
-// timeout with ranks sharing a GPU).
-#define CHECK(cond, ...)                 \
-  do {                                   \
-    if (!(cond)) {                       \
-      std::fprintf(stderr, __VA_ARGS__); \
-      std::fprintf(stderr, "\n");        \
-      std::fflush(stdout);               \
-      std::_Exit(1);                     \
-    }                                    \
-  } while (0)
-
 using Barrier = mccl_test::ThreadBarrier;
 
 double nowUs() {

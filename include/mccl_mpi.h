@@ -56,6 +56,9 @@ ncclResult_t mcclMpiOp(MPI_Op op, ncclRedOp_t* ncclOp);
 
 /* libmccl_mpi (the PMPI preload): calls routed to mccl and to MPI since the start. */
 void mcclMpiPathCounters(uint64_t* viaMccl, uint64_t* viaMpi);
+/* Of the calls routed to mccl: those whose wait spun on a word the collective's kernel raised
+ * in host memory (small LL-protocol collectives) and those that waited on the stream. */
+void mcclMpiWaitCounters(uint64_t* byWord, uint64_t* byStream);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,8 @@
 //   kernel        mcclMpiAllreduce on a blocking stream + mcclStreamSynchronize (the
 //                 preload's path today: a kernel, then a wait that keeps MPI progressing)
 //   kernel_spin   the same kernel, waited for by spinning on cudaStreamQuery alone
+//   route         what libmccl_mpi's MPI_Allreduce runs (mcclMpiRouteAllreduce: the checks,
+//                 the launch, the wait on the kernel's completion word where it raises one)
 //   staged        cudaMemcpyAsync D2H to pinned memory, cudaStreamSynchronize, MPI_Allreduce
 //                 on the host, cudaMemcpyAsync H2D, cudaStreamSynchronize
 //   staged_spin   the same, each copy waited for by spinning on cudaStreamQuery
@@ -12,8 +14,20 @@
 //                 for the host's result (MPI_Allreduce between the two), then writes it back
 //   pieces: d2h, h2d (one copy + wait), mpi (MPI_Allreduce of 8 host bytes), empty (an empty
 //   kernel + wait), attr (cudaPointerGetAttributes on the device buffer)
+//   the floor of a kernel round trip, by how the host learns the kernel is done:
+//     empty         cudaStreamSynchronize          empty_q    spinning on cudaStreamQuery
+//     empty_nb      the same on a non-blocking stream
+//     flag          the kernel's last store raises a word in mapped host memory, the host
+//                   spins on it (the stream is never asked)
+//     flag_nb       the same on a non-blocking stream
+//     flag_launch   (flag's calls) the host's time inside cudaLaunchKernel alone
+//     wv            an empty kernel, then cuStreamWriteValue32 of the host's word (the
+//                   stream's front end writes it when the kernel is done), spun on
+//     query         one cudaStreamQuery of an idle stream
 // Each row: the slower rank's mean over 2000 calls, median of 5 trials; every variant's
 // result is checked against the sum of the ranks' inputs.
+#include <cuda.h>
+#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 #include <mpi.h>
 
@@ -28,6 +42,10 @@
 
 #include "mccl_mpi.h"
 
+extern "C" int mcclMpiRouteAllreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                                     MPI_Comm comm, int* rc);  // libmccl's, for the shim
+extern "C" void mcclMpiRouteSetMpiCudaAware(int aware);
+
 #define CK(x)                                                                                \
   do {                                                                                       \
     cudaError_t e_ = (x);                                                                    \
@@ -38,6 +56,13 @@
   } while (0)
 
 __global__ void emptyKernel() {}
+
+// The flag variants: the kernel's last act raises the host's word.
+__global__ void flagKernel(volatile unsigned* done, unsigned seq) {
+  if (threadIdx.x != 0) return;
+  __threadfence_system();
+  *done = seq;
+}
 
 // The mapped variant: the block copies the buffer to host memory, raises the host's flag,
 // waits for the host to post the result, and writes it back.
@@ -82,19 +107,29 @@ int main(int argc, char** argv) {
   unsigned* flags = nullptr;
   CK(cudaMalloc(&d, 64));
   CK(cudaHostAlloc(&h, 64, cudaHostAllocMapped));
-  CK(cudaHostAlloc(&flags, 64, cudaHostAllocMapped));
-  std::memset(flags, 0, 64);
+  CK(cudaHostAlloc(&flags, 256, cudaHostAllocMapped));  // words 0, 16, 32: a line apart
+  std::memset(flags, 0, 256);
   float* hDev = nullptr;
   unsigned* fDev = nullptr;
   CK(cudaHostGetDevicePointer(&hDev, h, 0));
   CK(cudaHostGetDevicePointer(&fDev, flags, 0));
   cudaStream_t s;
   CK(cudaStreamCreateWithFlags(&s, cudaStreamDefault));  // blocking, as the preload's
+  cudaStream_t snb;
+  CK(cudaStreamCreateWithFlags(&snb, cudaStreamNonBlocking));
+  PFN_cuStreamWriteValue32_v11070 writeValue = nullptr;
+  cudaDriverEntryPointQueryResult found;
+  CK(cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", reinterpret_cast<void**>(&writeValue), 12000,
+                                      cudaEnableDefault, &found));
+  double launchSeconds = 0;  // flag_launch: time inside the launches of flag's timed calls
+  long launches = 0;
   ncclComm_t comm;
   if (mcclMpiComm(MPI_COMM_WORLD, &comm) != ncclSuccess) {
     std::fprintf(stderr, "mcclMpiComm: %s\n", ncclGetLastError(nullptr));
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
+  // As the shim tells it of an MPI that is not CUDA-aware: mccl keeps device buffers of every size.
+  mcclMpiRouteSetMpiCudaAware(0);
   unsigned seq = 0;
   volatile unsigned* vf = flags;
   volatile float* vh = h;
@@ -114,6 +149,14 @@ int main(int argc, char** argv) {
        [&] {
          mcclMpiAllreduce(MPI_IN_PLACE, d, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, s);
          spin(s);
+       }},
+      {"route", true,
+       [&] {
+         int rc = 0;
+         if (!mcclMpiRouteAllreduce(MPI_IN_PLACE, d, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &rc) || rc != MPI_SUCCESS) {
+           std::fprintf(stderr, "mcclMpiRouteAllreduce did not take the call (rc %d)\n", rc);
+           MPI_Abort(MPI_COMM_WORLD, 1);
+         }
        }},
       {"staged", true,
        [&] {
@@ -171,6 +214,46 @@ int main(int argc, char** argv) {
          emptyKernel<<<1, 32, 0, s>>>();
          CK(cudaStreamSynchronize(s));
        }},
+      {"empty_q", false,
+       [&] {
+         emptyKernel<<<1, 32, 0, s>>>();
+         spin(s);
+       }},
+      {"empty_nb", false,
+       [&] {
+         emptyKernel<<<1, 32, 0, snb>>>();
+         CK(cudaStreamSynchronize(snb));
+       }},
+      {"flag", false,
+       [&] {
+         ++seq;
+         const double t0 = MPI_Wtime();
+         flagKernel<<<1, 32, 0, s>>>(fDev + 32, seq);
+         launchSeconds += MPI_Wtime() - t0;
+         ++launches;
+         while (vf[32] != seq) {
+         }
+       }},
+      {"flag_nb", false,
+       [&] {
+         ++seq;
+         flagKernel<<<1, 32, 0, snb>>>(fDev + 32, seq);
+         while (vf[32] != seq) {
+         }
+       }},
+      {"wv", false,
+       [&] {
+         ++seq;
+         emptyKernel<<<1, 32, 0, s>>>();
+         if (writeValue(s, reinterpret_cast<CUdeviceptr>(fDev + 48), seq, CU_STREAM_WRITE_VALUE_DEFAULT) !=
+             CUDA_SUCCESS) {
+           std::fprintf(stderr, "cuStreamWriteValue32 failed\n");
+           MPI_Abort(MPI_COMM_WORLD, 1);
+         }
+         while (vf[48] != seq) {
+         }
+       }},
+      {"query", false, [&] { CK(cudaStreamQuery(snb)); }},
       {"attr", false,
        [&] {
          cudaPointerAttributes a;
@@ -180,7 +263,7 @@ int main(int argc, char** argv) {
   if (rank == 0) std::printf("# 8-byte MPI_Allreduce on device buffers, %d ranks: us per call (slower rank)\n", size);
   if (rank == 0) std::printf("%-12s %8s %8s %8s  %s\n", "variant", "median", "min", "max", "check");
   for (const Variant& v : variants) {
-    std::vector<double> trials;
+    std::vector<double> trials, launchTrials;
     bool ok = true;
     for (int t = 0; t < 5; ++t) {
       const float mine[2] = {static_cast<float>(rank + 1), 0.5f * static_cast<float>(rank)};
@@ -194,20 +277,30 @@ int main(int argc, char** argv) {
         ok = ok && got[0] == static_cast<float>(want0) && got[1] == static_cast<float>(want1);
       }
       MPI_Barrier(MPI_COMM_WORLD);
+      launchSeconds = 0;
+      launches = 0;
       const double t0 = MPI_Wtime();
       for (int i = 0; i < iters; ++i) v.call();
       double us = (MPI_Wtime() - t0) * 1e6 / iters, worst = 0;
       MPI_Allreduce(&us, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
       trials.push_back(worst);
+      if (launches > 0) launchTrials.push_back(launchSeconds * 1e6 / static_cast<double>(launches));
     }
+    CK(cudaDeviceSynchronize());  // the flag variants leave their kernels' ends unwaited
     int okAll = ok ? 1 : 0, okMin = 0;
     MPI_Allreduce(&okAll, &okMin, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     std::sort(trials.begin(), trials.end());
     if (rank == 0)
       std::printf("%-12s %8.2f %8.2f %8.2f  %s\n", v.name, trials[2], trials.front(), trials.back(),
                   v.checks ? (okMin ? "ok" : "WRONG") : "-");
+    if (!launchTrials.empty() && rank == 0) {  // this rank's own, not the slower rank's
+      std::sort(launchTrials.begin(), launchTrials.end());
+      std::printf("%-12s %8.2f %8.2f %8.2f  -\n", (std::string(v.name) + "_launch").c_str(),
+                  launchTrials[launchTrials.size() / 2], launchTrials.front(), launchTrials.back());
+    }
   }
   cudaStreamDestroy(s);
+  cudaStreamDestroy(snb);
   cudaFree(d);
   cudaFreeHost(h);
   cudaFreeHost(flags);

@@ -14,6 +14,7 @@
 
 #include "bootstrap_mpi/mpi_map.h"
 #include "core/comm.h"
+#include "core/completion.h"
 #include "core/error.h"
 #include "core/knobs.h"
 #include "mccl_mpi.h"
@@ -28,6 +29,7 @@ using namespace mccl;
 namespace {
 
 std::atomic<uint64_t> gViaMccl{0}, gViaMpi{0};
+std::atomic<uint64_t> gByWord{0}, gByStream{0};  // mcclMpiWaitCounters
 std::atomic<int> gMpiCudaAware{-1};  // what the MPI library itself says (set by the shim)
 
 void verbose(const char* call, size_t bytes, const char* path, const char* why) {
@@ -67,11 +69,12 @@ int deviceOf(const void* p) {
 #endif
 
 // Decides and, when mccl takes the call, runs it. Returns 1 when handled (*rc is the MPI
-// result), 0 when the shim must call PMPI.
+// result), 0 when the shim must call PMPI. oneCall: run is one mccl collective and nothing
+// after it, so its launch may raise a completion word the wait spins on (core/completion.h).
 int route(const char* call, size_t bytes, const void* probe, MPI_Datatype dt, bool reduce, MPI_Op op,
-          MPI_Comm comm, const std::function<ncclResult_t(cudaStream_t)>& run, int* rc) {
+          MPI_Comm comm, bool oneCall, const std::function<ncclResult_t(cudaStream_t)>& run, int* rc) {
 #ifndef MCCL_HAVE_CUDA
-  (void)probe; (void)dt; (void)reduce; (void)op; (void)comm; (void)run; (void)rc;
+  (void)probe; (void)dt; (void)reduce; (void)op; (void)comm; (void)oneCall; (void)run; (void)rc;
   gViaMpi.fetch_add(1);
   verbose(call, bytes, "MPI", "mccl was built without CUDA");
   return 0;
@@ -100,8 +103,18 @@ int route(const char* call, size_t bytes, const void* probe, MPI_Datatype dt, bo
   cudaGetDevice(&prev);
   if (prev != dev) cudaSetDevice(dev);
   cudaStream_t s = streamFor(dev);
-  ncclResult_t r = run(s);
-  if (r == ncclSuccess) r = mcclStreamSynchronize(s, comm);
+  CompletionWord cw;
+  ncclResult_t r;
+  if (oneCall) {
+    CompletionScope armed(&cw);
+    r = run(s);
+  } else {
+    r = run(s);
+  }
+  if (r == ncclSuccess) {
+    r = waitStream(s, comm, &cw);
+    (cw.taken ? gByWord : gByStream).fetch_add(1);
+  }
   if (prev >= 0 && prev != dev) cudaSetDevice(prev);
   gViaMccl.fetch_add(1);
   verbose(call, bytes, "mccl", r == ncclSuccess ? nullptr : ncclGetLastError(nullptr));
@@ -135,10 +148,15 @@ NCCL_API void mcclMpiPathCounters(uint64_t* viaMccl, uint64_t* viaMpi) {
   if (viaMpi) *viaMpi = gViaMpi.load();
 }
 
+NCCL_API void mcclMpiWaitCounters(uint64_t* byWord, uint64_t* byStream) {
+  if (byWord) *byWord = gByWord.load();
+  if (byStream) *byStream = gByStream.load();
+}
+
 NCCL_API int mcclMpiRouteAllreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                                    MPI_Comm comm, int* rc) {
   const void* probe = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  return route("MPI_Allreduce", typeBytes(dt, static_cast<size_t>(count)), probe, dt, true, op, comm,
+  return route("MPI_Allreduce", typeBytes(dt, static_cast<size_t>(count)), probe, dt, true, op, comm, true,
                [&](cudaStream_t s) { return mcclMpiAllreduce(sendbuf, recvbuf, static_cast<size_t>(count), dt, op, comm, s); },
                rc);
 }
@@ -146,7 +164,7 @@ NCCL_API int mcclMpiRouteAllreduce(const void* sendbuf, void* recvbuf, int count
 NCCL_API int mcclMpiRouteReduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                                 MPI_Comm comm, int* rc) {
   const void* probe = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  return route("MPI_Reduce", typeBytes(dt, static_cast<size_t>(count)), probe, dt, true, op, comm,
+  return route("MPI_Reduce", typeBytes(dt, static_cast<size_t>(count)), probe, dt, true, op, comm, true,
                [&](cudaStream_t s) {
                  return mcclMpiReduce(sendbuf, recvbuf, static_cast<size_t>(count), dt, op, root, comm, s);
                },
@@ -154,7 +172,7 @@ NCCL_API int mcclMpiRouteReduce(const void* sendbuf, void* recvbuf, int count, M
 }
 
 NCCL_API int mcclMpiRouteBcast(void* buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm, int* rc) {
-  return route("MPI_Bcast", typeBytes(dt, static_cast<size_t>(count)), buffer, dt, false, MPI_OP_NULL, comm,
+  return route("MPI_Bcast", typeBytes(dt, static_cast<size_t>(count)), buffer, dt, false, MPI_OP_NULL, comm, true,
                [&](cudaStream_t s) { return mcclMpiBcast(buffer, static_cast<size_t>(count), dt, root, comm, s); }, rc);
 }
 
@@ -166,7 +184,7 @@ NCCL_API int mcclMpiRouteAllgather(const void* sendbuf, int sendcount, MPI_Datat
     return 0;
   }
   size_t bytes = typeBytes(recvtype, static_cast<size_t>(recvcount)) * static_cast<size_t>(commSize(comm));
-  return route("MPI_Allgather", bytes, recvbuf, recvtype, false, MPI_OP_NULL, comm,
+  return route("MPI_Allgather", bytes, recvbuf, recvtype, false, MPI_OP_NULL, comm, true,
                [&](cudaStream_t s) {
                  return mcclMpiAllgather(sendbuf, recvbuf, static_cast<size_t>(recvcount), recvtype, comm, s);
                },
@@ -177,7 +195,7 @@ NCCL_API int mcclMpiRouteReduceScatterBlock(const void* sendbuf, void* recvbuf, 
                                             MPI_Op op, MPI_Comm comm, int* rc) {
   size_t bytes = typeBytes(dt, static_cast<size_t>(recvcount)) * static_cast<size_t>(commSize(comm));
   const void* probe = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  return route("MPI_Reduce_scatter_block", bytes, probe, dt, true, op, comm,
+  return route("MPI_Reduce_scatter_block", bytes, probe, dt, true, op, comm, sendbuf != MPI_IN_PLACE,
                [&](cudaStream_t s) {
                  return mcclMpiReduceScatterBlock(sendbuf, recvbuf, static_cast<size_t>(recvcount), dt, op, comm, s);
                },
@@ -192,7 +210,7 @@ NCCL_API int mcclMpiRouteAlltoall(const void* sendbuf, int sendcount, MPI_Dataty
     return 0;
   }
   size_t bytes = typeBytes(recvtype, static_cast<size_t>(recvcount)) * static_cast<size_t>(commSize(comm));
-  return route("MPI_Alltoall", bytes, recvbuf, recvtype, false, MPI_OP_NULL, comm,
+  return route("MPI_Alltoall", bytes, recvbuf, recvtype, false, MPI_OP_NULL, comm, false,
                [&](cudaStream_t s) {
                  return mcclMpiAlltoall(sendbuf, recvbuf, static_cast<size_t>(recvcount), recvtype, comm, s);
                },

@@ -8,6 +8,8 @@
 #include "bootstrap_mpi/bootstrap_mpi.h"
 #include "bootstrap_mpi/mpi_map.h"
 #include "core/comm.h"
+#include "core/completion.h"
+#include "core/enqueue.h"
 #include "core/cuda_util.h"
 #include "core/error.h"
 #include "core/types.h"
@@ -277,20 +279,43 @@ NCCL_API ncclResult_t mcclMpiAlltoall(const void* sendbuf, void* recvbuf, size_t
   MCCL_API_END
 }
 
-NCCL_API ncclResult_t mcclStreamSynchronize(cudaStream_t stream, MPI_Comm progressComm) {
-  MCCL_API_BEGIN
-  const bool mayUseMpi = progressComm != MPI_COMM_NULL && MpiBootstrap::callerMayUseMpi();
+namespace mccl {
+
+// Waits for stream, and for cw's word first when a launch took it (core/completion.h). The
+// first kWaitAloneNs spin on the word (or the stream) alone: one cudaStreamQuery took
+// 1.3-2.7 us on an H200 host and MPI_Iprobe adds its own, so a short wait that asks only
+// the stream returns up to a query late (bench/results/gpu-1xH200-2026-12-02c). After that
+// MPI progresses on every round (the wait never deadlocks against a peer's MPI call), the
+// stream is asked too (a launch stopped early never raises its word; a round that waits on a
+// word spins on it for kWordRoundNs first), and after 200 rounds the rounds back off to
+// sleeps of up to 100 us so a long wait does not burn a core.
+ncclResult_t waitStream(cudaStream_t stream, MPI_Comm progressComm, const CompletionWord* cw) {
 #ifdef MCCL_HAVE_CUDA
-  if (cudaUsableDeviceCount() == 0) {  // host communicators: nothing runs on a stream
-    if (mayUseMpi) MpiBootstrap::progress(progressComm);
-    return ncclSuccess;
+  constexpr uint64_t kWaitAloneNs = 20000, kWordRoundNs = 10000;
+  const bool word = cw != nullptr && cw->taken;
+  auto raised = [&] { return *cw->word == cw->value; };
+  auto raisedWithin = [&](uint64_t ns) {
+    for (const uint64_t t = steadyNs(); steadyNs() - t < ns;)
+      if (raised()) return true;
+    return raised();
+  };
+  const uint64_t t0 = steadyNs();
+  while (steadyNs() - t0 < kWaitAloneNs) {
+    if (word) {
+      if (raised()) return ncclSuccess;
+      continue;
+    }
+    const cudaError_t e = cudaStreamQuery(stream);
+    if (e == cudaSuccess) return ncclSuccess;
+    if (e != cudaErrorNotReady)
+      return MCCL_ERR(ncclUnhandledCudaError, nullptr, "mcclStreamSynchronize: %s", cudaGetErrorString(e));
   }
-  // Spin briefly (most waits are short), then back off to sleeps of up to 100 us so a long
-  // wait does not burn a core; MPI progresses on every round.
+  const bool mayUseMpi = progressComm != MPI_COMM_NULL && MpiBootstrap::callerMayUseMpi();
   int round = 0;
   auto sleepFor = std::chrono::microseconds(1);
   for (;;) {
-    cudaError_t e = cudaStreamQuery(stream);
+    if (word && raisedWithin(round > 200 ? 0 : kWordRoundNs)) return ncclSuccess;
+    const cudaError_t e = cudaStreamQuery(stream);
     if (e == cudaSuccess) return ncclSuccess;
     if (e != cudaErrorNotReady)
       return MCCL_ERR(ncclUnhandledCudaError, nullptr, "mcclStreamSynchronize: %s", cudaGetErrorString(e));
@@ -302,8 +327,22 @@ NCCL_API ncclResult_t mcclStreamSynchronize(cudaStream_t stream, MPI_Comm progre
   }
 #else
   (void)stream;
-  if (mayUseMpi) MpiBootstrap::progress(progressComm);
+  (void)cw;
+  if (progressComm != MPI_COMM_NULL && MpiBootstrap::callerMayUseMpi()) MpiBootstrap::progress(progressComm);
   return ncclSuccess;
 #endif
+}
+
+}  // namespace mccl
+
+NCCL_API ncclResult_t mcclStreamSynchronize(cudaStream_t stream, MPI_Comm progressComm) {
+  MCCL_API_BEGIN
+#ifdef MCCL_HAVE_CUDA
+  if (cudaUsableDeviceCount() == 0) {  // host communicators: nothing runs on a stream
+    if (progressComm != MPI_COMM_NULL && MpiBootstrap::callerMayUseMpi()) MpiBootstrap::progress(progressComm);
+    return ncclSuccess;
+  }
+#endif
+  return waitStream(stream, progressComm, nullptr);
   MCCL_API_END
 }

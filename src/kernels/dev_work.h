@@ -128,7 +128,9 @@ struct DevComm {
   int32_t slices;               // flags per FIFO slot: a step's chunk moves in this many slices
   int32_t postWarp;             // Simple kernel: a sending work's last warp fences and posts
                                 // (MCCL_SIMPLE_POST_WARP; simple_kernel.cuh)
-  int32_t unused;
+  uint32_t doneTarget;          // nonzero: the launch raises its host's completion word (core/
+                                // completion.h), word kDoneFlagWord of the abortFlag block, to this
+                                // count of claims[kDoneWord]; 0 in most launches
   const int32_t* ring;          // ring order (device copy)
   const int32_t* ringPos;
   uint8_t* table;               // the connection table: a block of peerBytes per peer (devConn,
@@ -136,7 +138,7 @@ struct DevComm {
   uint64_t peerBytes;
   unsigned long long* prof;     // MCCL_PROFILE: kProfWords counters (device memory), else null
   uint32_t* claims;             // kClaimWords: units claimed per work of a launch, then its blocks
-                                // done (the last one out zeroes them all)
+                                // done (the last one out zeroes them all); then kDoneWord
 };
 
 // MCCL_PROFILE counters: nanoseconds thread 0 of each block spent per phase of a step,
@@ -263,7 +265,7 @@ constexpr int kMaxQueues = 128;
 // with 256 bytes of parameters, 4.08 with 2 KiB and 4.67 with 4 KiB on an H100 host
 // (bench/micro/launch_args.cu), so the common launch of a small message, one or two LL
 // works on up to 32 blocks (what the planner gives an LL collective, or two works of 16),
-// takes the tiny form (624 bytes). With 16 queues (496 bytes) every LL collective on 32
+// takes the tiny form (672 bytes). With 16 queues (496 bytes) every LL collective on 32
 // channels and every Send/Recv pair on more than 8 ran the general LL kernel instead of the
 // lean one (2 x H200: AllReduce 128 KiB 7.0 us against 64 KiB's 5.7; ReduceScatter 256 KiB
 // 7.7 against 128 KiB's 5.8; bench/results/gpu-2xH200-2026-11-26c).
@@ -280,7 +282,16 @@ struct KernelArgs {
 
 constexpr int kSmallLaunch = 8;     // works that fit the small kernel (2 KiB of parameters)
 constexpr int kClaimWords = kSmallLaunch + 1;  // DevComm::claims: a counter per work of a Simple launch, blocks done
+// DevComm::claims[kDoneWord]: the blocks of launches that raise a completion word
+// (DevComm::doneTarget), counted from the communicator's start and zeroed only when the
+// count wraps (a launch stopped early leaves it short, so no later launch raises its word
+// before its own blocks are done: the host then waits on the stream).
+constexpr int kDoneWord = kClaimWords;
+constexpr int kClaimAllocWords = kClaimWords + 1;
+// The completion word's place in the host-mapped block of DevComm::abortFlag (a line away
+// from the abort and error words).
+constexpr int kDoneFlagWord = 8;
 constexpr int kLargeLaunch = 128;   // works of the large kernel
-using TinyArgs = KernelArgs<2, 32>; // the LL kernels' launch of one or two works (624 bytes)
+using TinyArgs = KernelArgs<2, 32>; // the LL kernels' launch of one or two works (672 bytes)
 
 }  // namespace mccl

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/completion.h"
 #include "core/phase_log.h"
 
 namespace mccl {
@@ -70,7 +71,7 @@ GpuDataPath::~GpuDataPath() {
   // Otherwise the block stays out of the pool: a kernel that never ended may still use it.
   if (hostFlags_ && quiet) hostFlagBlocks().put(hostFlags_);
   comm_->mem.sub(MemKind::Tables, ringBytes_);
-  if (claims_) comm_->mem.sub(MemKind::Tables, sizeof(uint32_t) * kClaimWords);
+  if (claims_) comm_->mem.sub(MemKind::Tables, sizeof(uint32_t) * kClaimAllocWords);
   comm_->mem.sub(MemKind::Scratch, scratchTotal_);
   if (hostFlags_) comm_->mem.sub(MemKind::HostMapped, kHostFlagBytes);
 }
@@ -148,6 +149,7 @@ ncclResult_t GpuDataPath::setup() {
   h.abortFlag = dFlags;
   h.error = dFlags + 1;
   h.errorPeer = dFlags + 2;
+  doneHost_ = reinterpret_cast<volatile uint32_t*>(hostFlags_ + kDoneFlagWord);
   int64_t timeout = knobInt(Knob::Timeout);
   h.timeoutNs = timeout > 0 ? static_cast<uint64_t>(timeout) * 1000000000ull : 0;
   h.fence = knobStr(Knob::GpuFence) == "sc" ? 1 : 0;
@@ -156,9 +158,9 @@ ncclResult_t GpuDataPath::setup() {
   h.postWarp = knobBool(Knob::SimplePostWarp) ? 1 : 0;
   h.ring = devRing();
   h.ringPos = devRingPos();
-  CUDA_TRY(cudaMalloc(&claims_, sizeof(uint32_t) * kClaimWords), "cudaMalloc(unit claims)");
-  comm_->mem.add(MemKind::Tables, sizeof(uint32_t) * kClaimWords);
-  CUDA_TRY(cudaMemset(claims_, 0, sizeof(uint32_t) * kClaimWords), "cudaMemset(unit claims)");
+  CUDA_TRY(cudaMalloc(&claims_, sizeof(uint32_t) * kClaimAllocWords), "cudaMalloc(unit claims)");
+  comm_->mem.add(MemKind::Tables, sizeof(uint32_t) * kClaimAllocWords);
+  CUDA_TRY(cudaMemset(claims_, 0, sizeof(uint32_t) * kClaimAllocWords), "cudaMemset(unit claims)");
   h.claims = claims_;
   h.ringPosition = comm_->topo.ringPos(comm_->rank);
   h.ringPrev = comm_->topo.ringRank(h.ringPosition - 1);
@@ -293,6 +295,24 @@ ncclResult_t GpuDataPath::launch(const GpuPlan& p, uint64_t planStart, uint64_t 
     CUDA_TRY(cudaEventRecord(e, s), "cudaEventRecord");
     CUDA_TRY(cudaStreamWaitEvent(stream, e, 0), "cudaStreamWaitEvent");
   }
+  // A waiting host's completion word (core/completion.h): the plan's one LL-family kernel
+  // raises it when nothing of the plan runs after that kernel (the kernels that raise it).
+  CompletionWord* cw = threadCompletion();
+  if (cw != nullptr) cw->taken = false;  // a second launch of the scope: the stream tells
+  const bool raise = cw != nullptr && cw->armed && !capturing && p.parts.size() == 1 && !p.parts[0].spec.large &&
+                     (p.parts[0].spec.kind == LaunchKind::LlReduce || p.parts[0].spec.kind == LaunchKind::LlCopy) &&
+                     p.direct.empty() && p.engine.empty() && p.engineP2pOps == 0 && others.empty();
+  uint32_t doneTarget = 0;
+  if (raise) {
+    // The count wraps after 2^32 blocks; a target of 0 means none, so it restarts from 0.
+    doneTarget = doneIssued_ + static_cast<uint32_t>(p.parts[0].spec.blocks);
+    if (doneTarget <= doneIssued_) {
+      CUDA_TRY(cudaMemsetAsync(claims_ + kDoneWord, 0, sizeof(uint32_t), stream), "cudaMemsetAsync(done count)");
+      doneIssued_ = 0;
+      doneTarget = static_cast<uint32_t>(p.parts[0].spec.blocks);
+    }
+  }
+  auto setDone = [&](DevComm* c) { c->doneTarget = doneTarget; };
   MCCL_CHECK(beforeLaunch(stream, capturing));
   const uint64_t tLaunch = p.ops.front().enqueueNs ? steadyNs() : 0;
   uint64_t tRuntime = 0;
@@ -323,13 +343,22 @@ ncclResult_t GpuDataPath::launch(const GpuPlan& p, uint64_t planStart, uint64_t 
     } else if (part.spec.tiny) {
       TinyArgs args;
       fillArgs(&args, hComm_, part.queues.empty() ? p.queues : part.queues, part.works);
+      setDone(&args.comm);
       r = timed(&args);
     } else {
       KernelArgs<kSmallLaunch> args;
       fillArgs(&args, hComm_, part.queues.empty() ? p.queues : part.queues, part.works);
+      setDone(&args.comm);
       r = timed(&args);
     }
     if (r != ncclSuccess) return MCCL_ERR(r, comm_, "kernel launch failed: %s", err ? err : "?");
+  }
+  if (raise) {
+    doneIssued_ = doneTarget;
+    cw->armed = false;
+    cw->taken = true;
+    cw->word = doneHost_;
+    cw->value = doneTarget;
   }
   MCCL_CHECK(launchDirect(comm_, hComm_, p.direct, launchThreads(), stream));
   MCCL_CHECK(launchCopyEngines(comm_, hComm_, p.engine, p.engineP2p, p.engineP2pOps, &lanes_, stream));

@@ -234,6 +234,10 @@ class GpuDataPath : public DataPath {
   std::vector<void*> scratch_;  // the last is the largest
   size_t scratchBytes_ = 0, scratchTotal_ = 0;
   int32_t* hostFlags_ = nullptr;
+  // The completion word of launches a waiting host asked to raise it (core/completion.h):
+  // word kDoneFlagWord of the flag block, and the count of such launches' blocks.
+  volatile uint32_t* doneHost_ = nullptr;
+  uint32_t doneIssued_ = 0;
   CopyEngineLanes lanes_;  // side streams of the copy-engine path (direct_plan.h)
   int64_t selfBacklog_ = 0;
   // The plans of the last eager launches (runCached, remember), valid while the knobs and

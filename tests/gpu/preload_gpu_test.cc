@@ -91,3 +91,84 @@ TEST(PreloadGpu, StreamSynchronizeDrivesMpiWhileAKernelWaits) {
   cudaFree(d);
   cudaStreamDestroy(s);
 }
+
+// Small collectives on device buffers return once their kernel raised a word in host memory
+// (core/completion.h), without asking the stream: right after each call, a copy on a stream
+// that waits for nothing else takes the result, and it must be this call's, for 200 calls of
+// every collective the word serves (inputs change every call, so a call that returned early
+// leaves the previous call's values), in place and out of place, at sizes from one element to
+// the LL protocol's largest. The sums are exact in float (small integers), checked against
+// values computed here in double.
+TEST(PreloadGpu, SmallCallsReturnWithTheirOwnResults) {
+  if (!gpusForAll()) GTEST_SKIP() << "needs a GPU per rank";
+  int r, n;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  const int kMax = 16 << 10;  // floats: 64 KiB a rank
+  float *in, *out, *seen;
+  ASSERT_EQ(cudaMalloc(&in, sizeof(float) * kMax * n), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&out, sizeof(float) * kMax * n), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&seen, sizeof(float) * kMax * n), cudaSuccess);
+  cudaStream_t side;  // waits for no other stream (not even the legacy one)
+  ASSERT_EQ(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking), cudaSuccess);
+  std::vector<float> h(static_cast<size_t>(kMax) * n), got(static_cast<size_t>(kMax) * n);
+  auto value = [](int rank, int call, int i) { return static_cast<float>((rank + 1) * 3 + call % 97 + i % 13); };
+  uint64_t w0, s0;
+  mcclMpiWaitCounters(&w0, &s0);
+  int calls = 0, wrong = 0;
+  const char* names[] = {"MPI_Allreduce", "MPI_Allreduce in place", "MPI_Bcast", "MPI_Reduce", "MPI_Allgather"};
+  for (int count : {1, 2, 7, 1000, kMax}) {
+    for (int kind = 0; kind < 5; ++kind) {
+      for (int call = 0; call < 200; ++call) {
+        const int root = call % n;
+        for (int i = 0; i < count; ++i) h[i] = value(r, call, i);
+        ASSERT_EQ(cudaMemcpy(kind == 1 ? out : in, h.data(), sizeof(float) * count, cudaMemcpyHostToDevice),
+                  cudaSuccess);
+        size_t outCount = static_cast<size_t>(count);
+        const float* result = out;
+        switch (kind) {
+          case 0: MPI_Allreduce(in, out, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); break;
+          case 1: MPI_Allreduce(MPI_IN_PLACE, out, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); break;
+          case 2: MPI_Bcast(in, count, MPI_FLOAT, root, MPI_COMM_WORLD); result = in; break;
+          case 3: MPI_Reduce(in, out, count, MPI_FLOAT, MPI_SUM, root, MPI_COMM_WORLD); break;
+          default:
+            MPI_Allgather(in, count, MPI_FLOAT, out, count, MPI_FLOAT, MPI_COMM_WORLD);
+            outCount *= static_cast<size_t>(n);
+        }
+        ASSERT_EQ(cudaMemcpyAsync(seen, result, sizeof(float) * outCount, cudaMemcpyDeviceToDevice, side),
+                  cudaSuccess);
+        ASSERT_EQ(cudaStreamSynchronize(side), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(got.data(), seen, sizeof(float) * outCount, cudaMemcpyDeviceToHost), cudaSuccess);
+        ++calls;
+        if (kind == 3 && r != root) continue;  // a Reduce's result is the root's alone
+        bool ok = true;
+        for (size_t i = 0; i < outCount && ok; ++i) {
+          const int at = static_cast<int>(i % static_cast<size_t>(count));
+          double want = 0;
+          if (kind <= 1 || kind == 3)
+            for (int q = 0; q < n; ++q) want += value(q, call, at);
+          else if (kind == 2)
+            want = value(root, call, at);
+          else
+            want = value(static_cast<int>(i / static_cast<size_t>(count)), call, at);
+          ok = static_cast<double>(got[i]) == want;
+          if (!ok)
+            ADD_FAILURE() << names[kind] << " of " << count << " floats, call " << call << ", element " << i
+                          << ": " << got[i] << " where this call's result is " << want;
+        }
+        wrong += ok ? 0 : 1;
+        if (wrong > 3) FAIL() << "stopped after 4 wrong calls";
+      }
+    }
+  }
+  uint64_t w1, s1;
+  mcclMpiWaitCounters(&w1, &s1);
+  // Every call reached mccl (below the threshold an MPI that is not CUDA-aware keeps nothing);
+  // with two GPUs or more the small ones ran LL kernels that raise the word.
+  EXPECT_EQ((w1 - w0) + (s1 - s0), static_cast<uint64_t>(calls));
+  if (n > 1) EXPECT_GT(w1 - w0, static_cast<uint64_t>(calls) / 2) << "waits on the stream: " << s1 - s0;
+  cudaStreamDestroy(side);
+  cudaFree(in);
+  cudaFree(out);
+  cudaFree(seen);
+}

@@ -1,0 +1,48 @@
+// A host thread's wait for one launch by a word the launch's kernel raises in host-mapped
+// memory, instead of asking the stream.
+//
+// libmccl_mpi's small MPI collectives on device buffers must return only when their kernel
+// is done, and the host learns that late: on one H200 host (bench/results/gpu-1xH200-
+// 2026-12-02c) one cudaStreamQuery took 1.3-2.7 us, and an empty kernel launched and waited
+// for with cudaStreamSynchronize 8.0-11.0 us, against 7.0-9.2 when its last store raised a
+// host word the thread spun on. A caller arms a CompletionWord for the calls of one scope;
+// the GPU data path gives the word to the next launch that can raise it (an LL-family
+// kernel, alone in its plan, not captured: GpuDataPath::launch) and marks it taken; the
+// caller then spins on the word (mcclMpi's route, waitCompletion in mpi_typed.cc), falling
+// back to the stream if it is not raised (a launch that took another form, or one stopped
+// by an abort or a timeout).
+#pragma once
+
+#include <cstdint>
+
+namespace mccl {
+
+struct CompletionWord {
+  bool armed = false;                    // the next launch of this thread may take it
+  bool taken = false;                    // one did: wait for *word == value
+  const volatile uint32_t* word = nullptr;  // host-mapped
+  uint32_t value = 0;
+};
+
+// The calling thread's armed word, or null.
+inline CompletionWord*& threadCompletion() {
+  static thread_local CompletionWord* armed = nullptr;
+  return armed;
+}
+
+// Arms cw for the calls made in this scope by this thread.
+class CompletionScope {
+ public:
+  explicit CompletionScope(CompletionWord* cw) : prev_(threadCompletion()) {
+    cw->armed = true;
+    threadCompletion() = cw;
+  }
+  ~CompletionScope() { threadCompletion() = prev_; }
+  CompletionScope(const CompletionScope&) = delete;
+  CompletionScope& operator=(const CompletionScope&) = delete;
+
+ private:
+  CompletionWord* prev_;
+};
+
+}  // namespace mccl
