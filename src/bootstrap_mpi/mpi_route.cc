@@ -105,10 +105,8 @@ int route(const char* call, size_t bytes, const void* probe, MPI_Datatype dt, bo
   cudaStream_t s = streamFor(dev);
   CompletionWord cw;
   ncclResult_t r;
-  if (oneCall) {
-    CompletionScope armed(&cw);
-    r = run(s);
-  } else {
+  {
+    CompletionScope armed(oneCall ? &cw : nullptr);
     r = run(s);
   }
   if (r == ncclSuccess) {

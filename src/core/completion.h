@@ -8,7 +8,7 @@
 // host word the thread spun on. A caller arms a CompletionWord for the calls of one scope;
 // the GPU data path gives the word to the next launch that can raise it (an LL-family
 // kernel, alone in its plan, not captured: GpuDataPath::launch) and marks it taken; the
-// caller then spins on the word (mcclMpi's route, waitCompletion in mpi_typed.cc), falling
+// caller then spins on the word (libmccl_mpi's route, waitStream in mpi_typed.cc), falling
 // back to the stream if it is not raised (a launch that took another form, or one stopped
 // by an abort or a timeout).
 #pragma once
@@ -30,11 +30,12 @@ inline CompletionWord*& threadCompletion() {
   return armed;
 }
 
-// Arms cw for the calls made in this scope by this thread.
+// Arms cw for the calls made in this scope by this thread; a null cw: no word for them
+// (not an enclosing scope's either).
 class CompletionScope {
  public:
   explicit CompletionScope(CompletionWord* cw) : prev_(threadCompletion()) {
-    cw->armed = true;
+    if (cw) cw->armed = true;
     threadCompletion() = cw;
   }
   ~CompletionScope() { threadCompletion() = prev_; }

@@ -36,6 +36,15 @@ inline int gpuCount() {
     ASSERT_EQ(e_, cudaSuccess) << #call << ": " << cudaGetErrorString(e_);             \
   } while (0)
 
+// Copies host data to the device on `s` and waits for it. A plain cudaMemcpy from pageable
+// memory may return before its DMA lands, and the legacy stream it runs on does not order a
+// non-blocking stream; cudaDeviceSynchronize instead would wait for the kernels of ranks
+// that share the GPU as threads, which may be waiting for this one.
+inline cudaError_t uploadOn(cudaStream_t s, void* dst, const void* src, size_t bytes) {
+  cudaError_t e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s);
+  return e != cudaSuccess ? e : cudaStreamSynchronize(s);
+}
+
 // Buffers in device memory of `dev`, operations on a stream of their own.
 class GpuMemory : public Memory {
  public:
@@ -82,8 +91,7 @@ class GpuMemory : public Memory {
     // before its DMA lands, and the legacy stream it runs on does not order the
     // non-blocking stream the collectives use (a self Send/Recv once read zeros).
     cudaSetDevice(dev_);
-    cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_);
-    cudaError_t e = cudaStreamSynchronize(stream_);
+    cudaError_t e = uploadOn(stream_, dst, src, bytes);
     if (e != cudaSuccess) ADD_FAILURE() << "upload: " << cudaGetErrorString(e);
   }
   void download(void* dst, const void* src, size_t bytes) override {

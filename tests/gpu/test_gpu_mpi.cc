@@ -455,7 +455,7 @@ TEST(GpuMpi, SendRecvUnitsByAgreement) {
         std::vector<float> h(m.count, -1.0f);
         if (m.send)
           for (size_t i = 0; i < m.count; ++i) h[i] = value(r, m.peer, i);
-        CUDA_OK(cudaMemcpy(b, h.data(), m.count * sizeof(float), cudaMemcpyHostToDevice));
+        CUDA_OK(uploadOn(s, b, h.data(), m.count * sizeof(float)));
         bufs.push_back(b);
       }
       NCCL_OK(ncclGroupStart());

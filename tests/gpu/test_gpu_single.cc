@@ -550,30 +550,39 @@ TEST(GpuSingleProcess, CollectivesChainedOnOneStreamReadEachOthersResults) {
         return;
       }
       std::vector<uint8_t> want(most), got(most);
+      // A rank that finds a wrong result records it and goes on calling, so its peers never
+      // wait for a call that does not come or read a buffer it has freed; only a failed call
+      // or stream ends its rounds.
+      bool broken = false;
       for (const Size& z : sizes) {
         const size_t count = z.count;
+        if (broken) break;
         for (size_t i = 0; i < count; ++i) want[i] = static_cast<uint8_t>(2 * (i % 97) + 1);  // every rank the same
-        cudaMemcpy(a, want.data(), count, cudaMemcpyHostToDevice);
-        for (int round = 1; round <= z.rounds && errs[r].empty(); ++round) {
+        if (uploadOn(s, a, want.data(), count) != cudaSuccess) {
+          errs[r] = "upload failed";
+          broken = true;
+          break;
+        }
+        for (int round = 1; round <= z.rounds; ++round) {
           if (ncclAllReduce(a, a, count, ncclUint8, op, cl.comms[r], s) != ncclSuccess ||
               ncclBroadcast(a, a, count, ncclUint8, round % n, cl.comms[r], s) != ncclSuccess) {
-            errs[r] = std::to_string(count) + " B round " + std::to_string(round) + ": " + ncclGetLastError(cl.comms[r]);
+            errs[r] += std::to_string(count) + " B round " + std::to_string(round) + ": " + ncclGetLastError(cl.comms[r]);
+            broken = true;
             break;
           }
           for (size_t i = 0; i < count; ++i) want[i] = static_cast<uint8_t>(factor * want[i]);
           if (round % z.checkEvery != 0) continue;
           cudaMemcpyAsync(got.data(), a, count, cudaMemcpyDeviceToHost, s);
           if (cudaStreamSynchronize(s) != cudaSuccess) {
-            errs[r] = "stream failed";
+            errs[r] += "stream failed";
+            broken = true;
             break;
           }
-          for (size_t i = 0; i < count; ++i)
-            if (got[i] != want[i]) {
+          for (size_t i = 0; i < count && errs[r].empty(); ++i)  // the first wrong element only
+            if (got[i] != want[i])
               errs[r] = "MCCL_PDL=" + std::string(pdl) + ", " + std::to_string(count) + " B, round " +
                         std::to_string(round) + " element " + std::to_string(i) + ": " + std::to_string(got[i]) +
                         " != " + std::to_string(want[i]);
-              break;
-            }
         }
       }
       cudaStreamSynchronize(s);
@@ -1193,7 +1202,7 @@ TEST(GpuSingleProcess, OneThreadWindowsAndDevCommsOfEveryRank) {
     NCCL_OK(ncclMemAlloc(reinterpret_cast<void**>(&buf[r]), 2 * count * sizeof(float)));
     CUDA_OK(cudaStreamCreateWithFlags(&s[r], cudaStreamNonBlocking));
     for (size_t i = 0; i < count; ++i) host[i] = static_cast<float>(r + 1);
-    CUDA_OK(cudaMemcpy(buf[r], host.data(), count * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_OK(uploadOn(s[r], buf[r], host.data(), count * sizeof(float)));
   }
   NCCL_OK(ncclGroupStart());
   for (int r = 0; r < cl.n; ++r)
@@ -1958,7 +1967,7 @@ TEST(GpuSingleProcess, PointToPointFifoSlotsOfNvlChunkSize) {
       auto value = [](int q, size_t i) { return static_cast<float>((static_cast<size_t>(q) * 131 + i % 4099) % 8192); };
       std::vector<float> h(count * n);
       for (size_t i = 0; i < h.size(); ++i) h[i] = value(r, i);
-      cudaMemcpy(in, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice);
+      if (uploadOn(s, in, h.data(), h.size() * sizeof(float)) != cudaSuccess) errs[r] += "upload failed; ";
       scheduleDumpOf(r, meet, [&] {
         if (ncclAlltoAll(in, out, count, ncclFloat, cl.comms[r], s) != ncclSuccess)
           errs[r] += std::string("AlltoAll: ") + ncclGetLastError(cl.comms[r]);
@@ -2025,4 +2034,214 @@ TEST(GpuSingleProcess, PointToPointFifoSlotsOfNvlChunkSize) {
         }
     runCases(cl, cases);
   }
+}
+
+// Counts past 2^31 elements (a size_t count, as the API takes it): every collective and
+// Send/Recv on uint8 counts of 2^31 + 4099 a rank (blocks, offsets and byte totals past
+// 2^31 and 2^32), and an in-place float AllReduce of 2^31 + 3 elements (8 GiB: element
+// indices past 2^31, byte offsets past 2^33). Each buffer is one value with marker bytes at
+// the places a 32-bit index would wrap or stop (0, 1, 2^31 - 1, 2^31, 2^31 + 1, 2^32 - 1,
+// 2^32, 2^32 + 1, the last two), and every byte of every result is compared with what the
+// inputs give: sums of small values (exact in uint8 and float), blocks by sender.
+TEST(GpuSingleProcess, CountsPast2To31Elements) {
+  SKIP_WITHOUT_GPUS(1);
+  Clique cl(8);
+  const int n = cl.n;
+  const size_t C = (size_t{1} << 31) + 4099;  // uint8 elements a rank
+  const size_t F = (size_t{1} << 31) + 3;     // float elements
+  const size_t aBytes = std::max(static_cast<size_t>(n) * C, F * sizeof(float)), bBytes = static_cast<size_t>(n) * C;
+  const int perGpu = (n + gpuCount() - 1) / gpuCount();
+  size_t freeBytes = 0, totalBytes = 0;
+  cudaSetDevice(0);
+  cudaMemGetInfo(&freeBytes, &totalBytes);
+  if (freeBytes < static_cast<size_t>(perGpu) * (aBytes + bBytes + (size_t{1} << 30)))
+    GTEST_SKIP() << "needs " << ((aBytes + bBytes) >> 30) + 1 << " GiB of GPU memory a rank";
+  // The places of a block of `len` where a 32-bit count would go wrong.
+  auto probes = [](size_t len) {
+    std::vector<size_t> p;
+    const size_t at[] = {0,
+                         1,
+                         (size_t{1} << 31) - 1,
+                         size_t{1} << 31,
+                         (size_t{1} << 31) + 1,
+                         (size_t{1} << 32) - 1,
+                         size_t{1} << 32,
+                         (size_t{1} << 32) + 1,
+                         len - 2,
+                         len - 1};
+    for (size_t x : at)
+      if (x < len && std::find(p.begin(), p.end(), x) == p.end()) p.push_back(x);
+    std::sort(p.begin(), p.end());
+    return p;
+  };
+  // Summed inputs: rank r's bytes are r + 1, its markers 9 + r + 2 (p % 5) (sums of eight
+  // ranks stay below 256, and a marker's sum never equals the value's).
+  auto sumBase = [](int r) { return static_cast<uint8_t>(r + 1); };
+  auto sumMark = [](int r, size_t p) { return static_cast<uint8_t>(9 + r + 2 * (p % 5)); };
+  // Moved inputs: block q of rank r is 1 + (8 r + q) % 120, its markers 128 + (8 r + q + p % 7) % 120.
+  auto moveBase = [](int r, int q) { return static_cast<uint8_t>(1 + (8 * r + q) % 120); };
+  auto moveMark = [](int r, int q, size_t p) { return static_cast<uint8_t>(128 + (8 * r + q + p % 7) % 120); };
+  std::vector<std::string> errs(static_cast<size_t>(n));
+  ThreadBarrier allocated(n), done(n);
+  std::atomic<bool> noMemory{false};
+  runThreads(n, [&](int r) {
+    cudaSetDevice(cl.dev(r));
+    std::string& err = errs[static_cast<size_t>(r)];
+    ncclComm_t comm = cl.comms[static_cast<size_t>(r)];
+    cudaStream_t s;
+    uint8_t *a = nullptr, *b = nullptr;
+    if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess || cudaMalloc(&a, aBytes) != cudaSuccess ||
+        cudaMalloc(&b, bBytes) != cudaSuccess) {
+      err = "allocation failed";
+      noMemory = true;
+    }
+    // Ranks sharing a GPU allocate and free while none of them has a kernel running
+    // (cudaMalloc and cudaFree may wait for the whole device); all stop if one could not.
+    allocated.wait();
+    if (noMemory) {
+      cudaFree(a);
+      cudaFree(b);
+      return;
+    }
+    std::vector<uint8_t> h(size_t{64} << 20);
+    // A block of `len` bytes at d: `base` everywhere, mark(p) at the probes.
+    auto fill = [&](uint8_t* d, size_t len, uint8_t base, const std::function<uint8_t(size_t)>& mark) {
+      cudaMemsetAsync(d, base, len, s);
+      for (size_t p : probes(len)) {
+        uint8_t v = mark(p);
+        if (uploadOn(s, d + p, &v, 1) != cudaSuccess) err += "upload failed; ";
+      }
+    };
+    auto check = [&](const char* what, const uint8_t* d, size_t len, uint8_t base,
+                     const std::function<uint8_t(size_t)>& mark) {
+      if (cudaStreamSynchronize(s) != cudaSuccess) {
+        err += std::string(what) + ": stream failed; ";
+        return;
+      }
+      const std::vector<size_t> pr = probes(len);
+      size_t wrong = 0, first = len;
+      for (size_t off = 0; off < len; off += h.size()) {
+        const size_t m = std::min(h.size(), len - off);
+        if (cudaMemcpyAsync(h.data(), d + off, m, cudaMemcpyDeviceToHost, s) != cudaSuccess ||
+            cudaStreamSynchronize(s) != cudaSuccess) {
+          err += std::string(what) + ": download failed; ";
+          return;
+        }
+        for (size_t p : pr)
+          if (p >= off && p < off + m) {
+            if (h[p - off] != mark(p)) {
+              ++wrong;
+              first = std::min(first, p);
+            }
+            h[p - off] = base;  // checked: the scan below takes it as the value
+          }
+        for (size_t i = 0; i < m; ++i)
+          if (h[i] != base) {
+            ++wrong;
+            first = std::min(first, off + i);
+          }
+      }
+      if (wrong)
+        err += std::string(what) + ": " + std::to_string(wrong) + " wrong bytes of " + std::to_string(len) +
+               ", the first at " + std::to_string(first) + "; ";
+    };
+    auto call = [&](const char* what, ncclResult_t rc) {
+      if (rc != ncclSuccess) err += std::string(what) + ": " + ncclGetLastError(comm) + "; ";
+    };
+    uint8_t sumAll = 0;
+    for (int q = 0; q < n; ++q) sumAll = static_cast<uint8_t>(sumAll + sumBase(q));
+    auto sumMarks = [&](size_t p) {
+      unsigned t = 0;
+      for (int q = 0; q < n; ++q) t += sumMark(q, p);
+      return static_cast<uint8_t>(t);
+    };
+    auto myMark = [&](size_t p) { return sumMark(r, p); };
+
+    // AllReduce out of place, then Reduce to the last rank.
+    fill(a, C, sumBase(r), myMark);
+    cudaMemsetAsync(b, 0, C, s);
+    call("AllReduce", ncclAllReduce(a, b, C, ncclUint8, ncclSum, comm, s));
+    check("AllReduce", b, C, sumAll, sumMarks);
+    cudaMemsetAsync(b, 0, C, s);
+    call("Reduce", ncclReduce(a, b, C, ncclUint8, ncclSum, n - 1, comm, s));
+    if (r == n - 1) check("Reduce", b, C, sumAll, sumMarks);
+    // Broadcast in place from rank 0.
+    fill(b, C, moveBase(r, 0), [&](size_t p) { return moveMark(r, 0, p); });
+    call("Broadcast", ncclBroadcast(b, b, C, ncclUint8, 0, comm, s));
+    check("Broadcast", b, C, moveBase(0, 0), [&](size_t p) { return moveMark(0, 0, p); });
+    // AllGather: block q of the output is rank q's input.
+    fill(b, C, moveBase(r, 0), [&](size_t p) { return moveMark(r, 0, p); });
+    cudaMemsetAsync(a, 0, static_cast<size_t>(n) * C, s);
+    call("AllGather", ncclAllGather(b, a, C, ncclUint8, comm, s));
+    for (int q = 0; q < n; ++q)
+      check("AllGather", a + static_cast<size_t>(q) * C, C, moveBase(q, 0), [&](size_t p) { return moveMark(q, 0, p); });
+    // ReduceScatter: every rank's block r, summed.
+    for (int q = 0; q < n; ++q) fill(a + static_cast<size_t>(q) * C, C, sumBase(r), myMark);
+    cudaMemsetAsync(b, 0, C, s);
+    call("ReduceScatter", ncclReduceScatter(a, b, C, ncclUint8, ncclSum, comm, s));
+    check("ReduceScatter", b, C, sumAll, sumMarks);
+    // AlltoAll: block q of rank r's input lands in block r of rank q's output.
+    for (int q = 0; q < n; ++q)
+      fill(a + static_cast<size_t>(q) * C, C, moveBase(r, q), [&](size_t p) { return moveMark(r, q, p); });
+    cudaMemsetAsync(b, 0, static_cast<size_t>(n) * C, s);
+    call("AlltoAll", ncclAlltoAll(a, b, C, ncclUint8, comm, s));
+    for (int q = 0; q < n; ++q)
+      check("AlltoAll", b + static_cast<size_t>(q) * C, C, moveBase(q, r), [&](size_t p) { return moveMark(q, r, p); });
+    // Send/Recv around the ring.
+    const int to = (r + 1) % n, from = (r + n - 1) % n;
+    fill(a, C, moveBase(r, to), [&](size_t p) { return moveMark(r, to, p); });
+    cudaMemsetAsync(b, 0, C, s);
+    ncclGroupStart();
+    call("Send", ncclSend(a, C, ncclUint8, to, comm, s));
+    call("Recv", ncclRecv(b, C, ncclUint8, from, comm, s));
+    call("ncclGroupEnd", ncclGroupEnd());
+    check("Send/Recv", b, C, moveBase(from, r), [&](size_t p) { return moveMark(from, r, p); });
+
+    // Float AllReduce in place, 2^31 + 3 elements. The bytes 0x40 make 3.0039215 (six low
+    // mantissa bits clear), so sums of up to 64 ranks are exact in any order; the markers
+    // are small integers.
+    float* f = reinterpret_cast<float*>(a);
+    cudaMemsetAsync(f, 0x40, F * sizeof(float), s);
+    const size_t fp[] = {0, (size_t{1} << 31) - 1, size_t{1} << 31, (size_t{1} << 31) + 1, F - 1};
+    for (size_t i : fp) {
+      float v = static_cast<float>(r + 1) * static_cast<float>(1 + i % 3);
+      if (uploadOn(s, f + i, &v, sizeof v) != cudaSuccess) err += "upload failed; ";
+    }
+    call("AllReduce float", ncclAllReduce(f, f, F, ncclFloat32, ncclSum, comm, s));
+    if (cudaStreamSynchronize(s) != cudaSuccess) err += "AllReduce float: stream failed; ";
+    float one;
+    std::memset(&one, 0x40, sizeof one);
+    const float want = static_cast<float>(static_cast<double>(one) * n);
+    std::vector<float> hf(h.size() / sizeof(float));
+    size_t wrong = 0, first = F;
+    for (size_t off = 0; off < F && err.empty(); off += hf.size()) {
+      const size_t m = std::min(hf.size(), F - off);
+      if (cudaMemcpyAsync(hf.data(), f + off, m * sizeof(float), cudaMemcpyDeviceToHost, s) != cudaSuccess ||
+          cudaStreamSynchronize(s) != cudaSuccess) {
+        err += "AllReduce float: download failed; ";
+        break;
+      }
+      for (size_t i : fp)
+        if (i >= off && i < off + m) {
+          if (hf[i - off] != static_cast<float>(n * (n + 1) / 2) * static_cast<float>(1 + i % 3)) {
+            ++wrong;
+            first = std::min(first, i);
+          }
+          hf[i - off] = want;  // checked: the scan below takes it as the value
+        }
+      for (size_t k = 0; k < m; ++k)
+        if (hf[k] != want) {
+          ++wrong;
+          first = std::min(first, off + k);
+        }
+    }
+    if (wrong)
+      err += "AllReduce float: " + std::to_string(wrong) + " wrong elements, the first at " + std::to_string(first) + "; ";
+    cudaStreamSynchronize(s);
+    done.wait();
+    cudaFree(a);
+    cudaFree(b);
+    cudaStreamDestroy(s);
+  });
+  for (int r = 0; r < n; ++r) EXPECT_TRUE(errs[static_cast<size_t>(r)].empty()) << "rank " << r << ": " << errs[static_cast<size_t>(r)];
 }

@@ -31,6 +31,11 @@ TEST(Completion, ScopeArmsItsThreadOnlyAndNests) {
       EXPECT_EQ(threadCompletion(), &inner);
     }
     EXPECT_EQ(threadCompletion(), &outer);
+    {
+      CompletionScope none(nullptr);  // calls that may raise no word: not the outer one either
+      EXPECT_EQ(threadCompletion(), nullptr);
+    }
+    EXPECT_EQ(threadCompletion(), &outer);
   }
   EXPECT_EQ(threadCompletion(), nullptr);
 }
