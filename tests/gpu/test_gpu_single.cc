@@ -2112,39 +2112,44 @@ TEST(GpuSingleProcess, CountsPast2To31Elements) {
         if (uploadOn(s, d + p, &v, 1) != cudaSuccess) err += "upload failed; ";
       }
     };
-    auto check = [&](const char* what, const uint8_t* d, size_t len, uint8_t base,
-                     const std::function<uint8_t(size_t)>& mark) {
+    // Every element of [d, d + len) against base, those at the places pr against mark(p).
+    auto scan = [&](const char* what, const auto* d, size_t len, auto base, const std::vector<size_t>& pr,
+                    const auto& mark) {
+      using T = decltype(base);
       if (cudaStreamSynchronize(s) != cudaSuccess) {
         err += std::string(what) + ": stream failed; ";
         return;
       }
-      const std::vector<size_t> pr = probes(len);
+      T* hv = reinterpret_cast<T*>(h.data());
+      const size_t chunk = h.size() / sizeof(T);
       size_t wrong = 0, first = len;
-      for (size_t off = 0; off < len; off += h.size()) {
-        const size_t m = std::min(h.size(), len - off);
-        if (cudaMemcpyAsync(h.data(), d + off, m, cudaMemcpyDeviceToHost, s) != cudaSuccess ||
+      for (size_t off = 0; off < len; off += chunk) {
+        const size_t m = std::min(chunk, len - off);
+        if (cudaMemcpyAsync(hv, d + off, m * sizeof(T), cudaMemcpyDeviceToHost, s) != cudaSuccess ||
             cudaStreamSynchronize(s) != cudaSuccess) {
           err += std::string(what) + ": download failed; ";
           return;
         }
         for (size_t p : pr)
           if (p >= off && p < off + m) {
-            if (h[p - off] != mark(p)) {
+            if (hv[p - off] != mark(p)) {
               ++wrong;
               first = std::min(first, p);
             }
-            h[p - off] = base;  // checked: the scan below takes it as the value
+            hv[p - off] = base;  // checked: the scan below takes it as the value
           }
         for (size_t i = 0; i < m; ++i)
-          if (h[i] != base) {
+          if (hv[i] != base) {
             ++wrong;
             first = std::min(first, off + i);
           }
       }
       if (wrong)
-        err += std::string(what) + ": " + std::to_string(wrong) + " wrong bytes of " + std::to_string(len) +
+        err += std::string(what) + ": " + std::to_string(wrong) + " wrong elements of " + std::to_string(len) +
                ", the first at " + std::to_string(first) + "; ";
     };
+    auto check = [&](const char* what, const uint8_t* d, size_t len, uint8_t base,
+                     const std::function<uint8_t(size_t)>& mark) { scan(what, d, len, base, probes(len), mark); };
     auto call = [&](const char* what, ncclResult_t rc) {
       if (rc != ncclSuccess) err += std::string(what) + ": " + ncclGetLastError(comm) + "; ";
     };
@@ -2208,35 +2213,11 @@ TEST(GpuSingleProcess, CountsPast2To31Elements) {
       if (uploadOn(s, f + i, &v, sizeof v) != cudaSuccess) err += "upload failed; ";
     }
     call("AllReduce float", ncclAllReduce(f, f, F, ncclFloat32, ncclSum, comm, s));
-    if (cudaStreamSynchronize(s) != cudaSuccess) err += "AllReduce float: stream failed; ";
     float one;
     std::memset(&one, 0x40, sizeof one);
-    const float want = static_cast<float>(static_cast<double>(one) * n);
-    std::vector<float> hf(h.size() / sizeof(float));
-    size_t wrong = 0, first = F;
-    for (size_t off = 0; off < F && err.empty(); off += hf.size()) {
-      const size_t m = std::min(hf.size(), F - off);
-      if (cudaMemcpyAsync(hf.data(), f + off, m * sizeof(float), cudaMemcpyDeviceToHost, s) != cudaSuccess ||
-          cudaStreamSynchronize(s) != cudaSuccess) {
-        err += "AllReduce float: download failed; ";
-        break;
-      }
-      for (size_t i : fp)
-        if (i >= off && i < off + m) {
-          if (hf[i - off] != static_cast<float>(n * (n + 1) / 2) * static_cast<float>(1 + i % 3)) {
-            ++wrong;
-            first = std::min(first, i);
-          }
-          hf[i - off] = want;  // checked: the scan below takes it as the value
-        }
-      for (size_t k = 0; k < m; ++k)
-        if (hf[k] != want) {
-          ++wrong;
-          first = std::min(first, off + k);
-        }
-    }
-    if (wrong)
-      err += "AllReduce float: " + std::to_string(wrong) + " wrong elements, the first at " + std::to_string(first) + "; ";
+    scan("AllReduce float", f, F, static_cast<float>(static_cast<double>(one) * n),
+         std::vector<size_t>(std::begin(fp), std::end(fp)),
+         [&](size_t i) { return static_cast<float>(n * (n + 1) / 2) * static_cast<float>(1 + i % 3); });
     cudaStreamSynchronize(s);
     done.wait();
     cudaFree(a);
