@@ -87,9 +87,8 @@ class GpuMemory : public Memory {
     cudaFree(p);
   }
   void upload(void* dst, const void* src, size_t bytes) override {
-    // On this stream and waited for: a plain cudaMemcpy from pageable memory may return
-    // before its DMA lands, and the legacy stream it runs on does not order the
-    // non-blocking stream the collectives use (a self Send/Recv once read zeros).
+    // On this stream and waited for (uploadOn: a self Send/Recv once read zeros after a
+    // plain cudaMemcpy).
     cudaSetDevice(dev_);
     cudaError_t e = uploadOn(stream_, dst, src, bytes);
     if (e != cudaSuccess) ADD_FAILURE() << "upload: " << cudaGetErrorString(e);
