@@ -10,7 +10,8 @@
 //                      [-d float|bf16|half|double|int32|int8]
 //
 // AllReduce and ReduceScatter take an operator suffix (allreduce_max, reducescatter_prod;
-// _min, _avg; sum without one): the lean LL kernels serve sums only.
+// _min, _avg; sum without one): the lean LL kernels serve sums only. allreduce_inplace: a
+// sum in the output buffer.
 // -w: the buffers lie in one window per rank registered with NCCL_WIN_COLL_SYMMETRIC
 // (ncclMemAlloc), at the same offsets on every rank: collectives take the direct path.
 //
@@ -86,6 +87,7 @@ bool parseType(const std::string& name, ncclDataType_t* t, size_t* size) {
 // an operator suffix: allreduce_max, reducescatter_prod, ...
 ncclResult_t call(const std::string& op, ncclComm_t comm, int rank, int n, void* in, void* out, size_t count,
                   ncclDataType_t t, cudaStream_t s) {
+  if (op == "allreduce_inplace") return ncclAllReduce(out, out, count, t, ncclSum, comm, s);
   if (startsWith(op, "allreduce")) return ncclAllReduce(in, out, count, t, redOf(op), comm, s);
   if (op == "allgather") return ncclAllGather(in, out, count, t, comm, s);
   if (op == "broadcast") return ncclBroadcast(in, out, count, t, 0, comm, s);

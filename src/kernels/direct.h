@@ -20,6 +20,24 @@
 //   AllGather           write own input into every rank's output at its place
 //   Broadcast           the root writes its input into every rank's output
 // Every rank reduces in the same order, so results agree bit for bit across ranks.
+//
+// Plain buffers (DirectWork::plain): the same works on buffers that are no window (any
+// cudaMalloc'ed or registered buffer, ipc_transport/user_buffers.h), on a communicator of
+// one node's GPUs. No host knows a peer's buffers, so each block brings them with its entry
+// barrier, on the LL connection of its channel with each peer (kernels/dev_work.h): there
+// its LL region's header, which the LL protocol leaves unused, holds three lines that carry
+// a 64-bit word each in LL's 16-byte form (two copies of a flag beside the data, one
+// store, no fence): this rank's input and output as the peer maps them (the host found
+// them: DirectWork::in[p], out[p]; null where the peer does not map them, a buffer's first
+// use or memory CUDA IPC cannot share), then the exit's done line. A work takes
+// kPlainSteps steps of each connection (both ends count alike), whose flag its lines
+// carry. Where an offer is null, the data a peer would have read or written in place
+// travels through that connection's FIFO slots instead, as LL lines of the same steps
+// (staged): the owner of an input that is not offered writes the part each peer reads
+// into it, and a writer whose peer's output is not offered writes its part there, which
+// the peer copies out after the exit. Both ends of a pair know the offer, so each pair
+// decides alike without another round; a work's staged bytes per channel and peer fit
+// its steps' slots (kPlainRoleLines), which the host's plan checks.
 #pragma once
 
 #include <stdint.h>
@@ -53,8 +71,20 @@ struct DirectWork {
   uint8_t premul;                 // multiply every input by the scalar (float ncclAvg)
   int8_t root;                    // Broadcast, Reduce: the root's LSA rank
   uint8_t esize;                  // bytes of an element
-  uint8_t pad[3];
+  uint8_t plain;                  // buffers that are no window (above): in[p], out[p] (p not
+                                  // this rank) are this rank's as p maps them, or null
+  uint8_t pad[2];
 };
+
+// Plain buffers: the steps a work takes on each LL connection it uses (every slot, so a
+// staged part fills up to all of them), the header lines (byte offsets in the receiver's
+// region, DevConn::tail), and the LL lines a staged part may take per channel and peer:
+// one role (a part read from an input, or written into an output) takes every slot; a
+// two-shot AllReduce's two roles half of them each (its input's part from slot 0, its
+// result's from kPlainSteps / 2).
+constexpr int kPlainSteps = kLlSlots;
+constexpr uint64_t kPlainLineIn = 16, kPlainLineOut = 32, kPlainLineDone = 48;
+constexpr uint64_t kPlainRoleLines = static_cast<uint64_t>(kLlSlots) * kLlLines;
 
 template <int MaxWorks>
 struct DirectArgs {

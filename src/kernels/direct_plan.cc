@@ -16,9 +16,43 @@
 #include "core/planner.h"
 #include "core/types.h"
 #include "core/window.h"
+#include "ipc_transport/user_buffers.h"
 #include "kernels/direct_launch.h"
 
 namespace mccl {
+
+namespace {
+
+// What a direct work says of its operation, besides its buffers and channels.
+void describe(const OpDesc& op, DirectWork* w) {
+  w->count = op.count;
+  w->coll = static_cast<uint8_t>(op.kind == OpKind::AllReduce       ? Coll::AllReduce
+                                 : op.kind == OpKind::AllGather     ? Coll::AllGather
+                                 : op.kind == OpKind::ReduceScatter ? Coll::ReduceScatter
+                                 : op.kind == OpKind::Broadcast     ? Coll::Broadcast
+                                                                    : Coll::Reduce);
+  w->type = static_cast<uint8_t>(op.datatype);
+  w->esize = static_cast<uint8_t>(datatypeSize(op.datatype));
+  w->red = devRed(op.red.kind);
+  w->premul = op.hasReduction() && op.red.kind == RedKind::PreMulSum;
+  w->scalarBits = op.red.scalarBits;
+  w->scalarPtr = op.red.scalarPtr;
+  w->postDiv = op.red.kind == RedKind::SumPostDiv ? op.red.postDivisor : 0;
+  w->root = static_cast<int8_t>(op.kind == OpKind::Broadcast || op.kind == OpKind::Reduce ? op.root : 0);
+}
+
+// A block a perChannel of the whole collective's bytes, at most most, as the knobs and the
+// communicator's CTA limits allow.
+int channelsFor(const ncclComm* comm, size_t whole, double perChannel, int most) {
+  int nch = static_cast<int>(std::min<double>(most, std::max(1.0, std::ceil(static_cast<double>(whole) / perChannel))));
+  const int64_t minc = knobInt(Knob::MinNChannels), maxc = knobInt(Knob::MaxNChannels);
+  if (minc > 0) nch = std::max<int>(nch, static_cast<int>(minc));
+  if (maxc > 0) nch = std::min<int>(nch, static_cast<int>(maxc));
+  nch = std::max(comm->config.minCTAs, std::min(nch, comm->config.maxCTAs));
+  return std::max(1, std::min(nch, kDirectMaxChannels));
+}
+
+}  // namespace
 
 // A collective whose buffers lie in symmetric windows (kernels/direct.h), on a
 // communicator of one node's GPUs: every rank decides alike, as the windows, the sizes and
@@ -71,31 +105,98 @@ bool planDirect(ncclComm* comm, const OpDesc& op, DirectWork* w) {
   // This rank's own buffers, where they are not (or need not be) windows.
   if (!inWin) w->in[me] = static_cast<uint8_t*>(const_cast<void*>(op.sendbuff));
   if (!outWin) w->out[me] = static_cast<uint8_t*>(op.recvbuff);
-  w->count = op.count;
-  w->coll = static_cast<uint8_t>(op.kind == OpKind::AllReduce       ? Coll::AllReduce
-                                 : op.kind == OpKind::AllGather     ? Coll::AllGather
-                                 : op.kind == OpKind::ReduceScatter ? Coll::ReduceScatter
-                                 : op.kind == OpKind::Broadcast     ? Coll::Broadcast
-                                                                    : Coll::Reduce);
-  w->type = static_cast<uint8_t>(op.datatype);
-  w->esize = static_cast<uint8_t>(es);
-  w->red = devRed(op.red.kind);
-  w->premul = op.hasReduction() && op.red.kind == RedKind::PreMulSum;
-  w->scalarBits = op.red.scalarBits;
-  w->scalarPtr = op.red.scalarPtr;
-  w->postDiv = op.red.kind == RedKind::SumPostDiv ? op.red.postDivisor : 0;
-  w->root = static_cast<int8_t>(op.kind == OpKind::Broadcast || op.kind == OpKind::Reduce ? op.root : 0);
+  describe(op, w);
   // A block moves a share of the bytes every rank sends or receives: enough blocks to keep
   // NVLink busy at large sizes, one for small ones. (On one H100, two ranks sharing it,
   // 64 KiB a block left a 256 KiB Broadcast 1.4x slower than LL128.)
   constexpr double kBytesPerChannel = 32.0 * 1024;
-  int nch = static_cast<int>(std::min<double>(kDirectMaxChannels, std::max(1.0, std::ceil(whole / kBytesPerChannel))));
-  int64_t minc = knobInt(Knob::MinNChannels), maxc = knobInt(Knob::MaxNChannels);
-  if (minc > 0) nch = std::max<int>(nch, static_cast<int>(minc));
-  if (maxc > 0) nch = std::min<int>(nch, static_cast<int>(maxc));
-  nch = std::max(comm->config.minCTAs, std::min(nch, comm->config.maxCTAs));
-  w->nchannels = static_cast<int16_t>(std::max(1, std::min(nch, kDirectMaxChannels)));
+  w->nchannels = static_cast<int16_t>(channelsFor(comm, whole, kBytesPerChannel, kDirectMaxChannels));
   if (engines) w->algo = kDirectCopyEngine;
+  return true;
+}
+
+// Plain buffers: where it was faster than the FIFO path on the same buffers, by the whole
+// collective's bytes (two ranks sharing one H200, bench/results/gpu-1xH200-2026-12-03 calls
+// 5 and 6): AllReduce 1-4 MiB (1.36-1.55x), ReduceScatter 2-8 MiB (1.2-1.6x; 0.88x at 1
+// MiB), AllGather 4 MiB (1.15-1.25x; 0.81-0.91x at 1-2 MiB, even at 8: from 3 MiB, between
+// the two). The offers cost a round trip more than a window's barrier, which small sizes do
+// not earn back; above, the staged parts would not fit the LL slots of the channels a work
+// takes (below). (Above, a ring AllReduce and AllGather write their final data into the
+// peers' outputs from 10 and 6 MiB: the user-buffer path of the Simple kernel.)
+namespace {
+bool plainDirectWanted(OpKind kind, size_t wholeBytes) {
+  constexpr size_t kMiB = 1024 * 1024;
+  switch (kind) {
+    case OpKind::AllReduce: return wholeBytes >= 1 * kMiB && wholeBytes <= 4 * kMiB;
+    case OpKind::ReduceScatter: return wholeBytes >= 2 * kMiB && wholeBytes <= 8 * kMiB;
+    case OpKind::AllGather: return wholeBytes >= 3 * kMiB && wholeBytes < 8 * kMiB;
+    default: return false;
+  }
+}
+}  // namespace
+
+bool planPlainDirect(ncclComm* comm, const OpDesc& op, bool capturing, int maxChannels, DirectWork* w) {
+  const int64_t mode = knobInt(Knob::PlainDirect);
+  const int64_t offers = knobInt(Knob::UserBuffers);
+  const int n = comm->nranks, me = comm->rank;
+  if (mode <= 0 || comm->isHost() || comm->gpuNet || n < 2 || n > kDirectMaxRanks || n > kLlMaxRanks || op.count == 0)
+    return false;
+  if (op.kind != OpKind::AllReduce && op.kind != OpKind::ReduceScatter && op.kind != OpKind::AllGather) return false;
+  if (op.hasReduction() && op.red.kind == RedKind::PreMulSum && !op.red.uniformScalar) return false;
+  const size_t es = datatypeSize(op.datatype);
+  const size_t perRank = op.count * es;  // AllGather: sent; ReduceScatter: received
+  const size_t whole = op.kind == OpKind::AllReduce ? perRank : perRank * n;
+  // The tuner's choice only: a protocol or algorithm the user asks for runs as asked.
+  if (mode == 1 && (offers <= 0 || !knobStr(Knob::Proto).empty() || !knobStr(Knob::Algo).empty() ||
+                    !plainDirectWanted(op.kind, whole)))
+    return false;
+  const bool inPlace = op.sendbuff == op.recvbuff;
+  const bool twoShot = op.kind == OpKind::AllReduce &&
+                       (inPlace || (n > 2 && perRank > static_cast<size_t>(knobInt(Knob::WinOneShotMaxBytes))));
+  // A block's part of what a peer reads or writes of this rank (AllReduce one-shot: the
+  // vector, two-shot: a rank's share of it; ReduceScatter: a rank's block; AllGather: a
+  // rank's bytes, on 16-byte bounds) must fit the LL lines of the work's steps on that
+  // connection (kPlainRoleLines; two-shot: half for each of its two parts), as staged lines.
+  const size_t e16 = 16 / std::min<size_t>(es, 16);
+  auto blockPart = [&](size_t elems, int nch) {
+    if (op.kind == OpKind::AllGather) return (perRank + nch - 1) / nch + 15;
+    const size_t per = (elems + nch - 1) / nch;
+    return (per + e16 - 1) / e16 * e16 * es;
+  };
+  const size_t partElems = twoShot ? (op.count + n - 1) / n + e16 : op.count;
+  const size_t capacity = 8 * (twoShot ? kPlainRoleLines / 2 : kPlainRoleLines);
+  // Channels: a 32 KiB of the whole (as on windows), at most NCCL's 24 (its blocks on 2 x
+  // H200 from 512 KiB), more only where the staged parts need them.
+  constexpr double kBytesPerChannel = 32.0 * 1024;
+  constexpr int kPlainMaxChannels = 24;
+  const int most = std::min({kDirectMaxChannels, kLlMaxChannels, maxChannels});
+  int nch = std::min(most, channelsFor(comm, whole, kBytesPerChannel, kPlainMaxChannels));
+  while (nch < most && blockPart(partElems, nch) > capacity) ++nch;
+  if (blockPart(partElems, nch) > capacity) return false;
+  std::memset(w, 0, sizeof *w);
+  describe(op, w);
+  w->plain = 1;
+  w->algo = twoShot ? kDirectTwoShot : kDirectOneShot;
+  w->nchannels = static_cast<int16_t>(nch);
+  w->in[me] = static_cast<uint8_t*>(const_cast<void*>(op.sendbuff));
+  w->out[me] = static_cast<uint8_t*>(op.recvbuff);
+  if (mode == 3) return true;  // every part staged
+  // What this rank offers each peer: the input peers read (AllReduce, ReduceScatter), the
+  // output they write (AllGather, a two-shot AllReduce's results), as the peer maps it.
+  const bool offerIn = op.kind != OpKind::AllGather, offerOut = op.kind == OpKind::AllGather || twoShot;
+  const size_t inBytes = op.kind == OpKind::ReduceScatter ? whole : perRank;
+  const size_t outBytes = op.kind == OpKind::AllGather ? whole : perRank;
+  auto offer = [&](int p, const void* buf, size_t bytes) -> uint8_t* {
+    RegTable::Entry reg;
+    const bool registered = comm->regs.find(buf, bytes, &reg);
+    if (offers <= 0 || (offers == 1 && !registered)) return nullptr;
+    return static_cast<uint8_t*>(userBufferAtPeer(comm, p, buf, bytes, registered || capturing));
+  };
+  for (int p = 0; p < n; ++p) {
+    if (p == me) continue;
+    if (offerIn) w->in[p] = offer(p, op.sendbuff, inBytes);
+    if (offerOut) w->out[p] = inPlace && offerIn ? w->in[p] : offer(p, op.recvbuff, outBytes);
+  }
   return true;
 }
 
@@ -270,7 +371,8 @@ ncclResult_t launchDirect(ncclComm* comm, const DevComm& devComm, const std::vec
                           cudaStream_t stream) {
   if (works.empty()) return ncclSuccess;
   uint64_t* flags[kDirectMaxRanks] = {};
-  if (!comm->sym || !comm->sym->directFlags(flags))
+  const bool windows = std::any_of(works.begin(), works.end(), [](const DirectWork& w) { return !w.plain; });
+  if (windows && (!comm->sym || !comm->sym->directFlags(flags)))
     return MCCL_ERR(ncclInvalidUsage, comm, "a window of a planned collective was deregistered before it ran");
   std::vector<std::pair<bool, int>> kinds;  // (reduces, type), in order of first appearance
   auto kindOf = [](const DirectWork& w) {

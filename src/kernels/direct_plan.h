@@ -38,6 +38,15 @@ inline DevRed devRed(RedKind k) {
 // ranks registered with NCCL_WIN_COLL_SYMMETRIC. Every rank decides alike without talking.
 bool planDirect(ncclComm* comm, const OpDesc& op, DirectWork* w);
 
+// True when op runs on the direct path on plain buffers (kernels/direct.h), with w filled:
+// an AllReduce, ReduceScatter or AllGather on a communicator of one node's GPUs that reach
+// each other over CUDA IPC (2 to kDirectMaxRanks), at the sizes MCCL_PLAIN_DIRECT takes,
+// on at most maxChannels channels (the LL connections the kernel signals on, which the caller
+// connects: w->nchannels of them with every peer, both ways). Every rank decides alike from
+// the size; w->in[p] and w->out[p] get this rank's buffers as peer p maps them (the
+// user-buffer path's imports; capturing: a graph keeps them, so they are imported at once).
+bool planPlainDirect(ncclComm* comm, const OpDesc& op, bool capturing, int maxChannels, DirectWork* w);
+
 // True when a collective of this kind moving wholeBytes (AllGather, ReduceScatter: every
 // rank's block) takes the direct path on windows under MCCL_WIN_DIRECT = mode: 0 never,
 // 2 always, 1 where the direct path measured faster than the FIFO path (the copy engines

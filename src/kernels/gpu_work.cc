@@ -211,20 +211,33 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
     if (partner[oi] == -2) continue;  // a Recv from itself: its Send's work writes its buffer
     const bool selfCopy = partner[oi] >= 0;
     DirectWork dw;
-    if (planDirect(comm_, op, &dw)) {
+    const bool windows = planDirect(comm_, op, &dw);
+    if (windows || planPlainDirect(comm_, op, p_.capturing, ipc.maxChannels(), &dw)) {
       const bool engines = dw.algo == kDirectCopyEngine;
       // Which direct path: copy engines, AllReduce one-shot or two-shot, or the one way of
       // the other collectives; in the dump's words and in the TUNING line's.
       const int kind = engines ? 0 : op.kind != OpKind::AllReduce ? 1 : dw.algo == kDirectOneShot ? 2 : 3;
       static const char* const kDumpName[] = {" (copy engines)", "", " (one-shot)", " (two-shot)"};
       static const char* const kTuningName[] = {"copy-engines", "direct", "direct-oneshot", "direct-twoshot"};
+      const char* const where = windows ? "symmetric windows" : "plain buffers";
       if (dump)
-        std::printf("[mccl rank %d] seq %llu %s: direct on symmetric windows%s, %d channel(s)\n", comm_->rank,
-                    static_cast<unsigned long long>(op.seq), opKindName(op.kind), kDumpName[kind],
+        std::printf("[mccl rank %d] seq %llu %s: direct on %s%s, %d channel(s)\n", comm_->rank,
+                    static_cast<unsigned long long>(op.seq), opKindName(op.kind), where, kDumpName[kind],
                     engines ? 0 : dw.nchannels);
       if (comm_->rank == 0 && logEnabled(LogLevel::Info, kLogTuning))
         INFO(kLogTuning, "%s: %zu Bytes -> Algo %s channels %d (%s)", opKindName(op.kind), op.bytes(),
-             kTuningName[kind], engines ? 0 : dw.nchannels, engines ? "no SM moves data" : "symmetric windows");
+             kTuningName[kind], engines ? 0 : dw.nchannels, engines ? "no SM moves data" : where);
+      if (dw.plain) {
+        // Its barriers and staged parts ride on the LL connections of its channels with
+        // every peer (kernels/direct.h); its offers are this call's (the plan is not reused).
+        p_.userBuffers = true;
+        for (int c = 0; c < dw.nchannels; ++c)
+          for (int r = 0; r < comm_->nranks; ++r) {
+            if (r == comm_->rank) continue;
+            MCCL_CHECK(ipc.need(ConnKey{r, c, ConnClass::Ll, true}));
+            MCCL_CHECK(ipc.need(ConnKey{r, c, ConnClass::Ll, false}));
+          }
+      }
       (engines ? p_.engine : p_.direct).push_back(dw);
       continue;
     }

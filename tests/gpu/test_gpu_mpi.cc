@@ -244,17 +244,26 @@ TEST(GpuMpi, SymmetricWindowCollectives) {
 // Plain cudaMalloc'ed buffers a case releases are kept and handed out again for the next
 // request of the same size, as a caching allocator does (PyTorch's): the user-buffer path
 // imports a plain output the second time a call uses it. The destructor frees them all.
+// ipc: from cudaMalloc whatever MCCL_SHARED_GPU says (the stream-ordered pool's blocks cannot
+// be shared through CUDA IPC; ranks that are processes sharing a GPU each allocate in their
+// own context, before their case's calls).
 class ReusedMemory : public GpuMemory {
  public:
-  explicit ReusedMemory(int dev) : GpuMemory(dev) {}
+  explicit ReusedMemory(int dev, bool ipc = false) : GpuMemory(dev), dev_(dev), ipc_(ipc) {}
   ~ReusedMemory() override {
     for (auto& kv : free_)
-      for (void* p : kv.second) GpuMemory::release(p);
+      for (void* p : kv.second) {
+        if (ipc_) cudaFree(p);
+        else GpuMemory::release(p);
+      }
   }
   void* alloc(size_t bytes) override {
     std::vector<void*>& kept = free_[bytes];
     void* p = nullptr;
-    if (kept.empty()) {
+    if (kept.empty() && ipc_) {
+      cudaSetDevice(dev_);
+      if (cudaMalloc(&p, bytes ? bytes : 1) != cudaSuccess) p = nullptr;
+    } else if (kept.empty()) {
       p = GpuMemory::alloc(bytes);
     } else {
       p = kept.back();
@@ -271,6 +280,8 @@ class ReusedMemory : public GpuMemory {
   }
 
  private:
+  int dev_;
+  bool ipc_;
   std::map<size_t, std::vector<void*>> free_;
   std::map<void*, size_t> sizes_;
 };
@@ -358,6 +369,53 @@ TEST(GpuMpi, UserBuffersRegisteredAndPlainOutputs) {
     // closer waits for the device: a few seconds at most).
     for (int i = 0; i < 1000 && mccl::importedUserBuffers() != liveBefore; ++i) usleep(10000);
     EXPECT_EQ(mccl::importedUserBuffers(), liveBefore) << kName[kind] << ": outputs gone are still mapped here";
+  }
+  EXPECT_TRUE(errs.empty()) << errs;
+  NCCL_OK(ncclCommDestroy(comm));
+}
+
+// The direct path on plain buffers (kernels/direct.h) between processes: a buffer's first
+// use is staged through the LL connections' slots (its peers do not map it yet), its second
+// in place (imported by the peers' import services, which the count of imports shows);
+// MCCL_PLAIN_DIRECT=3 stages every part. AllReduce (every operator; in place: two-shot),
+// ReduceScatter and AllGather of every type, odd sizes, checked on the host.
+TEST(GpuMpi, PlainBuffersDirect) {
+  if (!gpusForAll()) GTEST_SKIP() << "needs a GPU per rank";
+  const int r = worldRank(), n = worldSize();
+  if (n < 2) GTEST_SKIP() << "needs 2 ranks";
+  ncclComm_t comm;
+  NCCL_OK(mcclCommInitFromMpi(&comm, MPI_COMM_WORLD, MCCL_DEVICE_AUTO, nullptr));
+  int dev;
+  NCCL_OK(ncclCommCuDevice(comm, &dev));
+  std::string errs;
+  for (const char* mode : {"2", "3"}) {
+    ScopedEnv env({{"MCCL_PLAIN_DIRECT", mode}});
+    const size_t madeBefore = mccl::userBufferImportsMade();
+    {
+      ReusedMemory mem(dev, true);
+      uint64_t seed = 901;
+      for (size_t count : {size_t{1}, size_t{7}, size_t{4099}, size_t{(1 << 18) + 5}})
+        for (ncclDataType_t t : kAllTypes)
+          for (bool inPlace : {false, true}) {
+            std::vector<CollCase> cases;
+            for (ncclRedOp_t op : kBuiltinOps) {
+              if (count > 4099 && op != ncclSum) continue;
+              cases.push_back(CollCase{CollKind::AllReduce, t, op, false, false, count, 0, inPlace, seed++});
+              cases.push_back(CollCase{CollKind::ReduceScatter, t, op, false, false, count / n + 1, 0, inPlace, seed++});
+            }
+            cases.push_back(CollCase{CollKind::AllGather, t, ncclSum, false, false, count / n + 1, 0, inPlace, seed++});
+            for (int again = 0; again < 2; ++again)
+              for (const CollCase& c : cases) {
+                std::string e = runCollCase(comm, r, n, c, &mem);
+                if (!e.empty() && errs.size() < 4000) errs += std::string("MCCL_PLAIN_DIRECT=") + mode + ": " + e;
+              }
+          }
+      MPI_Barrier(MPI_COMM_WORLD);  // every rank's calls are done before any buffer goes
+    }
+    if (std::string(mode) == "2")
+      EXPECT_GT(mccl::userBufferImportsMade(), madeBefore) << "no buffer was mapped by a peer";
+    else
+      EXPECT_EQ(mccl::userBufferImportsMade(), madeBefore) << "MCCL_PLAIN_DIRECT=3 offered a buffer";
   }
   EXPECT_TRUE(errs.empty()) << errs;
   NCCL_OK(ncclCommDestroy(comm));
