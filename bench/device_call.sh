@@ -10,7 +10,8 @@
 #          $W/SET_VARIANT_ROUND.csv, the naming bench/summary.py reads (no _ in the names)
 #   tb SET VARIANT ROUND "ARGS" [VAR=VALUE ...]
 #          one mccl-threads-bench run (ranks as threads of one process; old* variants on the
-#          old/ libraries, a variant named as a folder of the pack on that folder's) into
+#          old/ libraries, a variant named as a folder of the pack, or of its ab/
+#          (scripts/gpu-carry.sh MCCL_AB), on that folder's) into
 #          $W/SET_VARIANT_ROUND.txt, the naming bench/threads_ab.py reads
 #   gtests NR FILTER LIMIT
 #          the single-process GPU tests of FILTER on NR ranks as threads sharing the GPU(s)
@@ -66,6 +67,7 @@ tb() {
   local lp=$L
   case $v in old*) lp=$L/old:$L ;; esac
   [ -f $L/$v/libmccl.so.0 ] && lp=$L/$v:$L
+  [ -f $L/ab/$v/libmccl.so.0 ] && lp=$L/ab/$v:$L  # scripts/gpu-carry.sh MCCL_AB
   # $a splits on spaces on purpose: an argument list.
   env LD_LIBRARY_PATH=$lp "$@" timeout $RUN_TIMEOUT $B/mccl-threads-bench $a > $W/${set}_${v}_$r.txt 2>&1 ||
     echo "$set $v $r rc=$?" >> $W/errors.txt

@@ -29,6 +29,7 @@
 #include "core/cuda_guard.h"
 #include "core/cuda_util.h"
 #include "core/debug.h"
+#include "core/knobs.h"
 #include "core/peer_info.h"
 
 namespace mccl {
@@ -329,6 +330,15 @@ bool startImportService() {
     started = service->start(localProcessHash());
   });
   return started;
+}
+
+void* offerUserBuffer(const ncclComm* comm, int peer, const void* p, size_t bytes, bool capturing) {
+  const int64_t mode = knobInt(Knob::UserBuffers);
+  if (mode <= 0) return nullptr;
+  RegTable::Entry reg;
+  const bool registered = comm->regs.find(p, bytes, &reg);
+  if (mode == 1 && !registered) return nullptr;
+  return userBufferAtPeer(comm, peer, p, bytes, registered || capturing);
 }
 
 void* userBufferAtPeer(const ncclComm* comm, int peer, const void* p, size_t bytes, bool kept) {

@@ -45,6 +45,11 @@ bool startImportService();
 // one driver query; the peer's service is asked without a lock held.
 void* userBufferAtPeer(const ncclComm* comm, int peer, const void* p, size_t bytes, bool kept);
 
+// What this rank offers peer of [p, p + bytes) under MCCL_USER_BUFFERS: userBufferAtPeer
+// where the mode lets the buffer take the path (0 none; 1 registered buffers only; 2 also
+// cudaMalloc'ed ones, kept at once when registered or captured into a graph), else null.
+void* offerUserBuffer(const ncclComm* comm, int peer, const void* p, size_t bytes, bool capturing);
+
 // Closes every peer's mapping of the allocations overlapping [base, base + bytes) (a
 // deregistered buffer), waiting at most a few seconds per peer process.
 void forgetUserBuffer(const void* base, size_t bytes);

@@ -148,12 +148,19 @@ struct DevComm {
 // to its first step (of which: the parameters copied to shared memory, the work's setup
 // before its step loop, the first step's schedule), from its last post to the block's end,
 // and between a step's post and the next step's start (the next step's schedule); LL, from
-// the block's start to its first work's setup.
+// the block's start to its first work's setup; direct works (kernels/direct.h), per block
+// and work: the block's start to its first work (the previous kernel's end under PDL), the
+// entry barrier (plain buffers: the offers and the staged inputs), the work, the exit
+// barrier (plain: the done lines and the staged outputs), how many were plain, and a plain
+// entry's parts (direct_kernel.cu; only in a build with MCCL_DIRECT_PROFILE).
 enum ProfWord : int {
   kProfSimpleSteps, kProfSimpleWait, kProfSimpleMove, kProfSimplePost, kProfSimpleBytes,
   kProfSimpleStart, kProfSimpleArgs, kProfSimpleSetup, kProfSimpleEnd, kProfSimpleBlocks,
   kProfSimpleGap, kProfSimpleGaps,
   kProfLlSteps, kProfLlSetup, kProfLlSend, kProfLlRecv, kProfLlEnd, kProfLlBytes, kProfLlStart, kProfLlStarts,
+  // (LL's words end here: LlShared keeps a sum for each of them, ll_proto.cuh.)
+  kProfDirectWorks, kProfDirectStart, kProfDirectEntry, kProfDirectRun, kProfDirectExit, kProfDirectPlain,
+  kProfDirectEntrySync, kProfDirectEntryConn, kProfDirectEntryOffer, kProfDirectBlocks,
   kProfWords
 };
 

@@ -1,5 +1,6 @@
-// The direct kernels: collectives on symmetric windows, each block with the same block of
-// every peer (kernels/direct.h says what each collective reads and writes). One kernel per
+// The direct kernels: collectives read and written in place in the peers' symmetric windows
+// or plain buffers, each block with the same block of every peer (kernels/direct.h says
+// what each collective reads and writes). One kernel per
 // arithmetic type (every operator), and one for data movement only; a translation unit of
 // its own, so it builds in parallel with the others.
 #include <cuda_runtime.h>
@@ -279,6 +280,54 @@ __device__ __forceinline__ void runWork(const Args& a, const DirectWork& w, int 
   }
 }
 
+// MCCL_PROFILE's marks of the direct kernels, compiled in only where MCCL_DIRECT_PROFILE is
+// 1 (a measurement build: scripts/direct-profile.sh). Compiled in but off, they cost the
+// default path 0.4-0.55 us a call (one shared H200, AllReduce and ReduceScatter 1-4 MiB;
+// bench/results/gpu-1xH200-2026-12-03b call 2). Thread 0 of each block adds the nanoseconds
+// since its last mark to a phase's sum (dev_work.h, kProfDirect*), added to the counters at
+// the block's end; a plain work's entry is split by the stamps of its first peer's thread
+// (kProfDirectEntry*: the block's first barrier, the connection words loaded, the offers
+// stored and both received; the rest is the staged inputs and the closing barrier).
+#ifndef MCCL_DIRECT_PROFILE
+#define MCCL_DIRECT_PROFILE 0
+#endif
+constexpr bool kDirectProfile = MCCL_DIRECT_PROFILE != 0;
+struct DirectProf {
+  unsigned long long last;
+  unsigned long long sum[kProfDirectBlocks - kProfDirectWorks + 1];
+  unsigned long long stamp[3];  // a plain entry's: after its first barrier, connections, offers
+};
+__device__ __noinline__ void directMark(DirectProf& dp, int word) {
+  const unsigned long long now = globalTimer();
+  if (word >= 0) dp.sum[word - kProfDirectWorks] += now - dp.last;
+  dp.last = now;
+}
+// A plain entry's split, after it returned: from the stamps of its first peer's thread.
+__device__ __noinline__ void directMarkEntry(DirectProf& dp) {
+  const unsigned long long now = globalTimer();
+  dp.sum[kProfDirectEntrySync - kProfDirectWorks] += dp.stamp[0] - dp.last;
+  dp.sum[kProfDirectEntryConn - kProfDirectWorks] += dp.stamp[1] - dp.stamp[0];
+  dp.sum[kProfDirectEntryOffer - kProfDirectWorks] += dp.stamp[2] - dp.stamp[1];
+  dp.sum[kProfDirectEntry - kProfDirectWorks] += now - dp.last;
+  dp.last = now;
+}
+__device__ __noinline__ void directFlush(DirectProf& dp, unsigned long long* out) {
+  dp.sum[kProfDirectBlocks - kProfDirectWorks] = 1;
+  for (int k = 0; k <= kProfDirectBlocks - kProfDirectWorks; ++k) atomicAdd(out + kProfDirectWorks + k, dp.sum[k]);
+}
+// The time once every value of vals is loaded (an empty asm that takes them waits for them).
+template <typename T>
+__device__ __forceinline__ uint64_t bitsOf(T v) {
+  if constexpr (std::is_pointer<T>::value) return reinterpret_cast<uint64_t>(v);
+  else return static_cast<uint64_t>(v);
+}
+template <typename... T>
+__device__ __forceinline__ unsigned long long stampAfter(T... vals) {
+  const uint64_t all = (bitsOf(vals) ^ ...);
+  asm volatile("" ::"l"(all));
+  return globalTimer();
+}
+
 // ---- Plain buffers (direct.h) --------------------------------------------------------------
 // A plain work runs in three parts: plainEntry (the offers out and in, the staged parts the
 // peers read of this rank's input), the collective (the kernel's own runWork where no part
@@ -381,7 +430,7 @@ __device__ __forceinline__ void gatherRange(const DirectWork& w, int ch, uint64_
 // in (into sh.w), then the parts of this rank's input its peers read that it did not offer
 // them, staged into their slots. False when stopped.
 __device__ __noinline__ bool plainEntry(const DevComm& comm, int me, int n, const DirectWork& w, int ch,
-                                        PlainShared& sh) {
+                                        PlainShared& sh, unsigned long long* stamp) {
   const int p = threadIdx.x;
   const Coll coll = static_cast<Coll>(w.coll);
   const bool gather = coll == Coll::AllGather;
@@ -392,6 +441,8 @@ __device__ __noinline__ bool plainEntry(const DevComm& comm, int me, int n, cons
     sh.w = w;
   }
   __syncthreads();
+  const bool stamps = kDirectProfile && stamp != nullptr && p == (me == 0 ? 1 : 0);  // MCCL_PROFILE
+  if (stamps) stamp[0] = globalTimer();
   if (p < n && p != me) {
     // The connections' words and the step counts, all loaded at once into registers (a
     // store into shared memory between two of them would order them: a round trip each).
@@ -408,10 +459,18 @@ __device__ __noinline__ bool plainEntry(const DevComm& comm, int me, int n, cons
     uint4* const sendRegion = reinterpret_cast<uint4*>(stail - ConnRegion::kFlagOff);
     const uint4* const recvRegion = reinterpret_cast<const uint4*>(rtail - ConnRegion::kFlagOff);
     const uint32_t flag = static_cast<uint32_t>(sendStep + 1), rflag = static_cast<uint32_t>(recvStep + 1);
+    if (stamps) stamp[1] = stampAfter(stail, rtail, sendHead, recvHead, sendStep, recvStep);
     llStore(regionLine(sendRegion, kPlainLineIn), reinterpret_cast<uint64_t>(w.in[p]), flag);
     llStore(regionLine(sendRegion, kPlainLineOut), reinterpret_cast<uint64_t>(w.out[p]), flag);
-    uint8_t* const in = reinterpret_cast<uint8_t*>(llRead(regionLine(recvRegion, kPlainLineIn), rflag, &comm, stop, p));
-    uint8_t* const out = reinterpret_cast<uint8_t*>(llRead(regionLine(recvRegion, kPlainLineOut), rflag, &comm, stop, p));
+    // Both lines polled together (read one after the other, the second took a load of its
+    // own once the first had come: 0.07-0.16 us a call, one shared H200).
+    const uint4* const lines[2] = {regionLine(recvRegion, kPlainLineIn), regionLine(recvRegion, kPlainLineOut)};
+    const uint32_t lineFlags[2] = {rflag, rflag};
+    uint64_t offered[2];
+    llPollLines<2>(offered, lines, lineFlags, 3u, &comm, stop, p);  // stopped: null, and stop is set
+    uint8_t* const in = reinterpret_cast<uint8_t*>(offered[0]);
+    uint8_t* const out = reinterpret_cast<uint8_t*>(offered[1]);
+    if (stamps) stamp[2] = stampAfter(in, out);
     PlainPeer& P = sh.peer[p];
     P.sendRegion = sendRegion;
     P.recvRegion = recvRegion;
@@ -630,14 +689,25 @@ template <int MW, typename S>
 __global__ void __launch_bounds__(kMaxThreads, 1) directKernel(const __grid_constant__ DirectArgs<MW> a) {
   __shared__ uint64_t epoch;
   __shared__ PlainShared plain;
+  __shared__ DirectProf prof;
   const int ch = blockIdx.x;
+  const bool profiled = kDirectProfile && a.comm.prof != nullptr && threadIdx.x == 0;  // MCCL_PROFILE
+  if (profiled) {
+    for (unsigned long long& v : prof.sum) v = 0;
+    directMark(prof, -1);
+  }
   gridDepWait();  // the parameters only, before: nothing the last kernel wrote (grid_dep.cuh)
   if (threadIdx.x == 0 && a.flags[a.rank]) epoch = ldVolatile(a.flags[a.rank] + ch * kDirectMaxRanks + a.rank);
   __syncthreads();
   uint64_t e = epoch;
+  if (profiled) directMark(prof, kProfDirectStart);
   for (int wi = 0; wi < a.nworks; ++wi) {
     const DirectWork& w = a.works[wi];
     if (ch >= w.nchannels) continue;
+    if (profiled) {
+      prof.sum[kProfDirectWorks - kProfDirectWorks] += 1;
+      prof.sum[kProfDirectPlain - kProfDirectWorks] += w.plain;
+    }
     // Every work runs from its copy in shared memory (a plain one's with the peers' places
     // its entry brought): one call site of the loops for both kinds, which build once. The
     // alternatives cost the windows' path (one shared H200, bench/results/gpu-1xH200-
@@ -648,11 +718,14 @@ __global__ void __launch_bounds__(kMaxThreads, 1) directKernel(const __grid_cons
     // main's (from the parameters) at 512 KiB - 2 MiB, and its reductions 1.1-1.45x faster
     // at 4-8 MiB (call 6).
     if (w.plain) {
-      if (!plainEntry(a.comm, a.rank, a.nranks, w, ch, plain)) return;
+      if (!plainEntry(a.comm, a.rank, a.nranks, w, ch, plain, kDirectProfile && a.comm.prof ? prof.stamp : nullptr))
+        return;
+      if (profiled) directMarkEntry(prof);
     } else {
       if (threadIdx.x == 0) plain.w = w;  // the barrier's __syncthreads_or publishes it
       if (!barrier(a, ch, ++e, false)) return;
     }
+    if (profiled && !w.plain) directMark(prof, kProfDirectEntry);
     if (!w.plain || !plain.staged) {
       runWork<S>(a, plain.w, ch);
     } else if (w.coll == static_cast<uint8_t>(Coll::AllGather)) {
@@ -660,13 +733,19 @@ __global__ void __launch_bounds__(kMaxThreads, 1) directKernel(const __grid_cons
     } else if constexpr (!std::is_same<S, NoArith>::value) {
       plainReduceStaged<S>(a.comm, a.rank, a.nranks, ch, plain);
     }
+    if (kDirectProfile && a.comm.prof) {  // the same in every thread
+      __syncthreads();
+      if (profiled) directMark(prof, kProfDirectRun);
+    }
     if (w.plain) {
       if (!plainExit(a.comm, a.rank, a.nranks, w, ch, plain)) return;
     } else {
       __syncthreads();
       if (!barrier(a, ch, ++e, true)) return;
     }
+    if (profiled) directMark(prof, kProfDirectExit);
   }
+  if (profiled) directFlush(prof, a.comm.prof);
 }
 
 template <int MW>

@@ -1,4 +1,4 @@
-// Host entry to the direct kernels (direct_kernel.cu): collectives on symmetric windows.
+// Host entry to the direct kernels (direct_kernel.cu): collectives read and written in place.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -1,5 +1,6 @@
-// The direct path's host side: which collectives run on symmetric windows, and their
-// launches (kernels/direct.h describes the works, direct_kernel.cu runs them).
+// The direct path's host side: which collectives run on symmetric windows or in place on
+// plain buffers, what the copy engines move, and their launches (kernels/direct.h
+// describes the works, direct_kernel.cu runs them).
 #include "kernels/direct_plan.h"
 
 #include <algorithm>
@@ -180,24 +181,31 @@ bool planPlainDirect(ncclComm* comm, const OpDesc& op, bool capturing, int maxCh
   w->nchannels = static_cast<int16_t>(nch);
   w->in[me] = static_cast<uint8_t*>(const_cast<void*>(op.sendbuff));
   w->out[me] = static_cast<uint8_t*>(op.recvbuff);
-  if (mode == 3) return true;  // every part staged
+  offerPlainBuffers(comm, op, capturing, w);
+  return true;
+}
+
+void offerPlainBuffers(ncclComm* comm, const OpDesc& op, bool capturing, DirectWork* w) {
+  const int n = comm->nranks, me = comm->rank;
   // What this rank offers each peer: the input peers read (AllReduce, ReduceScatter), the
-  // output they write (AllGather, a two-shot AllReduce's results), as the peer maps it.
+  // output they write (AllGather, a two-shot AllReduce's results), as the peer maps it;
+  // nothing under MCCL_PLAIN_DIRECT=3 (every part staged).
+  const bool none = knobInt(Knob::PlainDirect) == 3;
+  const bool twoShot = w->algo == kDirectTwoShot;
   const bool offerIn = op.kind != OpKind::AllGather, offerOut = op.kind == OpKind::AllGather || twoShot;
+  const size_t perRank = op.count * datatypeSize(op.datatype);
+  const size_t whole = perRank * static_cast<size_t>(n);
   const size_t inBytes = op.kind == OpKind::ReduceScatter ? whole : perRank;
   const size_t outBytes = op.kind == OpKind::AllGather ? whole : perRank;
-  auto offer = [&](int p, const void* buf, size_t bytes) -> uint8_t* {
-    RegTable::Entry reg;
-    const bool registered = comm->regs.find(buf, bytes, &reg);
-    if (offers <= 0 || (offers == 1 && !registered)) return nullptr;
-    return static_cast<uint8_t*>(userBufferAtPeer(comm, p, buf, bytes, registered || capturing));
+  const bool inPlace = op.sendbuff == op.recvbuff;
+  auto offer = [&](int p, const void* buf, size_t bytes) {
+    return none ? nullptr : static_cast<uint8_t*>(offerUserBuffer(comm, p, buf, bytes, capturing));
   };
   for (int p = 0; p < n; ++p) {
     if (p == me) continue;
-    if (offerIn) w->in[p] = offer(p, op.sendbuff, inBytes);
-    if (offerOut) w->out[p] = inPlace && offerIn ? w->in[p] : offer(p, op.recvbuff, outBytes);
+    w->in[p] = offerIn ? offer(p, op.sendbuff, inBytes) : nullptr;
+    w->out[p] = !offerOut ? nullptr : inPlace && offerIn ? w->in[p] : offer(p, op.recvbuff, outBytes);
   }
-  return true;
 }
 
 // Where the direct path is faster than the FIFO path (LL, LL128, Simple with units), by the

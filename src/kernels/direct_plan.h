@@ -1,6 +1,7 @@
-// The direct path on the host: collectives whose buffers lie in symmetric windows, read
-// and written in place in the peers' windows (kernels/direct.h), planned per operation
-// and launched after a group's other kernels (kernels/gpu_datapath.cc).
+// The direct path on the host: collectives whose buffers lie in symmetric windows, or plain
+// buffers the peers map, read and written in place (kernels/direct.h), or moved by the copy
+// engines; planned per operation and launched after a group's other kernels
+// (kernels/gpu_datapath.cc).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -46,6 +47,13 @@ bool planDirect(ncclComm* comm, const OpDesc& op, DirectWork* w);
 // the size; w->in[p] and w->out[p] get this rank's buffers as peer p maps them (the
 // user-buffer path's imports; capturing: a graph keeps them, so they are imported at once).
 bool planPlainDirect(ncclComm* comm, const OpDesc& op, bool capturing, int maxChannels, DirectWork* w);
+
+// Sets w->in[p], w->out[p] (p not this rank) of a plain work planPlainDirect made for op: what
+// this rank offers each peer now. Called again each time a cached plan is reused, since the
+// peers' mappings come and go between calls on the same buffers (a cudaMalloc'ed buffer is
+// imported on its second use; one freed and allocated again at the same address is imported
+// anew): the offers are always this call's.
+void offerPlainBuffers(ncclComm* comm, const OpDesc& op, bool capturing, DirectWork* w);
 
 // True when a collective of this kind moving wholeBytes (AllGather, ReduceScatter: every
 // rank's block) takes the direct path on windows under MCCL_WIN_DIRECT = mode: 0 never,

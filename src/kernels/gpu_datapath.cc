@@ -219,6 +219,25 @@ void GpuDataPath::printKernelProfile(const unsigned long long* p) const {
                  p[kProfLlSetup] / 1e3 / p[kProfLlSteps], p[kProfLlSend] / 1e3 / p[kProfLlSteps],
                  p[kProfLlRecv] / 1e3 / p[kProfLlSteps], p[kProfLlEnd] / 1e3 / p[kProfLlSteps],
                  p[kProfLlStarts] ? p[kProfLlStart] / 1e3 / p[kProfLlStarts] : 0.0, p[kProfLlStarts]);
+  if (p[kProfDirectWorks]) {
+    const double works = static_cast<double>(p[kProfDirectWorks]);
+    std::fprintf(stderr,
+                 "mccl profile: rank %d direct: %llu block-works (%llu on plain buffers), %llu blocks; us per "
+                 "block-work: entry barrier%s %.2f, work %.2f, exit barrier%s %.2f; us per block: start to first "
+                 "work %.2f\n",
+                 comm_->rank, p[kProfDirectWorks], p[kProfDirectPlain], p[kProfDirectBlocks],
+                 p[kProfDirectPlain] ? " (offers)" : "", p[kProfDirectEntry] / 1e3 / works, p[kProfDirectRun] / 1e3 / works,
+                 p[kProfDirectPlain] ? " (done lines)" : "", p[kProfDirectExit] / 1e3 / works,
+                 p[kProfDirectBlocks] ? p[kProfDirectStart] / 1e3 / p[kProfDirectBlocks] : 0.0);
+    if (p[kProfDirectPlain])
+      std::fprintf(stderr,
+                   "mccl profile: rank %d direct plain entry, us per block-work: first barrier %.2f, connection "
+                   "words %.2f, offers out and in %.2f, the rest (staged inputs, closing barrier) %.2f\n",
+                   comm_->rank, p[kProfDirectEntrySync] / 1e3 / p[kProfDirectPlain],
+                   p[kProfDirectEntryConn] / 1e3 / p[kProfDirectPlain], p[kProfDirectEntryOffer] / 1e3 / p[kProfDirectPlain],
+                   (p[kProfDirectEntry] - p[kProfDirectEntrySync] - p[kProfDirectEntryConn] - p[kProfDirectEntryOffer]) /
+                       1e3 / p[kProfDirectPlain]);
+  }
 }
 
 ncclResult_t GpuDataPath::waitLast(double seconds) {
@@ -404,6 +423,8 @@ bool GpuDataPath::runCached(const OpDesc* ops, size_t n, ncclResult_t* result) {
     hit->plan.ops[i].seq = ops[i].seq;
     hit->plan.ops[i].enqueueNs = ops[i].enqueueNs;
   }
+  for (const GpuPlan::PlainDirect& pd : hit->plan.plainDirect)
+    offerPlainBuffers(comm_, hit->plan.ops[pd.op], false, &hit->plan.direct[pd.work]);
   ++cacheHits_;
   selfBacklog_ += hit->plan.selfBacklog;
   *result = launch(hit->plan, 0, 0);

@@ -34,7 +34,14 @@ struct GpuPlan {
   std::vector<Copy> copies;
   std::vector<DevWork> works;
   std::vector<DevQueue> queues;
-  std::vector<DirectWork> direct;  // collectives on symmetric windows (kernels/direct.h)
+  std::vector<DirectWork> direct;  // collectives on symmetric windows or plain buffers (kernels/direct.h)
+  // The works of direct on plain buffers, and their operations: (index in direct, in ops).
+  // Their offers are made again each time the plan is reused (offerPlainBuffers).
+  struct PlainDirect {
+    uint32_t work;
+    uint32_t op;
+  };
+  std::vector<PlainDirect> plainDirect;
   std::vector<DirectWork> engine;  // those of them the copy engines move (kDirectCopyEngine)
   // AlltoAll and Gather Sends and Recvs on symmetric windows the copy engines move (planEngineP2p):
   // the Sends' copies, and how many operations (Recvs too) take part in their barriers.

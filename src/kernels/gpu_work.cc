@@ -146,11 +146,8 @@ void GpuWork::markUserBuffers(const OpDesc& op, const Schedule& s, DevWork* w, b
   p_.userBuffers = true;
   if (!(w->xchg & kXchgRecv) || (bcast && op.root == comm_->rank)) return;
   const size_t outBytes = gather ? op.bytes() * static_cast<size_t>(comm_->nranks) : op.bytes();
-  RegTable::Entry reg;
-  const bool registered = comm_->regs.find(w->out, outBytes, &reg);
-  if (mode == 1 && !registered) return;
   const int from = p2p ? op.root : dp_->devCommHost().ringPrev;
-  w->offer = userBufferAtPeer(comm_, from, w->out, outBytes, registered || p_.capturing);
+  w->offer = offerUserBuffer(comm_, from, w->out, outBytes, p_.capturing);
 }
 
 ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
@@ -229,8 +226,9 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
              kTuningName[kind], engines ? 0 : dw.nchannels, engines ? "no SM moves data" : where);
       if (dw.plain) {
         // Its barriers and staged parts ride on the LL connections of its channels with
-        // every peer (kernels/direct.h); its offers are this call's (the plan is not reused).
-        p_.userBuffers = true;
+        // every peer (kernels/direct.h); its offers are made again whenever the plan is
+        // reused (GpuDataPath::runCached).
+        p_.plainDirect.push_back({static_cast<uint32_t>(p_.direct.size()), static_cast<uint32_t>(oi)});
         for (int c = 0; c < dw.nchannels; ++c)
           for (int r = 0; r < comm_->nranks; ++r) {
             if (r == comm_->rank) continue;

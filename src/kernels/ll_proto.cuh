@@ -51,7 +51,7 @@ struct LlShared {
   // MCCL_PROFILE (thread 0, LlProf): the work's sums per LL word and the last stamp. Here,
   // not in registers: held there for the whole work (16 of them, profiling or not), they
   // pushed the LL128 loops into spilling.
-  unsigned long long profSum[kProfWords - kProfLlSteps];
+  unsigned long long profSum[kProfDirectWorks - kProfLlSteps];
   uint64_t profLast;
 };
 
@@ -275,7 +275,7 @@ struct LlProf {
       : out(threadIdx.x == 0 ? c.prof : nullptr), sh(s) {
     if (!out) return;
 #pragma unroll
-    for (int k = 0; k < kProfWords - kProfLlSteps; ++k) sh->profSum[k] = 0;
+    for (int k = 0; k < kProfDirectWorks - kProfLlSteps; ++k) sh->profSum[k] = 0;
     sh->profLast = globalTimer();
     if (sh->entryNs) {
       sh->profSum[kProfLlStart - kProfLlSteps] += sh->profLast - sh->entryNs;
@@ -297,7 +297,7 @@ struct LlProf {
   __device__ __forceinline__ void flush() {
     if (!out) return;
 #pragma unroll
-    for (int k = 0; k < kProfWords - kProfLlSteps; ++k) atomicAdd(out + kProfLlSteps + k, sh->profSum[k]);
+    for (int k = 0; k < kProfDirectWorks - kProfLlSteps; ++k) atomicAdd(out + kProfLlSteps + k, sh->profSum[k]);
   }
 };
 

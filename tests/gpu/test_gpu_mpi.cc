@@ -250,12 +250,16 @@ TEST(GpuMpi, SymmetricWindowCollectives) {
 class ReusedMemory : public GpuMemory {
  public:
   explicit ReusedMemory(int dev, bool ipc = false) : GpuMemory(dev), dev_(dev), ipc_(ipc) {}
-  ~ReusedMemory() override {
+  ~ReusedMemory() override { dropAll(); }
+  // Frees every buffer kept: the next requests allocate anew (the allocator may hand back
+  // the same addresses, as other allocations).
+  void dropAll() {
     for (auto& kv : free_)
       for (void* p : kv.second) {
         if (ipc_) cudaFree(p);
         else GpuMemory::release(p);
       }
+    free_.clear();
   }
   void* alloc(size_t bytes) override {
     std::vector<void*>& kept = free_[bytes];
@@ -286,12 +290,16 @@ class ReusedMemory : public GpuMemory {
   std::map<void*, size_t> sizes_;
 };
 
-// Why a user-buffer test cannot run here (nullptr: it can): it needs a GPU per rank, two
-// ranks or more, and allocations of its own (ranks sharing a GPU allocate from the
-// stream-ordered pool, whose blocks the path never maps).
-static const char* userBufferTestSkip() {
+// Why a test of two ranks or more, each on a GPU of its own, cannot run here (nullptr: it
+// can); a user-buffer test also needs allocations of its own (ranks sharing a GPU allocate
+// from the stream-ordered pool, whose blocks the path never maps).
+static const char* gpuPairSkip() {
   if (!gpusForAll()) return "needs a GPU per rank";
   if (worldSize() < 2) return "needs 2 ranks";
+  return nullptr;
+}
+static const char* userBufferTestSkip() {
+  if (const char* why = gpuPairSkip()) return why;
   if (std::getenv("MCCL_SHARED_GPU")) return "ranks sharing a GPU allocate from the stream-ordered pool";
   return nullptr;
 }
@@ -380,13 +388,11 @@ TEST(GpuMpi, UserBuffersRegisteredAndPlainOutputs) {
 // MCCL_PLAIN_DIRECT=3 stages every part. AllReduce (every operator; in place: two-shot),
 // ReduceScatter and AllGather of every type, odd sizes, checked on the host.
 TEST(GpuMpi, PlainBuffersDirect) {
-  if (!gpusForAll()) GTEST_SKIP() << "needs a GPU per rank";
+  if (const char* why = gpuPairSkip()) GTEST_SKIP() << why;
   const int r = worldRank(), n = worldSize();
-  if (n < 2) GTEST_SKIP() << "needs 2 ranks";
   ncclComm_t comm;
-  NCCL_OK(mcclCommInitFromMpi(&comm, MPI_COMM_WORLD, MCCL_DEVICE_AUTO, nullptr));
   int dev;
-  NCCL_OK(ncclCommCuDevice(comm, &dev));
+  NCCL_OK(commOnOwnGpu(&comm, &dev));
   std::string errs;
   for (const char* mode : {"2", "3"}) {
     ScopedEnv env({{"MCCL_PLAIN_DIRECT", mode}});
@@ -418,6 +424,50 @@ TEST(GpuMpi, PlainBuffersDirect) {
       EXPECT_EQ(mccl::userBufferImportsMade(), madeBefore) << "MCCL_PLAIN_DIRECT=3 offered a buffer";
   }
   EXPECT_TRUE(errs.empty()) << errs;
+  NCCL_OK(ncclCommDestroy(comm));
+}
+
+// A lone call on the buffers, stream and sizes of one of the last few reuses its plan
+// (GpuDataPath::runCached); a plain direct work's offers are made again each time: the
+// buffers' first call is staged, the next in place (the peers map them by then), and once
+// they are freed and allocated again (the same addresses, other allocations) the peers must
+// not read or write the old mappings. Four rounds of AllReduce out of place (one-shot) and
+// in place (two-shot), ReduceScatter and AllGather, each three times a round on one
+// stream, every value checked on the host.
+TEST(GpuMpi, PlainDirectReusedPlansFollowReallocatedBuffers) {
+  if (const char* why = gpuPairSkip()) GTEST_SKIP() << why;
+  const int r = worldRank(), n = worldSize();
+  ncclComm_t comm;
+  int dev;
+  NCCL_OK(commOnOwnGpu(&comm, &dev));
+  ScopedEnv env({{"MCCL_PLAIN_DIRECT", "2"}, {"MCCL_PLAN_CACHE", "1"}});
+  const size_t madeBefore = mccl::userBufferImportsMade();
+  std::string errs;
+  {
+    ReusedMemory mem(dev, true);
+    const size_t count = (1 << 18) + 5;
+    for (int round = 0; round < 4; ++round) {
+      for (int call = 0; call < 3; ++call) {
+        const uint64_t seed = 5000 + 100 * static_cast<uint64_t>(round) + 10 * static_cast<uint64_t>(call);
+        const CollCase cases[] = {
+            {CollKind::AllReduce, ncclFloat32, ncclSum, false, false, count, 0, false, seed},
+            {CollKind::AllReduce, ncclFloat32, ncclSum, false, false, count, 0, true, seed + 1},
+            {CollKind::ReduceScatter, ncclFloat32, ncclSum, false, false, count / n + 1, 0, false, seed + 2},
+            {CollKind::AllGather, ncclFloat32, ncclSum, false, false, count / n + 1, 0, false, seed + 3},
+        };
+        for (const CollCase& c : cases) {
+          std::string e = runCollCase(comm, r, n, c, &mem);
+          if (!e.empty() && errs.size() < 4000)
+            errs += "round " + std::to_string(round) + " call " + std::to_string(call) + ": " + e;
+        }
+      }
+      MPI_Barrier(MPI_COMM_WORLD);  // every rank's calls are done before any buffer goes
+      mem.dropAll();
+      MPI_Barrier(MPI_COMM_WORLD);
+    }
+  }
+  EXPECT_TRUE(errs.empty()) << errs;
+  EXPECT_GT(mccl::userBufferImportsMade(), madeBefore) << "no buffer was mapped by a peer";
   NCCL_OK(ncclCommDestroy(comm));
 }
 
