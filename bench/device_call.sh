@@ -8,6 +8,9 @@
 #          one mccl-perf run (nccl-perf for variants named nccl*; the pack's old/ libraries,
 #          the build to compare against, for variants named old*) into
 #          $W/SET_VARIANT_ROUND.csv, the naming bench/summary.py reads (no _ in the names)
+#   mpitests FILTER LIMIT
+#          the MPI GPU tests of FILTER on NP processes (MCCL_SHARED_GPU=2), at most LIMIT
+#          seconds: the verdict and every test's line into $W/tests.txt
 #   tb SET VARIANT ROUND "ARGS" [VAR=VALUE ...]
 #          one mccl-threads-bench run (ranks as threads of one process; old* variants on the
 #          old/ libraries, a variant named as a folder of the pack, or of its ab/
@@ -59,6 +62,14 @@ gtests() {
   res "tests $nr ranks" $? $W/t_$nr.log
   grep -aE '^\[ +(OK|FAILED|SKIPPED) ' $W/t_$nr.log >> $T
   cp $T $OUT/tests.txt
+}
+
+mpitests() {  # FILTER LIMIT: the MPI GPU tests of FILTER on NP processes sharing the GPU(s)
+  local f=$1 limit=$2
+  timeout $limit $M -x MCCL_SHARED_GPU=2 -x MCCL_DUMP_SCHEDULE=0 $B/mccl_gpu_mpi_tests --gtest_filter="$f" \
+    > $W/mpi.log 2>&1
+  res "mpi np$NP" $? $W/mpi.log
+  grep -aE '^\[ +(OK|FAILED|SKIPPED) ' $W/mpi.log >> $T
 }
 
 tb() {

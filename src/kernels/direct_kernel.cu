@@ -359,6 +359,7 @@ struct PlainShared {
   // them: its part then comes staged).
   DirectWork w;
   uint32_t staged;  // peers whose part this rank reads or writes staged
+  uint32_t mineNull;  // peers this rank offered no input (bit p) or no output (bit 8 + p)
   int stop;
 };
 
@@ -429,18 +430,14 @@ __device__ __forceinline__ void gatherRange(const DirectWork& w, int ch, uint64_
 // The entry of a plain work's block: its connections with each peer, the offers out and
 // in (into sh.w), then the parts of this rank's input its peers read that it did not offer
 // them, staged into their slots. False when stopped.
-__device__ __noinline__ bool plainEntry(const DevComm& comm, int me, int n, const DirectWork& w, int ch,
-                                        PlainShared& sh, unsigned long long* stamp) {
+__device__ __noinline__ bool plainEntry(const DevComm& comm, int me, int n, int ch, PlainShared& sh,
+                                        unsigned long long* stamp) {
   const int p = threadIdx.x;
+  const DirectWork& w = sh.w;  // this rank's offers until thread p puts peer p's in their place
   const Coll coll = static_cast<Coll>(w.coll);
   const bool gather = coll == Coll::AllGather;
   const bool twoShot = coll == Coll::AllReduce && w.algo == kDirectTwoShot;
   int* const stop = &sh.stop;
-  if (p == 0) {
-    sh.stop = 0;
-    sh.w = w;
-  }
-  __syncthreads();
   const bool stamps = kDirectProfile && stamp != nullptr && p == (me == 0 ? 1 : 0);  // MCCL_PROFILE
   if (stamps) stamp[0] = globalTimer();
   if (p < n && p != me) {
@@ -460,8 +457,10 @@ __device__ __noinline__ bool plainEntry(const DevComm& comm, int me, int n, cons
     const uint4* const recvRegion = reinterpret_cast<const uint4*>(rtail - ConnRegion::kFlagOff);
     const uint32_t flag = static_cast<uint32_t>(sendStep + 1), rflag = static_cast<uint32_t>(recvStep + 1);
     if (stamps) stamp[1] = stampAfter(stail, rtail, sendHead, recvHead, sendStep, recvStep);
-    llStore(regionLine(sendRegion, kPlainLineIn), reinterpret_cast<uint64_t>(w.in[p]), flag);
-    llStore(regionLine(sendRegion, kPlainLineOut), reinterpret_cast<uint64_t>(w.out[p]), flag);
+    uint8_t* const myIn = w.in[p];
+    uint8_t* const myOut = w.out[p];
+    llStore(regionLine(sendRegion, kPlainLineIn), reinterpret_cast<uint64_t>(myIn), flag);
+    llStore(regionLine(sendRegion, kPlainLineOut), reinterpret_cast<uint64_t>(myOut), flag);
     // Both lines polled together (read one after the other, the second took a load of its
     // own once the first had come: 0.07-0.16 us a call, one shared H200).
     const uint4* const lines[2] = {regionLine(recvRegion, kPlainLineIn), regionLine(recvRegion, kPlainLineOut)};
@@ -482,9 +481,11 @@ __device__ __noinline__ bool plainEntry(const DevComm& comm, int me, int n, cons
     P.recvStep = recvStep;
     sh.w.in[p] = in;
     sh.w.out[p] = out;
+    if (myIn == nullptr || myOut == nullptr)
+      atomicOr(&sh.mineNull, (myIn == nullptr ? 1u << p : 0u) | (myOut == nullptr ? 1u << (8 + p) : 0u));
     // Staged lines go into the peer's slots only once every step sent before this work was
     // consumed (the header lines need no credit).
-    if ((!gather && w.in[p] == nullptr) || ((gather || twoShot) && out == nullptr))
+    if ((!gather && myIn == nullptr) || ((gather || twoShot) && out == nullptr))
       llWaitCredit(sendHead, sendStep, &comm, stop, p);
   }
   if (__syncthreads_or(*reinterpret_cast<volatile int*>(stop))) return false;
@@ -496,7 +497,7 @@ __device__ __noinline__ bool plainEntry(const DevComm& comm, int me, int n, cons
   if (!gather) {
     const uint64_t es = w.esize;
     for (int q = 0; q < n; ++q) {
-      if (q == me || w.in[q] != nullptr) continue;
+      if (q == me || !(sh.mineNull >> q & 1)) continue;  // q reads this rank's input in place
       ReducePart rq;
       reducePart(n, q, w, ch, &rq);
       stageOut(sh.peer[q].sendRegion, sh.peer[q].sendStep, w.in[me] + (rq.srcOff + rq.lo) * es, (rq.hi - rq.lo) * es);
@@ -510,9 +511,9 @@ __device__ __noinline__ bool plainEntry(const DevComm& comm, int me, int n, cons
 // wrote into them is visible (a system fence before the done line where this block wrote
 // into peers); then the parts the peers staged for this rank's output (it offered them
 // none), and the step counts. False when stopped.
-__device__ __noinline__ bool plainExit(const DevComm& comm, int me, int n, const DirectWork& w, int ch,
-                                       PlainShared& sh) {
+__device__ __noinline__ bool plainExit(const DevComm& comm, int me, int n, int ch, PlainShared& sh) {
   const int p = threadIdx.x;
+  const DirectWork& w = sh.w;
   const Coll coll = static_cast<Coll>(w.coll);
   const bool gather = coll == Coll::AllGather;
   const bool twoShot = coll == Coll::AllReduce && w.algo == kDirectTwoShot;
@@ -528,7 +529,7 @@ __device__ __noinline__ bool plainExit(const DevComm& comm, int me, int n, const
   if (gather || twoShot) {
     const uint64_t es = w.esize;
     for (int q = 0; q < n; ++q) {
-      if (q == me || w.out[q] != nullptr) continue;
+      if (q == me || !(sh.mineNull >> (8 + q) & 1)) continue;  // q wrote into this rank's output
       uint64_t lo, hi, dst;
       if (gather) {
         gatherRange(w, ch, &lo, &hi);
@@ -698,6 +699,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) directKernel(const __grid_cons
   }
   gridDepWait();  // the parameters only, before: nothing the last kernel wrote (grid_dep.cuh)
   if (threadIdx.x == 0 && a.flags[a.rank]) epoch = ldVolatile(a.flags[a.rank] + ch * kDirectMaxRanks + a.rank);
+  if (threadIdx.x == 0) plain.stop = 0;  // a stopped block leaves: 0 for every work after
   __syncthreads();
   uint64_t e = epoch;
   if (profiled) directMark(prof, kProfDirectStart);
@@ -717,13 +719,20 @@ __global__ void __launch_bounds__(kMaxThreads, 1) directKernel(const __grid_cons
     // at 1-2 MiB, 3.6 us at 8 MiB. From shared memory the windows' path is as fast as
     // main's (from the parameters) at 512 KiB - 2 MiB, and its reductions 1.1-1.45x faster
     // at 4-8 MiB (call 6).
+    // The work into shared memory here, where its loads are the parameters' own (inside the
+    // entry, through a generic reference to them, thread 0's copy took 1.8 us: bench/results/
+    // gpu-1xH200-2026-12-03b call 3).
+    if (threadIdx.x == 0) {
+      plain.w = w;
+      plain.mineNull = 0;
+    }
     if (w.plain) {
-      if (!plainEntry(a.comm, a.rank, a.nranks, w, ch, plain, kDirectProfile && a.comm.prof ? prof.stamp : nullptr))
+      __syncthreads();
+      if (!plainEntry(a.comm, a.rank, a.nranks, ch, plain, kDirectProfile && a.comm.prof ? prof.stamp : nullptr))
         return;
       if (profiled) directMarkEntry(prof);
     } else {
-      if (threadIdx.x == 0) plain.w = w;  // the barrier's __syncthreads_or publishes it
-      if (!barrier(a, ch, ++e, false)) return;
+      if (!barrier(a, ch, ++e, false)) return;  // its __syncthreads_or publishes the copy
     }
     if (profiled && !w.plain) directMark(prof, kProfDirectEntry);
     if (!w.plain || !plain.staged) {
@@ -738,7 +747,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) directKernel(const __grid_cons
       if (profiled) directMark(prof, kProfDirectRun);
     }
     if (w.plain) {
-      if (!plainExit(a.comm, a.rank, a.nranks, w, ch, plain)) return;
+      if (!plainExit(a.comm, a.rank, a.nranks, ch, plain)) return;
     } else {
       __syncthreads();
       if (!barrier(a, ch, ++e, true)) return;

@@ -6,10 +6,7 @@
 # plain-buffer MPI tests on two processes.
 cd "$(dirname "$0")/../../.."
 . bench/device_call.sh
-timeout 120 $M -x MCCL_SHARED_GPU=2 -x MCCL_DUMP_SCHEDULE=0 $B/mccl_gpu_mpi_tests \
-  --gtest_filter='GpuMpi.PlainDirectReusedPlansFollowReallocatedBuffers:GpuMpi.PlainBuffersDirect' > $W/mpi.log 2>&1
-res "mpi np2 shared" $? $W/mpi.log
-grep -aE '^\[ +(OK|FAILED|SKIPPED) ' $W/mpi.log >> $T
+mpitests 'GpuMpi.PlainDirectReusedPlansFollowReallocatedBuffers:GpuMpi.PlainBuffersDirect' 120
 gtests 2 'GpuPlainDirect.*' 100
 prof() {  # NAME "ARGS" [VAR=VALUE ...]
   local name=$1 a=$2
