@@ -2,7 +2,8 @@
 // collective x type x op x in-place x size against the host reference, groups driven from
 // one thread, point-to-point patterns, lone calls that reuse their plans, CUDA graph capture
 // replayed 1,000 times, two communicators alternating on one stream across every
-// protocol's sizes, ncclMemAlloc with registered buffers, and NCCL_CHECK_POINTERS. Skipped where no GPU is usable.
+// protocol's sizes, ncclMemAlloc with registered buffers, NCCL_CHECK_POINTERS, and revoke
+// and shrink with kernels waiting on an absent rank. Skipped where no GPU is usable.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -1646,6 +1647,139 @@ TEST(GpuSingleProcess, CallsQueuedBehindATimeoutStopWithIt) {
   }
   unsetenv("MCCL_TIMEOUT");
   mccl::knobsReload();
+}
+
+// ncclCommRevoke and ncclCommShrink on GPU communicators, with kernels waiting for a rank
+// that never comes: the last rank stays out of three calls the others queue (an LL
+// AllReduce, a Simple AllReduce of 64 MiB, a Send to it), so their kernels spin on its
+// flags. The survivors then either revoke (each its own communicator; it returns once the
+// kernels have left, in less than half of MCCL_TIMEOUT) and shrink the revoked parent, or
+// shrink with NCCL_SHRINK_ABORT straight away. Their streams drain without an error; the
+// revoked parent refuses collectives and stays quiescent; the shrunk communicator runs
+// checked collectives on the GPU (LL, Simple, and a ring of Send/Recv over its ranks).
+TEST(GpuSingleProcess, RevokeAndShrinkStopKernelsWaitingOnAnAbsentRank) {
+  SKIP_WITHOUT_GPUS(1);
+  for (const int flags : {-1, NCCL_SHRINK_ABORT}) {  // -1: ncclCommRevoke, then NCCL_SHRINK_DEFAULT
+    SCOPED_TRACE(flags < 0 ? "revoke, then shrink" : "shrink with NCCL_SHRINK_ABORT");
+    Clique cl(3);
+    if (cl.n < 2) GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=3 on one GPU)";
+    const int n = cl.n, out = n - 1, m = n - 1;
+    const size_t small = 4096, large = size_t{16} << 20;  // floats: LL, and Simple
+    std::vector<float*> a(static_cast<size_t>(n), nullptr), b(static_cast<size_t>(n), nullptr);
+    std::vector<cudaStream_t> s(static_cast<size_t>(n), nullptr);
+    std::vector<std::string> errs(static_cast<size_t>(n));
+    std::vector<double> stopSeconds(static_cast<size_t>(n), 0.0);
+    std::vector<ncclComm_t> kids(static_cast<size_t>(n), nullptr);
+    ThreadBarrier meet(n);
+    runThreads(n, [&](int r) {
+      std::string& e = errs[r];
+      cudaSetDevice(cl.dev(r));
+      if (cudaMalloc(&a[r], large * sizeof(float)) != cudaSuccess ||
+          cudaMalloc(&b[r], large * sizeof(float)) != cudaSuccess ||
+          cudaMemset(a[r], 0, large * sizeof(float)) != cudaSuccess ||
+          cudaStreamCreateWithFlags(&s[r], cudaStreamNonBlocking) != cudaSuccess)
+        e = "CUDA setup failed";
+      meet.wait();
+      // Every rank takes part in the same calls once, so the connections exist (making one
+      // needs both ends) and only the waits remain.
+      if (e.empty()) {
+        bool ok = ncclAllReduce(a[r], b[r], small, ncclFloat, ncclSum, cl.comms[r], s[r]) == ncclSuccess &&
+                  ncclAllReduce(a[r], b[r], large, ncclFloat, ncclSum, cl.comms[r], s[r]) == ncclSuccess &&
+                  ncclGroupStart() == ncclSuccess;
+        for (int p = 0; ok && p < out; ++p)
+          ok = (r == out ? ncclRecv(b[r] + p * small, small, ncclFloat, p, cl.comms[r], s[r])
+                         : r == p ? ncclSend(a[r], small, ncclFloat, out, cl.comms[r], s[r])
+                                  : ncclSuccess) == ncclSuccess;
+        ok = ncclGroupEnd() == ncclSuccess && ok && cudaStreamSynchronize(s[r]) == cudaSuccess;
+        if (!ok) e = std::string("the calls with every rank: ") + ncclGetLastError(cl.comms[r]);
+      }
+      meet.wait();
+      if (r == out) return;  // absent from here on (its communicator is aborted at the end)
+      ncclComm_t c = cl.comms[r];
+      if (e.empty() && (ncclAllReduce(a[r], b[r], small, ncclFloat, ncclSum, c, s[r]) != ncclSuccess ||
+                        ncclAllReduce(a[r], b[r], large, ncclFloat, ncclSum, c, s[r]) != ncclSuccess ||
+                        ncclSend(a[r], small, ncclFloat, out, c, s[r]) != ncclSuccess))
+        e = std::string("queueing the calls: ") + ncclGetLastError(c);
+      if (!e.empty()) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      if (cudaStreamQuery(s[r]) != cudaErrorNotReady) {
+        e = "the calls without the last rank ended on their own";
+        return;
+      }
+      int excluded[1] = {out};
+      const auto t0 = std::chrono::steady_clock::now();
+      ncclResult_t res;
+      if (flags < 0) {
+        res = ncclCommRevoke(c, NCCL_REVOKE_DEFAULT);
+        if (res == ncclSuccess) {
+          // Revoke returns once the communicator is quiescent: its kernels are gone.
+          stopSeconds[r] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          if (cudaStreamQuery(s[r]) == cudaErrorNotReady) e += "the stream still runs after ncclCommRevoke; ";
+          ncclResult_t async = ncclInProgress;
+          if (ncclCommGetAsyncError(c, &async) != ncclSuccess || async != ncclSuccess)
+            e += std::string("revoked, ncclCommGetAsyncError says ") + ncclGetErrorString(async) + "; ";
+          if (ncclAllReduce(a[r], b[r], small, ncclFloat, ncclSum, c, s[r]) != ncclInvalidUsage)
+            e += "a collective on the revoked communicator was not refused; ";
+          res = ncclCommShrink(c, excluded, 1, &kids[r], nullptr, NCCL_SHRINK_DEFAULT);
+        }
+      } else {
+        res = ncclCommShrink(c, excluded, 1, &kids[r], nullptr, NCCL_SHRINK_ABORT);
+        stopSeconds[r] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      }
+      if (res != ncclSuccess || kids[r] == nullptr) {
+        e += std::string("revoke/shrink: ") + ncclGetErrorString(res) + ": " + ncclGetLastError(c);
+        return;
+      }
+      const cudaError_t drained = cudaStreamSynchronize(s[r]);
+      if (drained != cudaSuccess) e += std::string("the stream after the revoke: ") + cudaGetErrorString(drained) + "; ";
+      int count = -1, rank = -1;
+      ncclCommCount(kids[r], &count);
+      ncclCommUserRank(kids[r], &rank);
+      if (count != m || rank != r) {
+        e += "the shrunk communicator is rank " + std::to_string(rank) + " of " + std::to_string(count);
+        return;
+      }
+      GpuMemory mem(cl.dev(r));
+      for (const CollCase& k : {CollCase{CollKind::AllReduce, ncclFloat32, ncclSum, false, false, 1001, 0, false, 7},
+                                CollCase{CollKind::AllReduce, ncclBfloat16, ncclMax, false, false, size_t{3} << 20, 0, true, 8},
+                                CollCase{CollKind::AllGather, ncclInt32, ncclSum, false, false, 70001, 0, false, 9},
+                                CollCase{CollKind::ReduceScatter, ncclFloat64, ncclMin, false, false, 5000, 0, false, 10}})
+        e += runCollCase(kids[r], rank, m, k, &mem);
+      // A ring of Send/Recv over the survivors, on the GPU.
+      if (m > 1) {
+        const int to = (rank + 1) % m, from = (rank + m - 1) % m;
+        std::vector<float> want(small), got(small);
+        for (size_t i = 0; i < small; ++i) want[i] = static_cast<float>(from * 100000 + static_cast<int>(i));
+        std::vector<float> mine(small);
+        for (size_t i = 0; i < small; ++i) mine[i] = static_cast<float>(rank * 100000 + static_cast<int>(i));
+        bool ok = uploadOn(s[r], a[r], mine.data(), small * sizeof(float)) == cudaSuccess &&
+                  ncclGroupStart() == ncclSuccess &&
+                  ncclSend(a[r], small, ncclFloat, to, kids[r], s[r]) == ncclSuccess &&
+                  ncclRecv(b[r], small, ncclFloat, from, kids[r], s[r]) == ncclSuccess &&
+                  ncclGroupEnd() == ncclSuccess &&
+                  cudaMemcpyAsync(got.data(), b[r], small * sizeof(float), cudaMemcpyDeviceToHost, s[r]) == cudaSuccess &&
+                  cudaStreamSynchronize(s[r]) == cudaSuccess;
+        if (!ok) e += std::string("Send/Recv ring on the shrunk communicator: ") + ncclGetLastError(kids[r]);
+        else if (got != want) e += "Send/Recv ring on the shrunk communicator: wrong data; ";
+      }
+    });
+    // Well before the kernels would give up on their own (MCCL_TIMEOUT).
+    const double bound = static_cast<double>(mccl::knobInt(mccl::Knob::Timeout)) / 2;
+    for (int r = 0; r < n; ++r) {
+      EXPECT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
+      EXPECT_LT(stopSeconds[r], bound) << "rank " << r << ": stopping the waiting kernels took " << stopSeconds[r]
+                                       << " s (MCCL_TIMEOUT " << 2 * bound << " s)";
+    }
+    for (int r = 0; r < n; ++r) {
+      if (kids[r]) EXPECT_EQ(ncclCommDestroy(kids[r]), ncclSuccess) << ncclGetLastError(kids[r]);
+      EXPECT_EQ(r == out ? ncclCommAbort(cl.comms[r]) : ncclCommDestroy(cl.comms[r]), ncclSuccess) << "rank " << r;
+      cl.comms[r] = nullptr;
+      CUDA_OK(cudaSetDevice(cl.dev(r)));
+      CUDA_OK(cudaStreamDestroy(s[r]));
+      CUDA_OK(cudaFree(a[r]));
+      CUDA_OK(cudaFree(b[r]));
+    }
+  }
 }
 
 // The driver's page for device memory (cuMemGetAllocationGranularity on device 0; 2 MiB
