@@ -6,7 +6,7 @@
 // ranks on one GPU); a regression measure of mccl's fixed costs between two versions.
 //
 //   mccl-threads-bench [-r ranks] [-b 8] [-e 1M] [-f 8] [-n iters] [-G graph-calls] [-w]
-//                      [-o allreduce,allgather,broadcast,reducescatter,sendrecv,alltoall]
+//                      [-o allreduce,allgather,broadcast,reducescatter,sendrecv,alltoall,gather,scatter]
 //                      [-d float|bf16|half|double|int32|int8]
 //
 // AllReduce and ReduceScatter take an operator suffix (allreduce_max, reducescatter_prod;
@@ -94,6 +94,9 @@ ncclResult_t call(const std::string& op, ncclComm_t comm, int rank, int n, void*
   if (startsWith(op, "reducescatter")) return ncclReduceScatter(in, out, count, t, redOf(op), comm, s);
   // alltoall: `count` elements a rank in all, count / n to each peer.
   if (op == "alltoall") return ncclAlltoAll(in, out, std::max<size_t>(1, count / n), t, comm, s);
+  // gather, scatter: `count` elements at the root (0) in all, count / n from or to each rank.
+  if (op == "gather") return ncclGather(in, out, std::max<size_t>(1, count / n), t, 0, comm, s);
+  if (op == "scatter") return ncclScatter(in, out, std::max<size_t>(1, count / n), t, 0, comm, s);
   // sendrecv: a ring shift (each rank sends to the next, receives from the previous).
   ncclGroupStart();
   ncclSend(in, count, t, (rank + 1) % n, comm, s);

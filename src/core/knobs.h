@@ -121,7 +121,9 @@ enum class KnobType { Int, Size, Bool, String };
     "1: ranks of one process may share a GPU (tests and benchmarks on one-GPU machines); "       \
     "2: ranks of different processes too (their kernels time-slice: correctness runs only)")  \
   X(SimpleUnitSteps, "MCCL_SIMPLE_UNIT_STEPS", Int, "0",                                         \
-    "GPU communicators: units a channel of a large Simple ring or chain collective (or two-rank Send/Recv) aims at, its steps shrinking below a FIFO slot down to 256 KiB (0: the measured choice, 16 for a two-rank chain, 4 elsewhere, and two ranks' Sends and Recvs step 128 KiB from 32 MiB)")
+    "GPU communicators: units a channel of a large Simple ring or chain collective (or two-rank Send/Recv) aims at, its steps shrinking below a FIFO slot down to 256 KiB (0: the measured choice, 16 for a two-rank chain, 4 elsewhere, and two ranks' Sends and Recvs step 128 KiB from 32 MiB)") \
+  X(SelfCopyEngineBytes, "MCCL_SELF_COPY_ENGINE_BYTES", Size, "8388608",                            \
+    "GPU communicators: a rank's copy to itself (its own block of an AlltoAll, a Gather's or Scatter's root, its Sends to itself paired with its Recvs) of at least this many bytes is moved by the copy engines beside the kernel, on no SM (0: always in the kernel)")
 
 enum class Knob : int {
 #define MCCL_KNOB_ENUM(id, name, type, def, help) id,

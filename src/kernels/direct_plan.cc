@@ -333,21 +333,7 @@ ncclResult_t launchCopyEngines(ncclComm* comm, const DevComm& devComm, const std
   // Copy i on lane i % nl: lane 0 is stream, lane j > 0 the side stream j - 1, forked from
   // stream after the barrier and joined back before the closing one.
   const int nl = static_cast<int>(std::min<size_t>(copies.size(), kDirectMaxRanks));
-  while (static_cast<int>(lanes->side.size()) < nl - 1) {
-    cudaStream_t s = nullptr;
-    cudaEvent_t e = nullptr;
-    MCCL_CUDA_TRY(comm, cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags(lane)");
-    lanes->side.push_back(s);
-    MCCL_CUDA_TRY(comm, cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags(lane)");
-    lanes->joined.push_back(e);
-  }
-  if (nl > 1) {
-    if (!lanes->fork)
-      MCCL_CUDA_TRY(comm, cudaEventCreateWithFlags(&lanes->fork, cudaEventDisableTiming), "cudaEventCreateWithFlags");
-    MCCL_CUDA_TRY(comm, cudaEventRecord(lanes->fork, stream), "cudaEventRecord(fork)");
-    for (int j = 1; j < nl; ++j)
-      MCCL_CUDA_TRY(comm, cudaStreamWaitEvent(lanes->side[j - 1], lanes->fork, 0), "cudaStreamWaitEvent(fork)");
-  }
+  MCCL_CHECK(lanes->forkFrom(comm, stream, nl - 1));
   for (size_t i = 0; i < copies.size(); ++i) {
     const Copy& c = copies[i];
     const int lane = static_cast<int>(i % static_cast<size_t>(nl));
@@ -357,11 +343,32 @@ ncclResult_t launchCopyEngines(ncclComm* comm, const DevComm& devComm, const std
       return MCCL_ERR(ncclUnhandledCudaError, comm, "copy engines: cudaMemcpyAsync of %llu bytes to rank %d: %s",
                       static_cast<unsigned long long>(c.bytes), c.peer, cudaGetErrorString(e));
   }
-  for (int j = 1; j < nl; ++j) {
-    MCCL_CUDA_TRY(comm, cudaEventRecord(lanes->joined[j - 1], lanes->side[j - 1]), "cudaEventRecord(join)");
-    MCCL_CUDA_TRY(comm, cudaStreamWaitEvent(stream, lanes->joined[j - 1], 0), "cudaStreamWaitEvent(join)");
-  }
+  MCCL_CHECK(lanes->joinInto(comm, stream, nl - 1));
   return launchDirect(comm, devComm, barrier, kBarrierThreads, stream);
+}
+
+ncclResult_t CopyEngineLanes::forkFrom(ncclComm* comm, cudaStream_t stream, int k) {
+  if (k <= 0) return ncclSuccess;
+  while (static_cast<int>(side.size()) < k) {
+    cudaStream_t s = nullptr;
+    cudaEvent_t e = nullptr;
+    MCCL_CUDA_TRY(comm, cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags(lane)");
+    side.push_back(s);
+    MCCL_CUDA_TRY(comm, cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags(lane)");
+    joined.push_back(e);
+  }
+  if (!fork) MCCL_CUDA_TRY(comm, cudaEventCreateWithFlags(&fork, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+  MCCL_CUDA_TRY(comm, cudaEventRecord(fork, stream), "cudaEventRecord(fork)");
+  for (int j = 0; j < k; ++j) MCCL_CUDA_TRY(comm, cudaStreamWaitEvent(side[j], fork, 0), "cudaStreamWaitEvent(fork)");
+  return ncclSuccess;
+}
+
+ncclResult_t CopyEngineLanes::joinInto(ncclComm* comm, cudaStream_t stream, int k) {
+  for (int j = 0; j < k; ++j) {
+    MCCL_CUDA_TRY(comm, cudaEventRecord(joined[j], side[j]), "cudaEventRecord(join)");
+    MCCL_CUDA_TRY(comm, cudaStreamWaitEvent(stream, joined[j], 0), "cudaStreamWaitEvent(join)");
+  }
+  return ncclSuccess;
 }
 
 void CopyEngineLanes::release() {

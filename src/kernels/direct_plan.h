@@ -92,6 +92,10 @@ struct CopyEngineLanes {
   std::vector<cudaStream_t> side;
   std::vector<cudaEvent_t> joined;  // one per side stream
   cudaEvent_t fork = nullptr;
+  // Side streams 0..k-1 (made at first use) wait for what stream has queued so far.
+  ncclResult_t forkFrom(ncclComm* comm, cudaStream_t stream, int k);
+  // stream waits for what side streams 0..k-1 have queued so far.
+  ncclResult_t joinInto(ncclComm* comm, cudaStream_t stream, int k);
   void release();
 };
 

@@ -288,7 +288,7 @@ ncclResult_t GpuDataPath::asyncStatus() {
 
 ncclResult_t GpuDataPath::launch(const GpuPlan& p, uint64_t planStart, uint64_t planEnd) {
   const int blocks = static_cast<int>(p.queues.size());
-  if (blocks == 0 && p.copies.empty() && p.direct.empty() && p.engine.empty() &&
+  if (blocks == 0 && p.copies.empty() && p.selfCopies.empty() && p.direct.empty() && p.engine.empty() &&
       p.engineP2pOps == 0)
     return ncclSuccess;  // nothing moves
   CudaDeviceGuard guard(comm_->cudaDev);
@@ -320,7 +320,8 @@ ncclResult_t GpuDataPath::launch(const GpuPlan& p, uint64_t planStart, uint64_t 
   if (cw != nullptr) cw->taken = false;  // a second launch of the scope: the stream tells
   const bool raise = cw != nullptr && cw->armed && !capturing && p.parts.size() == 1 && !p.parts[0].spec.large &&
                      (p.parts[0].spec.kind == LaunchKind::LlReduce || p.parts[0].spec.kind == LaunchKind::LlCopy) &&
-                     p.direct.empty() && p.engine.empty() && p.engineP2pOps == 0 && others.empty();
+                     p.direct.empty() && p.engine.empty() && p.engineP2pOps == 0 && p.selfCopies.empty() &&
+                     others.empty();
   uint32_t doneTarget = 0;
   if (raise) {
     // The count wraps after 2^32 blocks; a target of 0 means none, so it restarts from 0.
@@ -337,6 +338,14 @@ ncclResult_t GpuDataPath::launch(const GpuPlan& p, uint64_t planStart, uint64_t 
   uint64_t tRuntime = 0;
   for (const GpuPlan::Copy& c : p.copies)
     CUDA_TRY(cudaMemcpyAsync(c.dst, c.src, c.bytes, cudaMemcpyDefault, stream), "cudaMemcpyAsync");
+  // A rank's copies to itself on the copy engines, beside the kernels: after what came
+  // before on the stream, and before what comes after (GpuPlan::selfCopies).
+  if (!p.selfCopies.empty()) {
+    MCCL_CHECK(lanes_.forkFrom(comm_, stream, 1));
+    for (const GpuPlan::Copy& c : p.selfCopies)
+      CUDA_TRY(cudaMemcpyAsync(c.dst, c.src, c.bytes, cudaMemcpyDeviceToDevice, lanes_.side[0]),
+               "cudaMemcpyAsync(to itself)");
+  }
   for (const GpuPlan::LaunchPart& part : p.parts) {
     const char* err = nullptr;
     ncclResult_t r;
@@ -372,6 +381,7 @@ ncclResult_t GpuDataPath::launch(const GpuPlan& p, uint64_t planStart, uint64_t 
     }
     if (r != ncclSuccess) return MCCL_ERR(r, comm_, "kernel launch failed: %s", err ? err : "?");
   }
+  if (!p.selfCopies.empty()) MCCL_CHECK(lanes_.joinInto(comm_, stream, 1));
   if (raise) {
     doneIssued_ = doneTarget;
     cw->armed = false;

@@ -74,6 +74,7 @@ class GpuWork : public Work {
  private:
   bool planCopies();
   std::vector<int> pairSelf(const std::vector<OpDesc>& ops, size_t slotBytes);
+  bool selfCopyEngine(size_t bytes) const;
   void markUserBuffers(const OpDesc& op, const Schedule& s, DevWork* w, bool bothWays);
   ncclComm* comm_;
   GpuDataPath* dp_;

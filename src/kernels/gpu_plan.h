@@ -32,6 +32,10 @@ struct GpuPlan {
     size_t bytes;
   };
   std::vector<Copy> copies;
+  // A rank's copies to itself (pairSelf's pairs) the copy engines move beside the kernels,
+  // on a side stream forked from the launch's stream before them and joined after
+  // (MCCL_SELF_COPY_ENGINE_BYTES): their blocks are the user's SMs.
+  std::vector<Copy> selfCopies;
   std::vector<DevWork> works;
   std::vector<DevQueue> queues;
   std::vector<DirectWork> direct;  // collectives on symmetric windows or plain buffers (kernels/direct.h)

@@ -146,7 +146,8 @@ TEST(GpuSingleProcess, PointToPointRecvHalfThatOnlyWaits) {
   EXPECT_TRUE(std::regex_search(dump, waits)) << "no Recv half kept few threads";
 }
 
-// A rank's Sends to itself and Recvs from itself. Paired in one group at Simple sizes, each
+// A rank's Sends to itself and Recvs from itself (their copies in the kernel, then on the copy
+// engines: MCCL_SELF_COPY_ENGINE_BYTES). Paired in one group at Simple sizes, each
 // Send's work copies straight into its Recv's buffer (GpuWork::pairSelf; the schedule dump
 // says so): two pairs of odd sizes at unaligned addresses beside a ring exchange. A Send that
 // one group leaves in the rank's FIFO to itself is what the next group's Recv takes, even
@@ -159,104 +160,112 @@ TEST(GpuSingleProcess, SelfSendRecvPairsAndBacklog) {
   Clique cl(8);
   const int n = cl.n;
   const size_t big = (size_t{5} << 20) + 3, big2 = (size_t{3} << 20) + 16, ring = size_t{4} << 20;
-  std::vector<std::string> errs(static_cast<size_t>(n));
-  std::string dump;
-  {
-    ScopedEnv env({{"MCCL_DUMP_SCHEDULE", "1"}});
-    testing::internal::CaptureStdout();
-    runThreads(n, [&](int r) {
-      cudaSetDevice(cl.dev(r));
-      cudaStream_t s;
-      cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
-      const size_t cap = big + 64;
-      uint8_t *a, *b, *x, *y, *rin, *rout;
-      for (uint8_t** p : {&a, &b, &x, &y, &rin, &rout}) cudaMalloc(p, cap);
-      auto pattern = [](int rank, int tag, size_t i) { return static_cast<uint8_t>((rank * 131 + tag * 17 + i * 7 + i / 251) & 0xff); };
-      auto fill = [&](uint8_t* d, size_t bytes, int tag) {
-        std::vector<uint8_t> h(bytes);
-        for (size_t i = 0; i < bytes; ++i) h[i] = pattern(r, tag, i);
-        cudaMemcpyAsync(d, h.data(), bytes, cudaMemcpyHostToDevice, s);
+  // The pairs' copies in the kernel's blocks, then on the copy engines beside it.
+  for (const char* engines : {"0", "1048576"}) {
+    SCOPED_TRACE(std::string("MCCL_SELF_COPY_ENGINE_BYTES=") + engines);
+    std::vector<std::string> errs(static_cast<size_t>(n));
+    std::string dump;
+    {
+      ScopedEnv env({{"MCCL_DUMP_SCHEDULE", "1"}, {"MCCL_SELF_COPY_ENGINE_BYTES", engines}});
+      testing::internal::CaptureStdout();
+      runThreads(n, [&](int r) {
+        cudaSetDevice(cl.dev(r));
+        cudaStream_t s;
+        cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+        const size_t cap = big + 64;
+        uint8_t *a, *b, *x, *y, *rin, *rout;
+        for (uint8_t** p : {&a, &b, &x, &y, &rin, &rout}) cudaMalloc(p, cap);
+        auto pattern = [](int rank, int tag, size_t i) { return static_cast<uint8_t>((rank * 131 + tag * 17 + i * 7 + i / 251) & 0xff); };
+        auto fill = [&](uint8_t* d, size_t bytes, int tag) {
+          std::vector<uint8_t> h(bytes);
+          for (size_t i = 0; i < bytes; ++i) h[i] = pattern(r, tag, i);
+          cudaMemcpyAsync(d, h.data(), bytes, cudaMemcpyHostToDevice, s);
+          cudaStreamSynchronize(s);
+        };
+        auto check = [&](const uint8_t* d, size_t bytes, int from, int tag, const char* what) {
+          std::vector<uint8_t> h(bytes);
+          cudaMemcpyAsync(h.data(), d, bytes, cudaMemcpyDeviceToHost, s);
+          cudaStreamSynchronize(s);
+          for (size_t i = 0; i < bytes; ++i)
+            if (h[i] != pattern(from, tag, i)) {
+              errs[r] += std::string(what) + ": byte " + std::to_string(i) + " is " + std::to_string(h[i]) +
+                         ", expected " + std::to_string(pattern(from, tag, i)) + "\n";
+              return;
+            }
+        };
+        auto ok = [&](ncclResult_t rc, const char* what) {
+          if (rc != ncclSuccess) errs[r] += std::string(what) + ": " + ncclGetLastError(cl.comms[r]) + "\n";
+          return rc == ncclSuccess;
+        };
+        ncclComm_t c = cl.comms[r];
+        const int next = (r + 1) % n, prev = (r + n - 1) % n;
+        // Group 1: two pairs (unaligned, odd; aligned) and the ring.
+        fill(a + 1, big, 1);
+        fill(b, big2, 2);
+        fill(rin, ring, 3);
+        cudaMemsetAsync(x, 0, cap, s);
+        cudaMemsetAsync(y, 0, cap, s);
+        ncclGroupStart();
+        ncclSend(a + 1, big, ncclUint8, r, c, s);
+        ncclSend(b, big2 / 4, ncclFloat32, r, c, s);
+        if (n > 1) ncclSend(rin, ring, ncclInt8, next, c, s);
+        ncclRecv(x + 3, big, ncclInt8, r, c, s);
+        if (n > 1) ncclRecv(rout, ring, ncclUint8, prev, c, s);
+        ncclRecv(y, big2 / 2, ncclFloat16, r, c, s);
+        ok(ncclGroupEnd(), "group 1");
         cudaStreamSynchronize(s);
-      };
-      auto check = [&](const uint8_t* d, size_t bytes, int from, int tag, const char* what) {
-        std::vector<uint8_t> h(bytes);
-        cudaMemcpyAsync(h.data(), d, bytes, cudaMemcpyDeviceToHost, s);
+        check(x + 3, big, r, 1, "group 1, first pair");
+        check(y, big2, r, 2, "group 1, second pair");
+        if (n > 1) check(rout, ring, prev, 3, "group 1, ring");
+        // Groups 2-4: two Sends and a Recv (the second Send stays in the FIFO), then a Send
+        // and a Recv, then a Recv.
+        fill(a, big, 4);
+        fill(b, big, 5);
+        fill(rin, big, 7);
+        cudaMemsetAsync(x, 0, cap, s);
+        cudaMemsetAsync(y, 0, cap, s);
+        cudaMemsetAsync(rout, 0, cap, s);
+        ncclGroupStart();
+        ncclSend(a, big, ncclUint8, r, c, s);
+        ncclRecv(x, big, ncclUint8, r, c, s);
+        ncclSend(b, big, ncclUint8, r, c, s);
+        ok(ncclGroupEnd(), "group 2");
+        ncclGroupStart();
+        ncclSend(rin, big, ncclUint8, r, c, s);
+        ncclRecv(y, big, ncclUint8, r, c, s);
+        ok(ncclGroupEnd(), "group 3");
+        ok(ncclRecv(rout, big, ncclUint8, r, c, s), "group 4");
         cudaStreamSynchronize(s);
-        for (size_t i = 0; i < bytes; ++i)
-          if (h[i] != pattern(from, tag, i)) {
-            errs[r] += std::string(what) + ": byte " + std::to_string(i) + " is " + std::to_string(h[i]) +
-                       ", expected " + std::to_string(pattern(from, tag, i)) + "\n";
-            return;
-          }
-      };
-      auto ok = [&](ncclResult_t rc, const char* what) {
-        if (rc != ncclSuccess) errs[r] += std::string(what) + ": " + ncclGetLastError(cl.comms[r]) + "\n";
-        return rc == ncclSuccess;
-      };
-      ncclComm_t c = cl.comms[r];
-      const int next = (r + 1) % n, prev = (r + n - 1) % n;
-      // Group 1: two pairs (unaligned, odd; aligned) and the ring.
-      fill(a + 1, big, 1);
-      fill(b, big2, 2);
-      fill(rin, ring, 3);
-      cudaMemsetAsync(x, 0, cap, s);
-      cudaMemsetAsync(y, 0, cap, s);
-      ncclGroupStart();
-      ncclSend(a + 1, big, ncclUint8, r, c, s);
-      ncclSend(b, big2 / 4, ncclFloat32, r, c, s);
-      if (n > 1) ncclSend(rin, ring, ncclInt8, next, c, s);
-      ncclRecv(x + 3, big, ncclInt8, r, c, s);
-      if (n > 1) ncclRecv(rout, ring, ncclUint8, prev, c, s);
-      ncclRecv(y, big2 / 2, ncclFloat16, r, c, s);
-      ok(ncclGroupEnd(), "group 1");
-      cudaStreamSynchronize(s);
-      check(x + 3, big, r, 1, "group 1, first pair");
-      check(y, big2, r, 2, "group 1, second pair");
-      if (n > 1) check(rout, ring, prev, 3, "group 1, ring");
-      // Groups 2-4: two Sends and a Recv (the second Send stays in the FIFO), then a Send
-      // and a Recv, then a Recv.
-      fill(a, big, 4);
-      fill(b, big, 5);
-      fill(rin, big, 7);
-      cudaMemsetAsync(x, 0, cap, s);
-      cudaMemsetAsync(y, 0, cap, s);
-      cudaMemsetAsync(rout, 0, cap, s);
-      ncclGroupStart();
-      ncclSend(a, big, ncclUint8, r, c, s);
-      ncclRecv(x, big, ncclUint8, r, c, s);
-      ncclSend(b, big, ncclUint8, r, c, s);
-      ok(ncclGroupEnd(), "group 2");
-      ncclGroupStart();
-      ncclSend(rin, big, ncclUint8, r, c, s);
-      ncclRecv(y, big, ncclUint8, r, c, s);
-      ok(ncclGroupEnd(), "group 3");
-      ok(ncclRecv(rout, big, ncclUint8, r, c, s), "group 4");
-      cudaStreamSynchronize(s);
-      check(x, big, r, 4, "group 2's Recv (its first Send)");
-      check(y, big, r, 5, "group 3's Recv (group 2's second Send)");
-      check(rout, big, r, 7, "group 4's Recv (group 3's Send)");
-      // Group 5: paired again.
-      fill(a, big2, 6);
-      cudaMemsetAsync(x, 0, cap, s);
-      ncclGroupStart();
-      ncclRecv(x, big2, ncclUint8, r, c, s);
-      ncclSend(a, big2, ncclUint8, r, c, s);
-      ok(ncclGroupEnd(), "group 5");
-      cudaStreamSynchronize(s);
-      check(x, big2, r, 6, "group 5");
-      if (cudaGetLastError() != cudaSuccess) errs[r] += "CUDA error\n";
-      for (uint8_t* p : {a, b, x, y, rin, rout}) cudaFree(p);
-      cudaStreamDestroy(s);
-    });
-    dump = testing::internal::GetCapturedStdout();
+        check(x, big, r, 4, "group 2's Recv (its first Send)");
+        check(y, big, r, 5, "group 3's Recv (group 2's second Send)");
+        check(rout, big, r, 7, "group 4's Recv (group 3's Send)");
+        // Group 5: paired again.
+        fill(a, big2, 6);
+        cudaMemsetAsync(x, 0, cap, s);
+        ncclGroupStart();
+        ncclRecv(x, big2, ncclUint8, r, c, s);
+        ncclSend(a, big2, ncclUint8, r, c, s);
+        ok(ncclGroupEnd(), "group 5");
+        cudaStreamSynchronize(s);
+        check(x, big2, r, 6, "group 5");
+        if (cudaGetLastError() != cudaSuccess) errs[r] += "CUDA error\n";
+        for (uint8_t* p : {a, b, x, y, rin, rout}) cudaFree(p);
+        cudaStreamDestroy(s);
+      });
+      dump = testing::internal::GetCapturedStdout();
+    }
+    for (int r = 0; r < n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ":\n" << errs[r];
+    // Groups 1 and 5 paired (three pairs a rank), groups 2-4 not.
+    size_t paired = 0;
+    for (size_t at = dump.find("copied into its Recv's buffer"); at != std::string::npos;
+         at = dump.find("copied into its Recv's buffer", at + 1))
+      ++paired;
+    EXPECT_EQ(paired, static_cast<size_t>(3 * n)) << dump.substr(0, 4000);
+    size_t byEngines = 0;
+    for (size_t at = dump.find("by the copy engines"); at != std::string::npos; at = dump.find("by the copy engines", at + 1))
+      ++byEngines;
+    EXPECT_EQ(byEngines, std::string(engines) == "0" ? size_t{0} : static_cast<size_t>(3 * n)) << dump.substr(0, 4000);
   }
-  for (int r = 0; r < n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ":\n" << errs[r];
-  // Groups 1 and 5 paired (three pairs a rank), groups 2-4 not.
-  size_t paired = 0;
-  for (size_t at = dump.find("copied into its Recv's buffer"); at != std::string::npos;
-       at = dump.find("copied into its Recv's buffer", at + 1))
-    ++paired;
-  EXPECT_EQ(paired, static_cast<size_t>(3 * n)) << dump.substr(0, 4000);
 }
 
 // NCCL 2.28's AlltoAll, Gather, Scatter and mccl's AlltoAllv on device buffers, alone and
@@ -274,84 +283,103 @@ TEST(GpuSingleProcess, AlltoAllGatherScatterAlltoAllv) {
   for (int r = 0; r < cl.n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ":\n" << errs[r];
 }
 
-// AlltoAll + Gather + Scatter + AlltoAllv captured in one graph and replayed.
+// AlltoAll + Gather + Scatter + AlltoAllv captured in one graph and replayed: as planned
+// (LL at these sizes), then on Simple with every rank's copies to itself on the copy
+// engines (a side stream forked and joined inside the capture).
 TEST(GpuSingleProcess, AlltoAllFamilyInGraphCapture) {
   SKIP_WITHOUT_GPUS(1);
   Clique cl(8);
   const int n = cl.n;
-  std::vector<std::string> errs(static_cast<size_t>(n));
-  ThreadBarrier ready(n);
-  runThreads(n, [&](int r) {
-    cudaSetDevice(cl.dev(r));
-    const size_t count = 4099;  // per peer
-    const size_t total = count * n;
-    int *in, *a2a, *gat, *sca, *a2av;
-    cudaStream_t s;
-    cudaMalloc(&in, total * sizeof(int));
-    cudaMalloc(&a2a, total * sizeof(int));
-    cudaMalloc(&gat, total * sizeof(int));
-    cudaMalloc(&sca, count * sizeof(int));
-    cudaMalloc(&a2av, total * sizeof(int));
-    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
-    std::vector<size_t> counts(n, count), displs(n);
-    for (int q = 0; q < n; ++q) displs[q] = count * (n - 1 - q);  // reversed blocks on both sides
-    std::vector<int> h(total);
-    cudaGraph_t g;
-    cudaGraphExec_t ge;
-    cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
-    ncclResult_t rc[6];
-    rc[0] = ncclGroupStart();
-    rc[1] = ncclAlltoAll(in, a2a, count, ncclInt32, cl.comms[r], s);
-    rc[2] = ncclGather(in, gat, count, ncclInt32, n - 1, cl.comms[r], s);
-    rc[3] = ncclScatter(in, sca, count, ncclInt32, 0, cl.comms[r], s);
-    rc[4] = mcclAlltoAllv(in, counts.data(), displs.data(), a2av, counts.data(), displs.data(), ncclInt32,
-                          cl.comms[r], s);
-    rc[5] = ncclGroupEnd();
-    cudaError_t ce = cudaStreamEndCapture(s, &g);
-    bool captured = ce == cudaSuccess;
-    for (ncclResult_t x : rc) captured = captured && x == ncclSuccess;
-    if (captured) captured = cudaGraphInstantiate(&ge, g, 0) == cudaSuccess;
-    // Every rank's buffers and graph are made before any rank's first replay; a rank that
-    // failed keeps meeting the others below, so none waits for it.
-    if (!captured)
-      errs[r] = std::string("capture failed: ") + ncclGetLastError(cl.comms[r]) + " / " + cudaGetErrorString(ce);
-    ready.wait();
-    // Element i of rank q's input at replay k: q * 1000000 + k * 100000 + i.
-    auto value = [](int q, int k, size_t i) { return q * 1000000 + k * 100000 + static_cast<int>(i % 99991); };
-    for (int k = 0; k < 5; ++k) {
-      // Ranks sharing a GPU replay in step: a rank's next replay queued while a peer still
-      // downloads this one's results can wait on it through a hardware queue both use.
+  for (int pass = 0; pass < 2; ++pass) {
+    std::unique_ptr<ScopedEnv> env;
+    if (pass == 1) env = std::make_unique<ScopedEnv>(std::initializer_list<std::pair<const char*, const char*>>{
+                       {"NCCL_PROTO", "Simple"}, {"MCCL_SELF_COPY_ENGINE_BYTES", "1"}, {"MCCL_DUMP_SCHEDULE", "1"}});
+    SCOPED_TRACE(pass == 0 ? "as planned" : "Simple, copies to itself on the copy engines");
+    if (pass == 1) testing::internal::CaptureStdout();
+    std::vector<std::string> errs(static_cast<size_t>(n));
+    ThreadBarrier ready(n);
+    runThreads(n, [&](int r) {
+      cudaSetDevice(cl.dev(r));
+      const size_t count = 4099;  // per peer
+      const size_t total = count * n;
+      int *in, *a2a, *gat, *sca, *a2av;
+      cudaStream_t s;
+      cudaMalloc(&in, total * sizeof(int));
+      cudaMalloc(&a2a, total * sizeof(int));
+      cudaMalloc(&gat, total * sizeof(int));
+      cudaMalloc(&sca, count * sizeof(int));
+      cudaMalloc(&a2av, total * sizeof(int));
+      cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+      std::vector<size_t> counts(n, count), displs(n);
+      for (int q = 0; q < n; ++q) displs[q] = count * (n - 1 - q);  // reversed blocks on both sides
+      std::vector<int> h(total);
+      cudaGraph_t g;
+      cudaGraphExec_t ge;
+      cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
+      ncclResult_t rc[6];
+      rc[0] = ncclGroupStart();
+      rc[1] = ncclAlltoAll(in, a2a, count, ncclInt32, cl.comms[r], s);
+      rc[2] = ncclGather(in, gat, count, ncclInt32, n - 1, cl.comms[r], s);
+      rc[3] = ncclScatter(in, sca, count, ncclInt32, 0, cl.comms[r], s);
+      rc[4] = mcclAlltoAllv(in, counts.data(), displs.data(), a2av, counts.data(), displs.data(), ncclInt32,
+                            cl.comms[r], s);
+      rc[5] = ncclGroupEnd();
+      cudaError_t ce = cudaStreamEndCapture(s, &g);
+      bool captured = ce == cudaSuccess;
+      for (ncclResult_t x : rc) captured = captured && x == ncclSuccess;
+      if (captured) captured = cudaGraphInstantiate(&ge, g, 0) == cudaSuccess;
+      // Every rank's buffers and graph are made before any rank's first replay; a rank that
+      // failed keeps meeting the others below, so none waits for it.
+      if (!captured)
+        errs[r] = std::string("capture failed: ") + ncclGetLastError(cl.comms[r]) + " / " + cudaGetErrorString(ce);
       ready.wait();
-      if (!errs[r].empty()) continue;
-      for (size_t i = 0; i < total; ++i) h[i] = value(r, k, i);
-      cudaMemcpyAsync(in, h.data(), total * sizeof(int), cudaMemcpyHostToDevice, s);
-      cudaGraphLaunch(ge, s);
-      auto expect = [&](const int* dev, size_t elems, const std::function<int(size_t)>& want, const char* what) {
-        std::vector<int> got(elems);
-        cudaMemcpyAsync(got.data(), dev, elems * sizeof(int), cudaMemcpyDeviceToHost, s);
-        if (cudaStreamSynchronize(s) != cudaSuccess) {
-          errs[r] = "replay failed";
-          return;
-        }
-        for (size_t i = 0; i < elems && errs[r].empty(); ++i)
-          if (got[i] != want(i))
-            errs[r] = std::string(what) + " replay " + std::to_string(k) + " element " + std::to_string(i) + ": " +
-                      std::to_string(got[i]) + " != " + std::to_string(want(i));
-      };
-      expect(a2a, total, [&](size_t i) { return value(static_cast<int>(i / count), k, r * count + i % count); }, "AlltoAll");
-      if (r == n - 1) expect(gat, total, [&](size_t i) { return value(static_cast<int>(i / count), k, i % count); }, "Gather");
-      expect(sca, count, [&](size_t i) { return value(0, k, r * count + i); }, "Scatter");
-      expect(a2av, total, [&](size_t i) {
-        int from = n - 1 - static_cast<int>(i / count);  // block of rank q at displs[q]
-        return value(from, k, displs[r] + i % count);
-      }, "AlltoAllv");
+      // Element i of rank q's input at replay k: q * 1000000 + k * 100000 + i.
+      auto value = [](int q, int k, size_t i) { return q * 1000000 + k * 100000 + static_cast<int>(i % 99991); };
+      for (int k = 0; k < 5; ++k) {
+        // Ranks sharing a GPU replay in step: a rank's next replay queued while a peer still
+        // downloads this one's results can wait on it through a hardware queue both use.
+        ready.wait();
+        if (!errs[r].empty()) continue;
+        for (size_t i = 0; i < total; ++i) h[i] = value(r, k, i);
+        cudaMemcpyAsync(in, h.data(), total * sizeof(int), cudaMemcpyHostToDevice, s);
+        cudaGraphLaunch(ge, s);
+        auto expect = [&](const int* dev, size_t elems, const std::function<int(size_t)>& want, const char* what) {
+          std::vector<int> got(elems);
+          cudaMemcpyAsync(got.data(), dev, elems * sizeof(int), cudaMemcpyDeviceToHost, s);
+          if (cudaStreamSynchronize(s) != cudaSuccess) {
+            errs[r] = "replay failed";
+            return;
+          }
+          for (size_t i = 0; i < elems && errs[r].empty(); ++i)
+            if (got[i] != want(i))
+              errs[r] = std::string(what) + " replay " + std::to_string(k) + " element " + std::to_string(i) + ": " +
+                        std::to_string(got[i]) + " != " + std::to_string(want(i));
+        };
+        expect(a2a, total, [&](size_t i) { return value(static_cast<int>(i / count), k, r * count + i % count); }, "AlltoAll");
+        if (r == n - 1) expect(gat, total, [&](size_t i) { return value(static_cast<int>(i / count), k, i % count); }, "Gather");
+        expect(sca, count, [&](size_t i) { return value(0, k, r * count + i); }, "Scatter");
+        expect(a2av, total, [&](size_t i) {
+          int from = n - 1 - static_cast<int>(i / count);  // block of rank q at displs[q]
+          return value(from, k, displs[r] + i % count);
+        }, "AlltoAllv");
+      }
+      if (captured) cudaGraphExecDestroy(ge);
+      if (ce == cudaSuccess) cudaGraphDestroy(g);
+      for (int* p : {in, a2a, gat, sca, a2av}) cudaFree(p);
+      cudaStreamDestroy(s);
+    });
+    for (int r = 0; r < n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
+    if (pass == 1) {
+      // Every rank's own block of the AlltoAll and the AlltoAllv, and the roots' of the
+      // Gather and the Scatter, went to the copy engines.
+      const std::string dump = testing::internal::GetCapturedStdout();
+      size_t byEngines = 0;
+      for (size_t at = dump.find("by the copy engines"); at != std::string::npos;
+           at = dump.find("by the copy engines", at + 1))
+        ++byEngines;
+      if (n > 1) EXPECT_EQ(byEngines, static_cast<size_t>(2 * n + 2)) << dump.substr(0, 4000);
     }
-    if (captured) cudaGraphExecDestroy(ge);
-    if (ce == cudaSuccess) cudaGraphDestroy(g);
-    for (int* p : {in, a2a, gat, sca, a2av}) cudaFree(p);
-    cudaStreamDestroy(s);
-  });
-  for (int r = 0; r < n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
+  }
 }
 
 TEST(GpuSingleProcess, OneThreadGroupsAcrossDevicesAndAggregation) {
