@@ -118,10 +118,12 @@ bool planDirect(ncclComm* comm, const OpDesc& op, DirectWork* w) {
 
 // Plain buffers: where it was faster than the FIFO path on the same buffers, by the whole
 // collective's bytes (two ranks sharing one H200, bench/results/gpu-1xH200-2026-12-03 calls
-// 5 and 6): AllReduce 1-4 MiB (1.36-1.55x), ReduceScatter 2-8 MiB (1.2-1.6x; 0.88x at 1
-// MiB), AllGather 4 MiB (1.15-1.25x; 0.81-0.91x at 1-2 MiB, even at 8: from 3 MiB, between
-// the two). The offers cost a round trip more than a window's barrier, which small sizes do
-// not earn back; above, the staged parts would not fit the LL slots of the channels a work
+// 5 and 6; since the entry's copy left it, gpu-1xH200-2026-12-03c call 4): AllReduce 1-4
+// MiB (1.56-1.74x; 512 KiB 1.03 out of place, 0.995 in place), ReduceScatter 1-8 MiB
+// (1.10x at 1 MiB, 1.41-1.88 above), AllGather 1 MiB up to 8 (1.21-1.25x at 1 MiB, 1.00 at 2
+// where it was 0.81-0.91, 1.40-1.55 at 4; on two H200s the windows' direct AllGather beat
+// the FIFOs from 512 KiB). The offers cost a round trip more than a window's barrier, which
+// smaller sizes do not earn back (0.76-0.95x at 128-256 KiB); above, the staged parts would not fit the LL slots of the channels a work
 // takes (below). (Above, a ring AllReduce and AllGather write their final data into the
 // peers' outputs from 10 and 6 MiB: the user-buffer path of the Simple kernel.)
 namespace {
@@ -129,8 +131,8 @@ bool plainDirectWanted(OpKind kind, size_t wholeBytes) {
   constexpr size_t kMiB = 1024 * 1024;
   switch (kind) {
     case OpKind::AllReduce: return wholeBytes >= 1 * kMiB && wholeBytes <= 4 * kMiB;
-    case OpKind::ReduceScatter: return wholeBytes >= 2 * kMiB && wholeBytes <= 8 * kMiB;
-    case OpKind::AllGather: return wholeBytes >= 3 * kMiB && wholeBytes < 8 * kMiB;
+    case OpKind::ReduceScatter: return wholeBytes >= 1 * kMiB && wholeBytes <= 8 * kMiB;
+    case OpKind::AllGather: return wholeBytes >= 1 * kMiB && wholeBytes < 8 * kMiB;
     default: return false;
   }
 }

@@ -129,7 +129,7 @@ TEST(GpuPlainDirect, GraphReplay) {
     Clique cl(8);
     const int n = cl.n;
     if (n < 2) GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=2 on one GPU)";
-    // 3.5 MiB of floats: every call in the tuner's band (AllGather from 3 MiB, the in-place
+    // 3.5 MiB of floats: every call in the tuner's band (AllGather from 1 MiB, the in-place
     // AllReduce's two-shot parts within the LL slots of 32 channels) on 2 and 3 ranks.
     const size_t count = size_t{7} << 17;
     const size_t blk = count / static_cast<size_t>(n), gathered = blk * static_cast<size_t>(n);
