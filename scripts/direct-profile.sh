@@ -19,10 +19,10 @@ step=${MCCL_PROFILE_STEP:-all}
 if [ "$step" != link ]; then
   # shellcheck disable=SC2046  # the flags split on spaces on purpose
   /usr/local/cuda/bin/nvcc $(get CUDA_DEFINES) -DMCCL_DIRECT_PROFILE=1 $(get CUDA_INCLUDES) $(get CUDA_FLAGS) \
-    -c "$ROOT/src/kernels/direct_kernel.cu" -o "$OUT/direct_kernel_prof.o"
+    -c "$ROOT/src/kernels/collectives/direct_kernel.cu" -o "$OUT/direct_kernel_prof.o"
 fi
 if [ "$step" != compile ]; then
-  cmd=$(sed -e "s#CMakeFiles/mccl_objs.dir/kernels/direct_kernel.cu.o#$OUT/direct_kernel_prof.o#" \
+  cmd=$(sed -e "s#CMakeFiles/mccl_objs.dir/kernels/collectives/direct_kernel.cu.o#$OUT/direct_kernel_prof.o#" \
             -e "s#-o libmccl.so.0.1.0#-o $OUT/libmccl.so.0#" CMakeFiles/mccl.dir/link.txt)
   eval "$cmd"
   echo "$OUT/libmccl.so.0"

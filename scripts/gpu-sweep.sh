@@ -9,7 +9,7 @@
 #                        [profile] [fifosweep] [init] [protosweep] [devapi] [shared] [launch]
 #                        [nccltests] [windows] [osu] [protos] [preload] [channels] [chsweep]
 #                        [hoststall] [mpitiny] [pipesweep]
-#                        [chprofile] [units] [unitsweep] [modes]
+#                        [chprofile] [units] [unitsweep] [modes] [knobab]
 #                        (default: tests perf graph llsweep simplesweep micro)
 #   shared  ranks as threads sharing the GPUs (MCCL_SHARED_GPU): the single-process tests at
 #           2, 3 and 4 ranks, and mccl-threads-bench (host path and kernel fixed costs)
@@ -31,6 +31,8 @@
 #           ncclCommRegister, 2 symmetric windows; and windows under NCCL_CTA_POLICY=2, the
 #           copy engines), eager 8 B - 2 GiB and graphs 8 B - 1 MiB, mccl and NCCL in one
 #           call: mode against mode, and mccl's plain buffers against NCCL's best (modes.md)
+#   knobab  the knob choices made on one shared GPU (copies to itself on the copy engines,
+#           the plain-buffer direct band) against their off values, NCCL alongside
 #   chprofile  MCCL_PROFILE of Simple at PROF_CH channels (16 24 64): blocks' run times, SMs
 #   hoststall  a collective order run with MCCL_PROFILE's host phases (host time per call
 #           as long as the kernel's, seen once in an eager sweep), then AllGather alone
@@ -289,6 +291,29 @@ if has modes; then
   done
   python3 scripts/modes_table.py "$OUT" > "$OUT/modes.md"
   cat "$OUT/modes.md"
+fi
+
+if has knobab; then
+  # The choices made on one shared GPU, against their off values on two or more GPUs with
+  # NCCL alongside (two rounds): a rank's copies to itself on the copy engines
+  # (MCCL_SELF_COPY_ENGINE_BYTES, 8 MiB) and the plain-buffer direct band (MCCL_PLAIN_DIRECT;
+  # 2026-12-03c: ReduceScatter and AllGather from 1 MiB whole).
+  for round in 1 2; do
+    perf knobab_selfce_r$round mccl -b 1M -e 2G -f 4 -o alltoall,gather,scatter -t 3
+    PERF_X="-x MCCL_SELF_COPY_ENGINE_BYTES=0" perf knobab_selfkernel_r$round mccl -b 1M -e 2G -f 4 \
+      -o alltoall,gather,scatter -t 3
+    PERF_X=""
+    perf knobab_nccl_p2p_r$round nccl -b 1M -e 2G -f 4 -o alltoall,gather,scatter -t 3
+    perf knobab_band_r$round mccl -b 256K -e 16M -f 2 -o allreduce,reducescatter,allgather -t 3
+    PERF_X="-x MCCL_PLAIN_DIRECT=0" perf knobab_fifo_r$round mccl -b 256K -e 16M -f 2 \
+      -o allreduce,reducescatter,allgather -t 3
+    PERF_X=""
+    perf knobab_nccl_band_r$round nccl -b 256K -e 16M -f 2 -o allreduce,reducescatter,allgather -t 3
+  done
+  for c in selfce selfkernel nccl_p2p band fifo nccl_band; do
+    echo "== $c"; cat "$OUT"/knobab_${c}_r*.csv 2>/dev/null | sort -u
+  done > "$OUT/knobab.txt"
+  cat "$OUT/knobab.txt"
 fi
 
 if has llsweep; then

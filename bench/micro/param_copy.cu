@@ -25,7 +25,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "kernels/dev_work.h"
+#include "kernels/work/dev_work.h"
 
 #define CK(x)                                                                         \
   do {                                                                                \

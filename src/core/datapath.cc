@@ -4,7 +4,7 @@
 #include "core/error.h"
 #include "host_engine/host_datapath.h"
 #ifdef MCCL_HAVE_CUDA
-#include "kernels/gpu_datapath.h"
+#include "kernels/launch/gpu_datapath.h"
 #endif
 
 namespace mccl {

@@ -31,13 +31,13 @@ struct OpDesc {
   // The call a Send or Recv came from (api_alltoall.cc); both ends of each pair know it
   // alike. A Gather's or Scatter's go one way (oneWay()): nothing flows back from the peer
   // in the same call, so the protocol thresholds differ (planner.cc); an AlltoAll's go both
-  // ways (the user-buffer path, kernels/gpu_work.cc markUserBuffers).
+  // ways (the user-buffer path, kernels/plan/gpu_work.cc markUserBuffers).
   P2pCall call = P2pCall::User;
   // A Send or Recv of an AlltoAll or Gather: where the transfer's bytes land at the receiver,
   // as the same place in this rank's own receive buffer (a Send: recvbuff + rank * block; a
   // Recv: its own block), which on symmetric windows is where they land at the receiver
   // (NCCL_WIN_COLL_SYMMETRIC promises the same offsets on every rank). The copy engines may
-  // move them into the peer's window there (kernels/direct_plan.cc planEngineP2p); both
+  // move them into the peer's window there (kernels/plan/direct_plan.cc planEngineP2p); both
   // ends of each pair decide alike from it. Null for other Sends and Recvs, and for a
   // Gather's Send where the non-root passed no recvbuff (NCCL reads it only at the root).
   const void* symAt = nullptr;

@@ -33,7 +33,7 @@ struct PlanChoice {
 // against 7.9; bench/results/gpu-2xH100-2026-11-25/llsweep.md). It costs blocks: an
 // AllReduce of 32 KiB takes 8 (NCCL 4), of 128 KiB 32 (NCCL 16). Up to this much a peer,
 // an LL launch is one block (the copy engines' threshold under NCCL_CTA_POLICY_ZERO,
-// kernels/direct_plan.cc copyEnginesMove).
+// kernels/plan/direct_plan.cc copyEnginesMove).
 constexpr size_t kLlBytesPerChannel = 4 * 1024;
 
 // Threads a block of the GPU kernels has: NCCL_NTHREADS rounded down to a multiple of 64,
@@ -41,7 +41,7 @@ constexpr size_t kLlBytesPerChannel = 4 * 1024;
 constexpr int kGpuMaxThreads = 512;
 int launchThreads();
 // The fewest a block needs to serve a peer's Sends and Recvs in two halves, each with a
-// posting warp and movers (kernels/gpu_plan.cc joinBothWays): below, a block a direction.
+// posting warp and movers (kernels/plan/gpu_plan.cc joinBothWays): below, a block a direction.
 constexpr int kBothWaysMinThreads = 256;
 
 // Chooses for op on comm, given the bytes one FIFO slot holds.

@@ -19,7 +19,7 @@
 #if MCCL_HAVE_CUDA
 #include "core/cuda_guard.h"
 #include "ipc_transport/sym_map.h"
-#include "kernels/direct.h"
+#include "kernels/work/direct.h"
 #endif
 
 static_assert(sizeof(ncclWindow_vidmem) == 72, "ncclWindow_vidmem keeps the size of NVIDIA's (ncclDevComm's layout)");

@@ -54,7 +54,7 @@ class SymState {
   size_t windowCount() const { return windows_.size(); }
   size_t devCommCount() const { return devComms_.size(); }
 
-  // The direct path of collectives (kernels/direct.h), on communicators whose ranks are all
+  // The direct path of collectives (kernels/work/direct.h), on communicators whose ranks are all
   // one node's (the LSA team is the communicator, at most kDirectMaxRanks ranks) once a
   // symmetric window is registered: every rank then has the barrier arrays.
   // directFlags: each rank's barrier array as reached here (false: no direct path).

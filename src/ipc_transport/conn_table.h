@@ -1,6 +1,6 @@
 // The GPU connection table (DevComm::table): a block of peerBlockBytes() per peer, its
 // DevConns and their control words, which the kernels index by arithmetic (devConn,
-// devCtrl in src/kernels/dev_work.h) with no lookup on their critical path.
+// devCtrl in src/kernels/work/dev_work.h) with no lookup on their critical path.
 //
 // At its full size the table is 126 KiB per rank of the communicator (7 classes x 128
 // channels x 2 directions x 72 bytes): 126 MiB per rank at 1,024 ranks, 2 GiB at 16,384,

@@ -36,7 +36,7 @@
 
 #include "core/connect.h"
 #include "ipc_transport/conn_table.h"
-#include "kernels/dev_work.h"
+#include "kernels/work/dev_work.h"
 #include "ucx_transport/gpu_net.h"
 
 struct ncclComm;

@@ -1,6 +1,6 @@
 // The user-buffer path: a peer on this node writes into this rank's own output buffer
 // (ncclCommRegister'ed, or any cudaMalloc'ed buffer: MCCL_USER_BUFFERS=2, the default) instead of
-// into the FIFO, so the Simple protocol moves each byte once (kernels/dev_work.h, "User
+// into the FIFO, so the Simple protocol moves each byte once (kernels/work/dev_work.h, "User
 // buffers", says how the two kernels agree per call).
 //
 // The address a receiver offers must already be mapped in the sender's process. The

@@ -12,7 +12,7 @@
 
 #include "core/connect.h"
 #include "core/peer_info.h"
-#include "kernels/dev_work.h"
+#include "kernels/work/dev_work.h"
 #include "ucx_transport/proxy.h"
 #include "ucx_transport/ucx.h"
 

@@ -382,7 +382,7 @@ TEST(GpuMpi, UserBuffersRegisteredAndPlainOutputs) {
   NCCL_OK(ncclCommDestroy(comm));
 }
 
-// The direct path on plain buffers (kernels/direct.h) between processes: a buffer's first
+// The direct path on plain buffers (kernels/work/direct.h) between processes: a buffer's first
 // use is staged through the LL connections' slots (its peers do not map it yet), its second
 // in place (imported by the peers' import services, which the count of imports shows);
 // MCCL_PLAIN_DIRECT=3 stages every part. AllReduce (every operator; in place: two-shot),

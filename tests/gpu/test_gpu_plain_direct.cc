@@ -1,4 +1,4 @@
-// The direct path on plain buffers (kernels/direct.h): AllReduce, ReduceScatter and
+// The direct path on plain buffers (kernels/work/direct.h): AllReduce, ReduceScatter and
 // AllGather on cudaMalloc'ed buffers that are no window read and write the peers' buffers in
 // place, their addresses exchanged in the kernel over the LL connections, or staged through
 // those connections' slots where a peer does not map a buffer. MCCL_PLAIN_DIRECT=2 takes the

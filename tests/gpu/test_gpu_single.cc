@@ -1307,7 +1307,7 @@ TEST(GpuSingleProcess, SymmetricWindowsCopyEngines) {
         EXPECT_EQ(fifoBytes[r], 0u) << "rank " << r << ": collectives on symmetric windows made FIFO connections";
       }
       // Ranks of one process sharing a GPU keep the SM path (a same-device copy would wait
-      // for a peer's barrier kernel in the shared context: kernels/direct_plan.cc).
+      // for a peer's barrier kernel in the shared context: kernels/plan/direct_plan.cc).
       const bool sharing = n > gpuCount();
       EXPECT_EQ(dump.find("AllGather: direct on symmetric windows (copy engines)") != std::string::npos, !sharing)
           << dump;
@@ -1327,7 +1327,7 @@ TEST(GpuSingleProcess, SymmetricWindowsCopyEngines) {
 // then one group of two AlltoAlls (one in place), an AllGather and a Send/Recv ring (the
 // FIFO path beside the copy engines); the schedule dump names the path; a graph of an
 // AlltoAll replayed 100 times with new inputs, eager AlltoAlls between replays. Ranks
-// sharing a GPU in this process keep the FIFO path (kernels/direct_plan.cc).
+// sharing a GPU in this process keep the FIFO path (kernels/plan/direct_plan.cc).
 TEST(GpuSingleProcess, SymmetricWindowsAlltoAllCopyEngines) {
   SKIP_WITHOUT_GPUS(1);
   for (const char* how : {"policy", "size"}) {

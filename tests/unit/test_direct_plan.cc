@@ -1,5 +1,5 @@
 // Which collectives on symmetric windows take the direct path (directWanted,
-// kernels/direct_plan.cc), checked without a GPU: MCCL_WIN_DIRECT=0 never, 2 at every size,
+// kernels/plan/direct_plan.cc), checked without a GPU: MCCL_WIN_DIRECT=0 never, 2 at every size,
 // 1 (the default) only where the direct path measured faster than the FIFO path.
 #ifdef MCCL_HAVE_CUDA
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <cstddef>
 
 #include "core/op.h"
-#include "kernels/direct_plan.h"
+#include "kernels/plan/direct_plan.h"
 
 using namespace mccl;
 

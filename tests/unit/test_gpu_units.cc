@@ -1,4 +1,4 @@
-// Simple works with units (DevWork::units, kernels/dev_work.h), checked without a GPU: which
+// Simple works with units (DevWork::units, kernels/work/dev_work.h), checked without a GPU: which
 // works take them (unitsOf), that each collective runs in a Simple launch of its own
 // whatever else a rank's group holds and the Sends and Recvs in one after those
 // (launchParts), and the invariant the kernel relies on: every rank
@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "core/knobs.h"
-#include "kernels/dev_work.h"
-#include "kernels/gpu_plan.h"
+#include "kernels/work/dev_work.h"
+#include "kernels/plan/gpu_plan.h"
 
 using namespace mccl;
 

@@ -1,0 +1,489 @@
+// The LL-family kernels compiled for one arithmetic: reductions of one type, any operator
+// (the common launch of small and medium messages, src/kernels/protocols/ll_proto.cuh or
+// ll128_proto.cuh inlined for exactly that type, the operator chosen per work: LlTypedRt)
+// and data movement only, one protocol a launch. Groups that mix protocols or types run in
+// the generic kernel (coll_kernel.cu). A translation
+// unit of its own, so the two compile in parallel.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <type_traits>
+
+#include "kernels/primitives/block_start.cuh"
+#include "kernels/work/dev_work.h"
+#include "kernels/launch/driver_launch.h"
+#include "kernels/primitives/grid_dep.cuh"
+#include "kernels/launch/launch.h"
+#include "kernels/launch/launch_fn.h"
+#include "kernels/protocols/ll128_proto.cuh"
+#include "kernels/protocols/ll_proto.cuh"
+#include "nccl.h"
+
+namespace mccl {
+namespace {
+
+// The LL-family kernels' block start: the profile's stamp, then the launch's communicator
+// and works in shared memory (block_start.cuh).
+template <typename Args>
+__device__ __forceinline__ void llBlockStart(const Args& args, ArgsShared<Args>& a, LlShared& sh) {
+  if (threadIdx.x == 0) sh.entryNs = args.comm.prof ? globalTimer() : 0;  // MCCL_PROFILE
+  copyArgsToShared(args, a);
+  gridDepWaitThenRelease();  // the parameters only, before: nothing the last kernel wrote
+}
+
+// ---- The lean LL kernel ------------------------------------------------------------------
+// The common small launch: one or two LL works (a collective, or a Send and a Recv) whose
+// every channel moves one step of at most kLeanLines lines per thread (llLeanLines). The general
+// kernels above spent about 4 us of an 8-byte AllReduce's kernel on one H100 in serial
+// bookkeeping on the block's first thread (bench/results/gpu-1xH100-2026-11-24e: the
+// parameters copied to shared memory, the work loop, the range's arithmetic, the step
+// loop), and loaded their input only after most of it. Here every read of the launch's
+// parameters is a warp-uniform constant load at a fixed offset, the input's line is
+// loaded first, and its latency overlaps the connections' round trip (llSetup); then one
+// store per peer, one read per peer, the block barrier and the credits (llEndStep), as the
+// general path does for one step: the same connections, lines, flags and step counters, so
+// calls of either kind follow each other on a communicator.
+struct LeanCopy {};
+
+// After a lean work's one step: the block barrier, the credits and step counters
+// (llEndStep), and the profile's marks. False when the work was stopped.
+__device__ __forceinline__ bool llLeanEnd(const DevComm& comm, const DevWork& w, LlShared& sh, LlProf& prof,
+                                          uint64_t len) {
+  prof.mark(kProfLlRecv);
+  if (!llEndStep(comm, w, sh, 0, 1)) return false;
+  prof.mark(kProfLlEnd);
+  prof.step(len);
+  prof.flush();
+  return true;
+}
+
+// One work on channel ch: T is the arithmetic of its reductions (any operator, LlTypedRt:
+// with ncclAvg's scaling and PreMulSum's factor), LeanCopy when the launch only moves data.
+// False when stopped.
+template <typename T>
+__device__ __forceinline__ bool llLeanWork(const DevComm& comm, const DevWork& w, int ch, LlShared& sh) {
+  const Coll coll = w.s.coll;
+  const LlRange rg = llRange(w, typeBytes(w.type), ch);
+  if (rg.nsteps == 0) return true;
+  const LlStep st(rg, 0);
+  const int n = comm.nranks, me = comm.rank, tid = threadIdx.x;
+  const bool p2p = llIsP2p(w), mine = tid < st.lines;
+  const int nbytes = mine ? lineBytes(st.len, tid) : 0;
+  const uint64_t at = st.off + 8 * static_cast<uint64_t>(tid);
+  const uint8_t* in = static_cast<const uint8_t*>(w.in);
+  uint8_t* out = static_cast<uint8_t*>(w.out);
+  // My line, loaded first: what I send (ReduceScatter: my own block) and reduce or keep.
+  const bool hasSrc = coll == Coll::Broadcast ? me == w.s.root : coll != Coll::Recv;
+  const uint8_t* ownSrc = in + (coll == Coll::ReduceScatter ? static_cast<uint64_t>(me) * rg.total : 0);
+  gridDepWaitThenRelease();
+  const uint64_t own = mine && hasSrc ? load8(ownSrc + at, nbytes) : 0;
+  LlProf prof(comm, &sh);
+  llSetup(comm, w, ch, sh);
+  prof.mark(kProfLlSetup);
+  int* const abort = &sh.abort;
+  auto read = [&](int slot, int peer) {
+    const LlPeer& P = sh.peer[slot];
+    return llRead(P.recvSlots + (P.recvStep % kLlSlots) * kLlLines + tid, static_cast<uint32_t>(P.recvStep + 1),
+                  &comm, abort, peer);
+  };
+  auto send = [&](int slot, int peer, uint64_t x) {
+    const uint64_t v[1] = {x};
+    llSendLines<1>(sh.peer[slot], 0, tid, st.lines, v, &comm, abort, peer);
+  };
+  auto endStep = [&]() { return llLeanEnd(comm, w, sh, prof, st.len); };
+  if constexpr (!std::is_same<T, LeanCopy>::value) {
+    if (collReduces(coll)) {
+      const LlTypedRt<T> red(w);
+      const uint64_t mineIn = red.pre(own);
+      if (mine) {
+        for (int r = 0; r < n; ++r) {
+          if (!llSendsTo(w, r)) continue;
+          send(r, r, coll == Coll::ReduceScatter
+                         ? red.pre(load8(in + static_cast<uint64_t>(r) * rg.total + at, nbytes))
+                         : mineIn);
+        }
+      }
+      prof.mark(kProfLlSend);
+      if (mine && (coll != Coll::Reduce || me == w.s.root)) {
+        typename LlTypedRt<T>::Acc acc;
+        for (int r = 0; r < n; ++r) {  // in rank order, as the general path
+          const uint64_t v = r == me ? mineIn : read(r, r);
+          if (r == 0) red.first(acc, v);
+          else red.add(acc, v);
+        }
+        store8(out + at, red.finish(acc), nbytes);
+      }
+      return endStep();
+    }
+  }
+  if (mine && hasSrc) {
+    if (p2p) send(0, w.s.root, own);
+    else
+      for (int r = 0; r < n; ++r)
+        if (llSendsTo(w, r)) send(r, r, own);
+  }
+  prof.mark(kProfLlSend);
+  if (mine) {
+    if (coll == Coll::Recv) {
+      store8(out + at, read(0, w.s.root), nbytes);
+    } else if (coll == Coll::AllGather) {
+      for (int r = 0; r < n; ++r)
+        if (r != me) store8(out + static_cast<uint64_t>(r) * rg.total + at, read(r, r), nbytes);
+      uint8_t* local = out + static_cast<uint64_t>(me) * rg.total;
+      if (local != in) store8(local + at, own, nbytes);
+    } else if (coll == Coll::Broadcast) {
+      if (me != w.s.root) store8(out + at, read(w.s.root, w.s.root), nbytes);
+      else if (out != in) store8(out + at, own, nbytes);
+    }
+  }
+  return endStep();
+}
+
+// The same step with up to U lines a thread: lines tid, tid + nt, ... (the general loop's
+// order, llLoadLines). Four take a channel's 16 KiB, what the planner's 32 LL channels give
+// a peer's 512 KiB, which ran the general LL kernel (its setup: 1.0 - 1.4 us a step,
+// MCCL_PROFILE on 2 x H100, bench/results/gpu-2xH200-2026-11-26d call 4). Measured on 2 x
+// H100 (calls 5, 6): Reduce 256 KiB 6.9 -> 5.9 us, 512 KiB 8.2 -> 7.5, ReduceScatter 512
+// KiB 9.4 -> 8.6, AllReduce 256 KiB 8.4 -> 8.1; but AllReduce 512 KiB (4 lines) 11.1 ->
+// 11.6, the copies neutral, and where one line is enough this form (U = 1) was 0.1 - 0.4 us
+// slower than llLeanWork: so llLeanLines gives it only the reductions where it won.
+constexpr int kLeanLines = 4;
+
+// A reduction (T its arithmetic, never LeanCopy: llLeanLines gives this form only
+// reductions) with up to U lines a thread. False when stopped.
+template <typename T, int U>
+__device__ __forceinline__ bool llLeanWorkLines(const DevComm& comm, const DevWork& w, int ch, LlShared& sh) {
+  static_assert(!std::is_same<T, LeanCopy>::value, "the several-line form runs reductions");
+  const Coll coll = w.s.coll;
+  if (!collReduces(coll)) __trap();  // llLeanLines never launches it for one that does not reduce
+  const LlRange rg = llRange(w, typeBytes(w.type), ch);
+  if (rg.nsteps == 0) return true;
+  const LlStep st(rg, 0);
+  const int n = comm.nranks, me = comm.rank, tid = threadIdx.x, nt = blockDim.x;
+  const bool mine = tid < st.lines;
+  const uint8_t* in = static_cast<const uint8_t*>(w.in);
+  uint8_t* out = static_cast<uint8_t*>(w.out);
+  const LlTypedRt<T> red(w);
+  // My lines, loaded first: what I send (ReduceScatter: my own block) and reduce.
+  const uint8_t* ownSrc = in + (coll == Coll::ReduceScatter ? static_cast<uint64_t>(me) * rg.total : 0);
+  uint64_t mineIn[U];
+  gridDepWaitThenRelease();
+  llLoadLines(mineIn, ownSrc, st, tid, nt, [&red](uint64_t x) { return red.pre(x); });
+  LlProf prof(comm, &sh);
+  llSetup(comm, w, ch, sh);
+  prof.mark(kProfLlSetup);
+  int* const abort = &sh.abort;
+  auto has = [&](int u) { return tid + u * nt < st.lines; };
+  if (mine) {
+    for (int r = 0; r < n; ++r) {
+      if (!llSendsTo(w, r)) continue;
+      if (coll == Coll::ReduceScatter) {
+        uint64_t v[U];
+        llLoadLines(v, in + static_cast<uint64_t>(r) * rg.total, st, tid, nt, [&red](uint64_t x) { return red.pre(x); });
+        llSendLines<U>(sh.peer[r], 0, tid, st.lines, v, &comm, abort, r);
+      } else {
+        llSendLines<U>(sh.peer[r], 0, tid, st.lines, mineIn, &comm, abort, r);
+      }
+    }
+  }
+  prof.mark(kProfLlSend);
+  if (mine && (coll != Coll::Reduce || me == w.s.root)) {
+    typename LlTypedRt<T>::Acc acc[U];
+    for (int r = 0; r < n; ++r) {  // in rank order, as the general path
+      uint64_t v[U];
+      if (r == me) {
+#pragma unroll
+        for (int u = 0; u < U; ++u) v[u] = mineIn[u];
+      } else {
+        const LlPeer& P = sh.peer[r];
+        llReadLines(v, P.recvSlots + (P.recvStep % kLlSlots) * kLlLines, tid, nt, st.lines,
+                    static_cast<uint32_t>(P.recvStep + 1), &comm, abort, r);
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (!has(u)) continue;
+        if (r == 0) red.first(acc[u], v[u]);
+        else red.add(acc[u], v[u]);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int i = tid + u * nt;
+      if (has(u)) store8(out + st.off + 8 * static_cast<uint64_t>(i), red.finish(acc[u]), lineBytes(st.len, i));
+    }
+  }
+  return llLeanEnd(comm, w, sh, prof, st.len);
+}
+
+template <typename T, int U>
+__device__ __forceinline__ bool llLeanStep(const DevComm& comm, const DevWork& w, int ch, LlShared& sh) {
+  if constexpr (U == 1 || std::is_same<T, LeanCopy>::value) return llLeanWork<T>(comm, w, ch, sh);
+  else return llLeanWorkLines<T, U>(comm, w, ch, sh);
+}
+
+// The end of an LL-family launch whose host waits on its completion word (DevComm::doneTarget,
+// core/completion.h): each block counts itself done once its threads' stores are, and the
+// last one raises the word. Blocks of a launch stopped early never get here, so the count
+// stays short and no later launch's last block raises its word early (kDoneWord).
+__device__ __forceinline__ void llRaiseDone(const DevComm& comm) {
+  if (comm.doneTarget == 0) return;
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  __threadfence();
+  if (atomicAdd(comm.claims + kDoneWord, 1u) + 1u != comm.doneTarget) return;
+  __threadfence_system();
+  reinterpret_cast<volatile uint32_t*>(const_cast<int32_t*>(comm.abortFlag))[kDoneFlagWord] = comm.doneTarget;
+}
+
+// kOne: the launch is one work that every block runs (llLeanOne), so no block reads the
+// work's fields before it starts on them (queueRuns cost a dependent round of parameter
+// loads: 3.65 against 3.15 us for an 8-byte AllReduce in a graph on one shared H100).
+template <typename T, bool kOne, int U>
+__global__ void __launch_bounds__(kMaxThreads, 1) llLeanKernel(const __grid_constant__ TinyArgs args) {
+  __shared__ LlShared sh;
+  if (threadIdx.x == 0) sh.entryNs = args.comm.prof ? globalTimer() : 0;  // MCCL_PROFILE
+  const DevQueue q = args.queues[blockIdx.x];
+  if constexpr (kOne) {
+    if (!llLeanStep<T, U>(args.comm, args.works[0], q.channel, sh)) return;
+  } else {
+#pragma unroll
+    for (int wi = 0; wi < TinyArgs::kWorks; ++wi) {  // unrolled: each work at a fixed offset
+      if (wi >= args.nworks) break;
+      if (!queueRuns(q, args.works[wi])) continue;
+      if (!llLeanStep<T, U>(args.comm, args.works[wi], q.channel, sh)) return;
+    }
+  }
+  llRaiseDone(args.comm);
+}
+
+// ---- The LL128 kernels -------------------------------------------------------------------
+// LL128 launches that reduce one type or only move data. A round of LL128 lines costs about one
+// load latency (the input loaded, then stored into the peer's line; the peer's lines polled,
+// then stored or reduced) whatever a thread's share of it, so the bytes a block moves per
+// round are what its registers hold. The generic kernel, which compiles every protocol and
+// operator under one register budget, keeps one line (reductions) or two (copies) in flight
+// per thread; compiled alone, these keep twice as many: as many as 128 registers a thread
+// hold without spilling (ptxas: 8 lines a thread spilled 156 bytes in copies, 4 lines 152 in
+// float sums, 2 lines 32 in int8 sums).
+constexpr int kLl128CopyLines = 4;
+// Lines a thread in the reduction kernels, in their reductions and in their copies too (a
+// group's AllGather, a two-shot AllReduce's second phase): copies of four lines, inlined
+// beside the reduction loops, made ptxas spill in the whole kernel (float: 176 bytes of
+// stack and 2,144 of spill stores; int8: 200 and 2,260; the sum loop alone spills nothing);
+// with the reductions' lines, 40 and 80 (float), 32 and 98 (int8). LL128 reductions of 256
+// KiB - 4 MiB took 3-10 % less time on one shared H200 (bench/results/gpu-1xH200-2026-11-29).
+template <typename T>
+constexpr int ll128ReduceLines() {
+  return sizeof(T) >= 2 ? 2 : 1;
+}
+// Ranks whose lines a thread reads at once (ll128RecvBatch), so that many arrive in one
+// round trip: as many as keep a thread's lines in flight at four (lines of four ranks at
+// once in reductions of two lines a thread spilled 2.9-3.5 KB a thread). 4 x H200, four
+// ranks, against reading one peer after the other (bench/results/gpu-4xH200-2026-11-27e
+// call 4): AllGather 1 MiB 12.2 -> 11.3 us, 2 MiB 14.9 -> 14.2; AllReduce 512 KiB and 2 MiB
+// 3 % faster, 1 MiB 2 % slower (21.3 -> 21.7 us).
+template <typename T>
+constexpr int ll128ReducePeers() {
+  return 4 / ll128ReduceLines<T>();
+}
+constexpr int kLl128CopyPeers = 2;
+
+// One work of an LL-family launch on channel ch (kLl128: the launch's protocol): T is the
+// arithmetic of its reductions, LeanCopy when the launch only moves data. False when stopped.
+//
+// Sums run in a loop compiled for them; prod, max and min in one that picks the operator
+// per element pair (LlTypedRt). Sums through that one measured 5-9 % slower on LL128 and
+// 2-4 % on LL at 1-4 MiB (one shared H100, bench/results/gpu-1xH100-2026-11-25). A
+// two-shot LL128 work runs as phases (ll128Phase) in one loop with one call of each loop:
+// the phases inlined where they were called took nine inlined loops a kernel, 63 s of cicc
+// and ptxas for one of the 22 (2-core AMD EPYC, 2026-12-02); five now.
+template <bool kLl128, typename T>
+__device__ __forceinline__ bool llFamilyWork(const DevComm* comm, const DevWork* w, int ch, LlShared* sh) {
+  constexpr bool kCopyOnly = std::is_same<T, LeanCopy>::value;
+  const bool reduces = !kCopyOnly && collReduces(w->s.coll);
+  if constexpr (kLl128) {
+    if constexpr (kCopyOnly) {
+      return ll128CopyLoop<kLl128CopyLines, kLl128CopyPeers>(comm, w, Ll128View(*w), ch, sh);
+    } else {
+      constexpr int kLines = ll128ReduceLines<T>(), kPeers = ll128ReducePeers<T>();
+      // A one-hop reduction calls its loop with the work's own view: through the phase loop
+      // (a view of run-time fields) AllReduce and ReduceScatter of 16-256 KiB took 2-4 %
+      // longer in a graph (one shared H200, bench/results/gpu-1xH200-2026-12-02 call 1).
+      if (reduces && !w->twoShot)
+        return w->red == kRedSum
+                   ? ll128ReduceLoop<LlTyped<T, OpSum, true>, kLines, kPeers>(comm, w, Ll128View(*w), ch, sh)
+                   : ll128ReduceLoop<LlTypedRt<T, true>, kLines, kPeers>(comm, w, Ll128View(*w), ch, sh);
+      // Two-shot reductions and the launch's copies (one phase, ll128Phase).
+      const int phases = ll128Phases(comm, w);
+      for (int i = 0; i < phases; ++i) {
+        Ll128View v(*w);
+        const bool ok =
+            !ll128Phase(comm, w, i, reduces, &v) ? ll128CopyLoop<kLines, kLl128CopyPeers>(comm, w, v, ch, sh)
+            : w->red == kRedSum                  ? ll128ReduceLoop<LlTyped<T, OpSum, true>, kLines, kPeers>(comm, w, v, ch, sh)
+                                                 : ll128ReduceLoop<LlTypedRt<T, true>, kLines, kPeers>(comm, w, v, ch, sh);
+        if (!ok) return false;
+      }
+      return true;
+    }
+  } else {
+    if constexpr (!kCopyOnly) {
+      if (reduces)
+        return w->red == kRedSum ? llReduceLoop<LlTyped<T, OpSum>>(comm, w, ch, sh)
+                                 : llReduceLoop<LlTypedRt<T>>(comm, w, ch, sh);
+    }
+    return llCopyWork(comm, w, ch, sh);
+  }
+}
+
+// The LL-family kernels that are not lean: LL (llKernel<false, T>) or LL128 works, reductions
+// of one type T (and any data-movement works) or data movement only (T = LeanCopy).
+template <bool kLl128, typename T, typename Args>
+__global__ void __launch_bounds__(kMaxThreads, 1) llKernel(const __grid_constant__ Args args) {
+  __shared__ LlShared sh;
+  __shared__ ArgsShared<Args> a;
+  llBlockStart(args, a, sh);
+  const DevQueue q = args.queues[blockIdx.x];
+  for (int wi = 0; wi < args.nworks; ++wi) {
+    const DevWork& w = a.works[wi];
+    if (!queueRuns(q, w)) continue;
+    if (!llFamilyWork<kLl128, T>(&a.comm, &w, q.channel, &sh)) return;
+  }
+  llRaiseDone(a.comm);
+}
+
+using LeanKernelFn = void (*)(TinyArgs);
+
+// The lean kernel of U lines a thread; the several-line form runs reductions only (none
+// for data movement).
+template <bool kOne, int U>
+LeanKernelFn llLeanKernelFor(bool reduces, int type) {
+  if (!reduces) return U == 1 ? llLeanKernel<LeanCopy, kOne, 1> : nullptr;
+  return withType(type, [](auto t) -> LeanKernelFn { return llLeanKernel<typename decltype(t)::type, kOne, U>; });
+}
+
+// True when every block of the launch runs its one work: the blocks are that work's
+// channels. (A launch's blocks are the queues of its whole group: a work that shares them
+// with another launch's works, or with point-to-point queues, has fewer channels.)
+bool llLeanOne(const LaunchSpec& spec, const DevWork* works, int nworks) {
+  return nworks == 1 && spec.blocks == works[0].s.nchannels;
+}
+
+// The lines a thread of the lean kernel moves for the works of an LL launch (host side): 1
+// for a tiny launch (one or two works) whose every work moves one step of at most a line
+// per thread on each of its channels and sends nothing to its own rank; kLeanLines where
+// every work is a reduction that llLeanWorkLines measured faster for; 0 when the lean
+// kernel does not take the launch.
+int llLeanLines(const LaunchSpec& spec, const DevWork* works, int nworks) {
+  if (!spec.tiny || spec.ll128 || nworks < 1 || nworks > TinyArgs::kWorks) return 0;
+  const uint64_t t = static_cast<uint64_t>(spec.threads);
+  bool one = true, lines = true;
+  for (int i = 0; i < nworks; ++i) {
+    const DevWork& w = works[i];
+    if ((w.s.coll == Coll::Send || w.s.coll == Coll::Recv) && w.s.root == w.s.rank) return 0;
+    const uint64_t total = static_cast<uint64_t>(w.s.count) * typeBytes(w.type);
+    const uint64_t nch = w.s.nchannels > 0 ? static_cast<uint64_t>(w.s.nchannels) : 1;
+    const uint64_t per = (total / nch + 15 + (total % nch ? 1 : 0)) & ~uint64_t(15);  // llRange
+    if (per > kLlPayload) return 0;
+    const uint64_t perThread = ((per + 7) / 8 + t - 1) / t;  // lines a thread
+    one = one && perThread <= 1;
+    // Where the several-line form measured faster (llLeanWorkLines).
+    const uint64_t most = w.s.coll == Coll::Reduce || w.s.coll == Coll::ReduceScatter ? kLeanLines
+                          : w.s.coll == Coll::AllReduce                              ? 2
+                                                                                     : 1;
+    lines = lines && perThread <= most;
+  }
+  return one ? 1 : lines ? kLeanLines : 0;
+}
+
+LeanKernelFn llLeanKernelOf(const LaunchSpec& spec, const DevWork* works, int nworks, int lines) {
+  const bool reduces = spec.kind == LaunchKind::LlReduce;
+  if (lines == 1)
+    return llLeanOne(spec, works, nworks) ? llLeanKernelFor<true, 1>(reduces, spec.type)
+                                          : llLeanKernelFor<false, 1>(reduces, spec.type);
+  return llLeanOne(spec, works, nworks) ? llLeanKernelFor<true, kLeanLines>(reduces, spec.type)
+                                        : llLeanKernelFor<false, kLeanLines>(reduces, spec.type);
+}
+
+template <typename Args>
+using LlKernelFn = void (*)(Args);
+
+// The kernel of an LL-family launch that is not lean: LL or LL128 (every work of a launch
+// has the launch's protocol, specFor), reductions of spec.type or data movement only. None
+// for fp8 reductions on LL128, which specFor never sends here (the planner gives fp8 reductions LL or
+// Simple): not compiled, so their code takes no device memory when the kernels load.
+template <bool kLl128, typename Args>
+LlKernelFn<Args> llKernelOf(const LaunchSpec& spec) {
+  if (spec.kind == LaunchKind::LlCopy) return llKernel<kLl128, LeanCopy, Args>;
+  return withType(spec.type, [](auto t) -> LlKernelFn<Args> {
+    using T = typename decltype(t)::type;
+    if constexpr (kLl128 && (std::is_same_v<T, Fp8E4M3> || std::is_same_v<T, Fp8E5M2>)) return nullptr;
+    else return llKernel<kLl128, T, Args>;
+  });
+}
+template <typename Args>
+LlKernelFn<Args> llKernelOf(const LaunchSpec& spec, bool ll128) {
+  return ll128 ? llKernelOf<true, Args>(spec) : llKernelOf<false, Args>(spec);
+}
+
+template <typename Args>
+size_t llStackMax() {
+  size_t most = 0;
+  cudaFuncAttributes a;
+  LaunchSpec spec;
+  for (int t = -1; t < ncclNumTypes; ++t) {
+    spec.kind = t < 0 ? LaunchKind::LlCopy : LaunchKind::LlReduce;
+    spec.type = t;
+    for (bool ll128 : {false, true}) {
+      const LlKernelFn<Args> fn = llKernelOf<Args>(spec, ll128);
+      if (fn != nullptr && cudaFuncGetAttributes(&a, fn) == cudaSuccess && a.localSizeBytes > most)
+        most = a.localSizeBytes;
+    }
+  }
+  return most;
+}
+
+template <typename Args>
+void launchLl(const LaunchSpec& spec, const Args& args, cudaStream_t stream) {
+  llKernelOf<Args>(spec, spec.ll128)<<<dim3(spec.blocks), dim3(spec.threads), 0, stream>>>(args);
+}
+
+}  // namespace
+
+size_t llKernelStackBytesMax() {
+  size_t most = std::max(llStackMax<TinyArgs>(), llStackMax<KernelArgs<kSmallLaunch>>());
+  cudaFuncAttributes a;
+  for (int t = -1; t < ncclNumTypes; ++t)
+    for (LeanKernelFn fn : {llLeanKernelFor<true, 1>(t >= 0, t), llLeanKernelFor<false, 1>(t >= 0, t),
+                            llLeanKernelFor<true, kLeanLines>(t >= 0, t), llLeanKernelFor<false, kLeanLines>(t >= 0, t)})
+      if (fn != nullptr && cudaFuncGetAttributes(&a, fn) == cudaSuccess && a.localSizeBytes > most)
+        most = a.localSizeBytes;
+  cudaGetLastError();
+  return most;
+}
+
+const void* llKernelFunction(const LaunchSpec& spec, const DevWork* works, int nworks) {
+  if (const int lines = llLeanLines(spec, works, nworks))
+    return reinterpret_cast<const void*>(llLeanKernelOf(spec, works, nworks, lines));
+  if (spec.tiny) return reinterpret_cast<const void*>(llKernelOf<TinyArgs>(spec, spec.ll128));
+  return reinterpret_cast<const void*>(llKernelOf<KernelArgs<kSmallLaunch>>(spec, spec.ll128));
+}
+
+// The LL-family and Simple kernels wait for the previous grid (grid_dep.cuh) in their sm_90
+// code only (every kernel is compiled for the same architectures).
+bool kernelWaitsForGrid(const LaunchSpec& spec, int dev) {
+  static GridDepDevices devices;
+  return spec.kind != LaunchKind::Generic &&
+         devices.runs(reinterpret_cast<const void*>(llLeanKernel<LeanCopy, true, 1>), dev);
+}
+
+void launchLlKernel(const LaunchSpec& spec, const void* args, cudaStream_t stream) {
+  const TinyArgs& tiny = *static_cast<const TinyArgs*>(args);
+  const int lines = spec.tiny ? llLeanLines(spec, tiny.works, tiny.nworks) : 0;
+  if (lines > 0)
+    llLeanKernelOf(spec, tiny.works, tiny.nworks, lines)<<<dim3(spec.blocks), dim3(spec.threads), 0, stream>>>(tiny);
+  else if (spec.tiny) launchLl(spec, tiny, stream);
+  else launchLl(spec, *static_cast<const KernelArgs<kSmallLaunch>*>(args), stream);
+}
+
+}  // namespace mccl
