@@ -296,9 +296,20 @@ fi
 if has knobab; then
   # The choices made on one shared GPU, against their off values on two or more GPUs with
   # NCCL alongside (two rounds): a rank's copies to itself on the copy engines
-  # (MCCL_SELF_COPY_ENGINE_BYTES, 8 MiB) and the plain-buffer direct band (MCCL_PLAIN_DIRECT;
-  # 2026-12-03c: ReduceScatter and AllGather from 1 MiB whole).
+  # (MCCL_SELF_COPY_ENGINE_BYTES, 8 MiB), the plain-buffer direct band (MCCL_PLAIN_DIRECT;
+  # 2026-12-03c: ReduceScatter and AllGather from 1 MiB whole), and LL collectives on NCCL's
+  # 24 channels against 32 (MCCL_LL_MAX_CHANNELS; 2026-12-04: 0.2-0.8 us more a call at
+  # 128-512 KiB on one shared GPU), eager and in graphs.
   for round in 1 2; do
+    perf knobab_ll24_r$round mccl -b 64K -e 1M -f 2 -o allreduce,reducescatter,allgather,broadcast,reduce -t 3
+    perf knobab_ll24g_r$round mccl -b 64K -e 1M -f 2 -o allreduce,reducescatter,allgather,broadcast,reduce -t 3 -G 20
+    PERF_X="-x MCCL_LL_MAX_CHANNELS=32" perf knobab_ll32_r$round mccl -b 64K -e 1M -f 2 \
+      -o allreduce,reducescatter,allgather,broadcast,reduce -t 3
+    PERF_X="-x MCCL_LL_MAX_CHANNELS=32" perf knobab_ll32g_r$round mccl -b 64K -e 1M -f 2 \
+      -o allreduce,reducescatter,allgather,broadcast,reduce -t 3 -G 20
+    PERF_X=""
+    perf knobab_nccl_ll_r$round nccl -b 64K -e 1M -f 2 -o allreduce,reducescatter,allgather,broadcast,reduce -t 3
+    perf knobab_nccl_llg_r$round nccl -b 64K -e 1M -f 2 -o allreduce,reducescatter,allgather,broadcast,reduce -t 3 -G 20
     perf knobab_selfce_r$round mccl -b 1M -e 2G -f 4 -o alltoall,gather,scatter -t 3
     PERF_X="-x MCCL_SELF_COPY_ENGINE_BYTES=0" perf knobab_selfkernel_r$round mccl -b 1M -e 2G -f 4 \
       -o alltoall,gather,scatter -t 3
@@ -310,7 +321,7 @@ if has knobab; then
     PERF_X=""
     perf knobab_nccl_band_r$round nccl -b 256K -e 16M -f 2 -o allreduce,reducescatter,allgather -t 3
   done
-  for c in selfce selfkernel nccl_p2p band fifo nccl_band; do
+  for c in selfce selfkernel nccl_p2p band fifo nccl_band ll24 ll32 nccl_ll ll24g ll32g nccl_llg; do
     echo "== $c"; cat "$OUT"/knobab_${c}_r*.csv 2>/dev/null | sort -u
   done > "$OUT/knobab.txt"
   cat "$OUT/knobab.txt"

@@ -123,7 +123,13 @@ enum class KnobType { Int, Size, Bool, String };
   X(SimpleUnitSteps, "MCCL_SIMPLE_UNIT_STEPS", Int, "0",                                         \
     "GPU communicators: units a channel of a large Simple ring or chain collective (or two-rank Send/Recv) aims at, its steps shrinking below a FIFO slot down to 256 KiB (0: the measured choice, 16 for a two-rank chain, 4 elsewhere, and two ranks' Sends and Recvs step 128 KiB from 32 MiB)") \
   X(SelfCopyEngineBytes, "MCCL_SELF_COPY_ENGINE_BYTES", Size, "8388608",                            \
-    "GPU communicators: a rank's copy to itself (its own block of an AlltoAll, a Gather's or Scatter's root, its Sends to itself paired with its Recvs) of at least this many bytes is moved by the copy engines beside the kernel, on no SM (0: always in the kernel)")
+    "GPU communicators: a rank's copy to itself (its own block of an AlltoAll, a Gather's or Scatter's root, its Sends to itself paired with its Recvs) of at least this many bytes is moved by the copy engines beside the kernel, on no SM (0: always in the kernel)")  \
+  X(LlMaxChannels, "MCCL_LL_MAX_CHANNELS", Int, "24",                                           \
+    "GPU communicators: most channels (blocks) of an LL or LL128 collective, 1-32 (NCCL's own LL and LL128 collectives take at most 24 on 2 x H200; the SMs are the user's)") \
+  X(LlLeanLines, "MCCL_LL_LEAN_LINES", Int, "0",                                                 \
+    "GPU communicators: most 8-byte lines a thread of the lean LL kernel (one step per channel) moves before a launch goes to the general LL kernel (0: the measured choice; 1 keeps the one-line form only)") \
+  X(LlChannelBytes, "MCCL_LL_CHANNEL_BYTES", Size, "4096",                                      \
+    "GPU communicators: bytes of each peer's data an LL collective gives a channel before it takes another (up to MCCL_LL_MAX_CHANNELS)")
 
 enum class Knob : int {
 #define MCCL_KNOB_ENUM(id, name, type, def, help) id,

@@ -70,6 +70,20 @@ constexpr int64_t kLlOnlyAllReduceMaxTraffic = 2 << 20;
 // LL128 per block is bound by the latency of its rounds: at 1 MiB AllGather 32 channels
 // took 10.7 us, 16 took 13.0.
 constexpr double kLl128BytesPerChannel = 16 * 1024;
+// The most channels of an LL or LL128 collective (MCCL_LL_MAX_CHANNELS, 1 to kLlMaxChannels):
+// 24, the most NCCL's own take on 2 x H200 (RING/LL 16-24 from 128 KiB to 1 MiB,
+// bench/results/gpu-2xH200-2026-11-26c/channels.md), where mccl took 32 (the SMs are the
+// user's). A channel's share of 128 KiB - 1 MiB is then several lines a thread, which the
+// lean LL kernel moves in one step (kernels/collectives/ll_kernel.cu, llLeanWorkLines).
+int llMaxChannels() {
+  return static_cast<int>(std::clamp<int64_t>(knobInt(Knob::LlMaxChannels), 1, kLlMaxChannels));
+}
+// Bytes of each peer's data an LL channel takes: MCCL_LL_CHANNEL_BYTES for collectives
+// (kLlBytesPerChannel unless set), kLlBytesPerChannel for point-to-point.
+double llChannelBytes(const OpDesc& op) {
+  const int64_t b = op.isP2p() ? 0 : knobInt(Knob::LlChannelBytes);
+  return static_cast<double>(b > 0 ? static_cast<size_t>(b) : kLlBytesPerChannel);
+}
 constexpr int64_t kP2pMinChunkBytes = 256 * 1024;
 // From 32 MiB a peer, two ranks' Sends and Recvs step 128 KiB (at 32 MiB on 24 channels
 // 256 units where the rule below gives 96 of 341 KiB; from 64 MiB it gave whole 512 KiB
@@ -261,10 +275,12 @@ PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes) 
     // one slot. A step's cost is mostly latency (load, store over NVLink, poll), so more
     // blocks with less each beat fewer blocks with more steps.
     const double perPeer = static_cast<double>(op.bytes());
-    const double perChannel = c.proto == Proto::LL ? static_cast<double>(kLlBytesPerChannel) : kLl128BytesPerChannel;
+    const double perChannel =
+        c.proto == Proto::LL ? llChannelBytes(op) : kLl128BytesPerChannel;
     // Send/Recv: all-to-all patterns run every peer's operations at once, so fewer
-    // channels per peer on larger cliques.
-    const int cap = op.isP2p() ? std::min(kLlMaxChannels, std::max(4, 32 / n)) : kLlMaxChannels;
+    // channels per peer on larger cliques. Collectives: no more than NCCL's LL and LL128
+    // collectives take (llMaxChannels).
+    const int cap = op.isP2p() ? std::min(kLlMaxChannels, std::max(4, 32 / n)) : llMaxChannels();
     int nch = static_cast<int>(std::min<double>(cap, std::max(1.0, std::ceil(perPeer / perChannel))));
     int64_t minc = knobInt(Knob::MinNChannels), maxc = knobInt(Knob::MaxNChannels);
     if (minc > 0) nch = std::max<int>(nch, static_cast<int>(minc));

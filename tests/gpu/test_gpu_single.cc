@@ -647,15 +647,47 @@ TEST(GpuSingleProcess, TwoCommunicatorsOneStreamEveryProtocol) {
   for (int r = 0; r < n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
 }
 
-// The lean LL kernel (a launch of one or two LL works of at most a line per thread on each
-// channel) and the general kernels share connections, slots, flags and step counters:
-// calls that take one or the other alternate, with odd counts (partial last lines) and
-// multi-step calls (20000 elements: more than a step per channel) between them.
+// The lean LL kernel (a launch of one or two LL works of one step on each channel: a line
+// a thread, or several) and the general kernels share connections, slots, flags and step
+// counters: calls that take one or the other alternate, with odd counts (partial last
+// lines), counts of several lines a thread (5000) and multi-step calls (20000 elements:
+// more than a step per channel) between them; then again with the several-line form off
+// (MCCL_LL_LEAN_LINES=1), so the counts it took go to the general kernel.
 TEST(GpuSingleProcess, LeanAndGeneralLlKernelsAlternateOnOneCommunicator) {
   SKIP_WITHOUT_GPUS(1);
   Clique cl(8);
   if (cl.n < 2) GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=2 on one GPU)";
-  alternateKernels(cl, {1, 3, 7, 100, 1023, 20000}, 160);
+  alternateKernels(cl, {1, 3, 7, 100, 1023, 5000, 20000}, 175);
+  ScopedEnv env({{"MCCL_LL_LEAN_LINES", "1"}});
+  alternateKernels(cl, {1, 3, 7, 100, 1023, 5000, 20000}, 175);
+}
+
+// The lean LL kernel's several-line form (2 to 8 lines a thread of a channel's one step:
+// 6, 15 and 32 KiB a channel on two channels) for every reducing collective, type and
+// operator and for the copies, in place and not, roots 0 and 1, against the host
+// reference. 1-, 2- and 8-byte reductions take four lines a thread at most (the general
+// kernel above), copies and 4-byte reductions eight.
+TEST(GpuSingleProcess, LeanLlSeveralLinesEveryTypeOpAndForm) {
+  SKIP_WITHOUT_GPUS(1);
+  ScopedEnv env({{"NCCL_PROTO", "LL"}, {"NCCL_MAX_NCHANNELS", "2"}});
+  Clique cl(8);
+  if (cl.n < 2) GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=2 on one GPU)";
+  std::vector<CollCase> cases;
+  uint64_t seed = 1;
+  for (ncclDataType_t t : kAllTypes) {
+    const size_t esize = mccl::datatypeSize(t);
+    for (size_t bytes : {12289u, 30001u, 65528u}) {
+      const size_t count = bytes / esize;
+      for (bool inPlace : {false, true}) {
+        const int root = static_cast<int>(seed % 2);
+        for (CollKind k : {CollKind::AllReduce, CollKind::ReduceScatter, CollKind::Reduce})
+          for (ncclRedOp_t op : kBuiltinOps) cases.push_back(CollCase{k, t, op, false, false, count, root, inPlace, seed++});
+        for (CollKind k : {CollKind::AllGather, CollKind::Broadcast})
+          cases.push_back(CollCase{k, t, ncclSum, false, false, count, root, inPlace, seed++});
+      }
+    }
+  }
+  runCases(cl, cases);
 }
 
 // LL128 forced on four channels: the LL128 kernels (sums and data movement, several lines in

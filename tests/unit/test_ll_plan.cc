@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
+
 #include <vector>
 
 #include "algorithms/schedule.h"
@@ -108,6 +110,8 @@ class ProtoEnv : public ::testing::Test {
     unsetenv("MCCL_LL128_TWO_SHOT");
     unsetenv("MCCL_P2P_BLOCK_BOTH_WAYS");
     unsetenv("NCCL_NTHREADS");
+    unsetenv("MCCL_LL_MAX_CHANNELS");
+    unsetenv("MCCL_LL_CHANNEL_BYTES");
     knobsReload();
   }
   static void set(const char* k, const char* v) {
@@ -492,7 +496,7 @@ TEST_F(ProtoEnv, TwoRankPointToPointStepsFineFrom32MiB) {
 // the general kernel.
 TEST_F(ProtoEnv, LlChannelsKeepTheLeanKernelsStep) {
   FakeGpuComm two(2, false);
-  for (size_t bytes = 8; bytes <= (128u << 10); bytes *= 2) {
+  for (size_t bytes = 8; bytes <= (64u << 10); bytes *= 2) {
     for (OpKind k : {OpKind::AllReduce, OpKind::Broadcast, OpKind::Reduce}) {
       PlanChoice c = choosePlan(&two.comm, opOf(k, bytes), 1 << 19);
       ASSERT_EQ(c.proto, Proto::LL) << bytes;
@@ -500,4 +504,45 @@ TEST_F(ProtoEnv, LlChannelsKeepTheLeanKernelsStep) {
       EXPECT_EQ(c.nchannels, static_cast<int>((bytes + 4095) / 4096)) << bytes;
     }
   }
+}
+
+// No LL or LL128 collective takes more channels (blocks) than NCCL's own LL collectives on
+// 2 x H200 (24) unless MCCL_LL_MAX_CHANNELS asks (up to kLlMaxChannels); NCCL_MAX_NCHANNELS
+// caps it further. MCCL_LL_CHANNEL_BYTES sets a channel's share below the cap.
+TEST_F(ProtoEnv, LlChannelsAtMostNcclsBlocks) {
+  for (int n : {2, 3, 4, 8}) {
+    FakeGpuComm comm(n, false);
+    int most = 0;
+    for (size_t bytes = 8; bytes <= (4u << 20); bytes *= 2) {
+      for (OpKind k : {OpKind::AllReduce, OpKind::AllGather, OpKind::ReduceScatter, OpKind::Broadcast, OpKind::Reduce}) {
+        const PlanChoice c = choosePlan(&comm.comm, opOf(k, bytes), 1 << 19);
+        if (c.proto == Proto::Simple) continue;
+        EXPECT_LE(c.nchannels, 24) << n << " ranks, " << bytes << " bytes";
+        EXPECT_GE(c.nchannels, 1);
+        most = std::max(most, c.nchannels);
+      }
+    }
+    EXPECT_EQ(most, 24) << n << " ranks: the cap is reached";
+  }
+  FakeGpuComm two(2, false);
+  auto channels = [&](size_t bytes) { return choosePlan(&two.comm, opOf(OpKind::AllReduce, bytes), 1 << 19).nchannels; };
+  EXPECT_EQ(channels(96u << 10), 24);
+  EXPECT_EQ(channels(128u << 10), 24);
+  set("MCCL_LL_MAX_CHANNELS", "32");
+  EXPECT_EQ(channels(128u << 10), 32);
+  set("MCCL_LL_MAX_CHANNELS", "100");  // clamped to kLlMaxChannels
+  EXPECT_EQ(channels(256u << 10), kLlMaxChannels);
+  set("MCCL_LL_MAX_CHANNELS", "16");
+  EXPECT_EQ(channels(128u << 10), 16);
+  EXPECT_EQ(channels(32u << 10), 8);
+  set("NCCL_MAX_NCHANNELS", "8");
+  EXPECT_EQ(channels(128u << 10), 8);
+  unsetenv("NCCL_MAX_NCHANNELS");
+  set("MCCL_LL_MAX_CHANNELS", "24");
+  set("MCCL_LL_CHANNEL_BYTES", "8192");
+  EXPECT_EQ(channels(32u << 10), 4);
+  EXPECT_EQ(channels(128u << 10), 16);
+  EXPECT_EQ(channels(512u << 10), 24);
+  // Point-to-point keeps its own rule (4 KiB a channel, 32 / n channels, at least 4).
+  EXPECT_EQ(choosePlan(&two.comm, opOf(OpKind::Send, 64u << 10), 1 << 19).nchannels, 16);
 }

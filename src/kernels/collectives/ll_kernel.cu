@@ -18,6 +18,7 @@
 #include "kernels/launch/launch_fn.h"
 #include "kernels/protocols/ll128_proto.cuh"
 #include "kernels/protocols/ll_proto.cuh"
+#include "core/knobs.h"
 #include "nccl.h"
 
 namespace mccl {
@@ -34,7 +35,7 @@ __device__ __forceinline__ void llBlockStart(const Args& args, ArgsShared<Args>&
 
 // ---- The lean LL kernel ------------------------------------------------------------------
 // The common small launch: one or two LL works (a collective, or a Send and a Recv) whose
-// every channel moves one step of at most kLeanLines lines per thread (llLeanLines). The general
+// every channel moves one step of at most leanLinesOf<T>() lines per thread (llLeanLines). The general
 // kernels above spent about 4 us of an 8-byte AllReduce's kernel on one H100 in serial
 // bookkeeping on the block's first thread (bench/results/gpu-1xH100-2026-11-24e: the
 // parameters copied to shared memory, the work loop, the range's arithmetic, the step
@@ -141,22 +142,44 @@ __device__ __forceinline__ bool llLeanWork(const DevComm& comm, const DevWork& w
 }
 
 // The same step with up to U lines a thread: lines tid, tid + nt, ... (the general loop's
-// order, llLoadLines). Four take a channel's 16 KiB, what the planner's 32 LL channels give
-// a peer's 512 KiB, which ran the general LL kernel (its setup: 1.0 - 1.4 us a step,
-// MCCL_PROFILE on 2 x H100, bench/results/gpu-2xH200-2026-11-26d call 4). Measured on 2 x
-// H100 (calls 5, 6): Reduce 256 KiB 6.9 -> 5.9 us, 512 KiB 8.2 -> 7.5, ReduceScatter 512
-// KiB 9.4 -> 8.6, AllReduce 256 KiB 8.4 -> 8.1; but AllReduce 512 KiB (4 lines) 11.1 ->
-// 11.6, the copies neutral, and where one line is enough this form (U = 1) was 0.1 - 0.4 us
-// slower than llLeanWork: so llLeanLines gives it only the reductions where it won.
-constexpr int kLeanLines = 4;
+// order, llLoadLines). Before 2026-12-04 it took four lines and reductions only: a
+// channel's 16 KiB, what 32 LL channels gave a peer's 512 KiB, which had run the general LL
+// kernel (its setup: 1.0 - 1.4 us a step, MCCL_PROFILE on 2 x H100,
+// bench/results/gpu-2xH200-2026-11-26d call 4; 2 x H100, calls 5, 6: Reduce 256 KiB 6.9 ->
+// 5.9 us, 512 KiB 8.2 -> 7.5, ReduceScatter 512 KiB 9.4 -> 8.6, AllReduce 256 KiB 8.4 ->
+// 8.1). With no more channels than NCCL's 24 (core/planner.cc llMaxChannels), a channel's
+// share of 128 KiB - 768 KiB is 2 - 8 lines a thread, copies too: capped at 24 with the
+// one-line copies and four-line reductions, the launches that left the lean kernel took
+// 1.1 - 2.1 us more (one shared H200, bench/results/gpu-1xH200-2026-12-03d call 1). So a
+// step of up to leanLinesOf<T>() lines, copies included, in forms of 2, 4 and 8 lines a
+// thread (llLeanLines takes the fewest that hold a launch's lines).
+//
+// The most lines a thread, as many as its registers hold: eight (a whole step of a
+// 512-thread block, kLlLines) for copies and reductions of 4-byte types; four for 1-, 2-
+// and 8-byte reductions, where eight spilled (ptxas, sm_90; their wider accumulators or
+// their unpacking).
+constexpr int kLeanLinesMost = 8;
+template <typename T>
+constexpr int leanLinesOf() {
+  if constexpr (std::is_same<T, LeanCopy>::value) return kLeanLinesMost;
+  else return sizeof(T) == 4 ? kLeanLinesMost : 4;
+}
 
-// A reduction (T its arithmetic, never LeanCopy: llLeanLines gives this form only
-// reductions) with up to U lines a thread. False when stopped.
+// A thread's U lines of step st (lines tid, tid + nt, ...) stored at dst + st.off.
+template <int U>
+__device__ __forceinline__ void llStoreLines(uint8_t* dst, const LlStep& st, int tid, int nt, const uint64_t (&v)[U]) {
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    const int i = tid + u * nt;
+    if (i < st.lines) store8(dst + st.off + 8 * static_cast<uint64_t>(i), v[u], lineBytes(st.len, i));
+  }
+}
+
+// One work's one step with up to U lines a thread: T is the arithmetic of its reductions,
+// LeanCopy when the launch only moves data. False when stopped.
 template <typename T, int U>
 __device__ __forceinline__ bool llLeanWorkLines(const DevComm& comm, const DevWork& w, int ch, LlShared& sh) {
-  static_assert(!std::is_same<T, LeanCopy>::value, "the several-line form runs reductions");
   const Coll coll = w.s.coll;
-  if (!collReduces(coll)) __trap();  // llLeanLines never launches it for one that does not reduce
   const LlRange rg = llRange(w, typeBytes(w.type), ch);
   if (rg.nsteps == 0) return true;
   const LlStep st(rg, 0);
@@ -164,61 +187,110 @@ __device__ __forceinline__ bool llLeanWorkLines(const DevComm& comm, const DevWo
   const bool mine = tid < st.lines;
   const uint8_t* in = static_cast<const uint8_t*>(w.in);
   uint8_t* out = static_cast<uint8_t*>(w.out);
-  const LlTypedRt<T> red(w);
-  // My lines, loaded first: what I send (ReduceScatter: my own block) and reduce.
-  const uint8_t* ownSrc = in + (coll == Coll::ReduceScatter ? static_cast<uint64_t>(me) * rg.total : 0);
-  uint64_t mineIn[U];
+  int* const abort = &sh.abort;
+  // Peer r's lines of this step (its slot in sh.peer: slot).
+  auto read = [&](uint64_t (&v)[U], int slot, int peer) {
+    const LlPeer& P = sh.peer[slot];
+    llReadLines(v, P.recvSlots + (P.recvStep % kLlSlots) * kLlLines, tid, nt, st.lines,
+                static_cast<uint32_t>(P.recvStep + 1), &comm, abort, peer);
+  };
+  if constexpr (!std::is_same<T, LeanCopy>::value) {
+    if (collReduces(coll)) {
+      const LlTypedRt<T> red(w);
+      auto pre = [&red](uint64_t x) { return red.pre(x); };
+      // My lines, loaded first: what I send (ReduceScatter: my own block) and reduce.
+      const uint8_t* ownSrc = in + (coll == Coll::ReduceScatter ? static_cast<uint64_t>(me) * rg.total : 0);
+      uint64_t mineIn[U];
+      gridDepWaitThenRelease();
+      llLoadLines(mineIn, ownSrc, st, tid, nt, pre);
+      LlProf prof(comm, &sh);
+      llSetup(comm, w, ch, sh);
+      prof.mark(kProfLlSetup);
+      if (mine) {
+        for (int r = 0; r < n; ++r) {
+          if (!llSendsTo(w, r)) continue;
+          if (coll == Coll::ReduceScatter) {
+            uint64_t v[U];
+            llLoadLines(v, in + static_cast<uint64_t>(r) * rg.total, st, tid, nt, pre);
+            llSendLines<U>(sh.peer[r], 0, tid, st.lines, v, &comm, abort, r);
+          } else {
+            llSendLines<U>(sh.peer[r], 0, tid, st.lines, mineIn, &comm, abort, r);
+          }
+        }
+      }
+      prof.mark(kProfLlSend);
+      if (mine && (coll != Coll::Reduce || me == w.s.root)) {
+        typename LlTypedRt<T>::Acc acc[U];
+        for (int r = 0; r < n; ++r) {  // in rank order, as the general path
+          uint64_t v[U];
+          if (r == me) {
+#pragma unroll
+            for (int u = 0; u < U; ++u) v[u] = mineIn[u];
+          } else {
+            read(v, r, r);
+          }
+#pragma unroll
+          for (int u = 0; u < U; ++u) {
+            if (tid + u * nt >= st.lines) continue;
+            if (r == 0) red.first(acc[u], v[u]);
+            else red.add(acc[u], v[u]);
+          }
+        }
+        uint64_t res[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) res[u] = tid + u * nt < st.lines ? red.finish(acc[u]) : 0;
+        llStoreLines(out, st, tid, nt, res);
+      }
+      return llLeanEnd(comm, w, sh, prof, st.len);
+    }
+  }
+  // AllGather, Broadcast, Send, Recv.
+  const bool p2p = llIsP2p(w);
+  const bool hasSrc = coll == Coll::Broadcast ? me == w.s.root : coll != Coll::Recv;
+  uint64_t own[U] = {};
   gridDepWaitThenRelease();
-  llLoadLines(mineIn, ownSrc, st, tid, nt, [&red](uint64_t x) { return red.pre(x); });
+  if (hasSrc) llLoadLines(own, in, st, tid, nt, [](uint64_t x) { return x; });
   LlProf prof(comm, &sh);
   llSetup(comm, w, ch, sh);
   prof.mark(kProfLlSetup);
-  int* const abort = &sh.abort;
-  auto has = [&](int u) { return tid + u * nt < st.lines; };
-  if (mine) {
-    for (int r = 0; r < n; ++r) {
-      if (!llSendsTo(w, r)) continue;
-      if (coll == Coll::ReduceScatter) {
-        uint64_t v[U];
-        llLoadLines(v, in + static_cast<uint64_t>(r) * rg.total, st, tid, nt, [&red](uint64_t x) { return red.pre(x); });
-        llSendLines<U>(sh.peer[r], 0, tid, st.lines, v, &comm, abort, r);
-      } else {
-        llSendLines<U>(sh.peer[r], 0, tid, st.lines, mineIn, &comm, abort, r);
-      }
+  if (mine && hasSrc) {
+    if (p2p) {
+      llSendLines<U>(sh.peer[0], 0, tid, st.lines, own, &comm, abort, w.s.root);
+    } else {
+      for (int r = 0; r < n; ++r)
+        if (llSendsTo(w, r)) llSendLines<U>(sh.peer[r], 0, tid, st.lines, own, &comm, abort, r);
     }
   }
   prof.mark(kProfLlSend);
-  if (mine && (coll != Coll::Reduce || me == w.s.root)) {
-    typename LlTypedRt<T>::Acc acc[U];
-    for (int r = 0; r < n; ++r) {  // in rank order, as the general path
-      uint64_t v[U];
-      if (r == me) {
-#pragma unroll
-        for (int u = 0; u < U; ++u) v[u] = mineIn[u];
-      } else {
-        const LlPeer& P = sh.peer[r];
-        llReadLines(v, P.recvSlots + (P.recvStep % kLlSlots) * kLlLines, tid, nt, st.lines,
-                    static_cast<uint32_t>(P.recvStep + 1), &comm, abort, r);
+  if (mine) {
+    uint64_t v[U];
+    if (coll == Coll::Recv) {
+      read(v, 0, w.s.root);
+      llStoreLines(out, st, tid, nt, v);
+    } else if (coll == Coll::AllGather) {
+      for (int r = 0; r < n; ++r) {
+        if (r == me) continue;
+        read(v, r, r);
+        llStoreLines(out + static_cast<uint64_t>(r) * rg.total, st, tid, nt, v);
       }
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        if (!has(u)) continue;
-        if (r == 0) red.first(acc[u], v[u]);
-        else red.add(acc[u], v[u]);
+      uint8_t* local = out + static_cast<uint64_t>(me) * rg.total;
+      if (local != in) llStoreLines(local, st, tid, nt, own);
+    } else if (coll == Coll::Broadcast) {
+      if (me != w.s.root) {
+        read(v, w.s.root, w.s.root);
+        llStoreLines(out, st, tid, nt, v);
+      } else if (out != in) {
+        llStoreLines(out, st, tid, nt, own);
       }
-    }
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const int i = tid + u * nt;
-      if (has(u)) store8(out + st.off + 8 * static_cast<uint64_t>(i), red.finish(acc[u]), lineBytes(st.len, i));
     }
   }
   return llLeanEnd(comm, w, sh, prof, st.len);
 }
 
+// U lines a thread: the one-line form (U = 1) or the several-line form.
 template <typename T, int U>
 __device__ __forceinline__ bool llLeanStep(const DevComm& comm, const DevWork& w, int ch, LlShared& sh) {
-  if constexpr (U == 1 || std::is_same<T, LeanCopy>::value) return llLeanWork<T>(comm, w, ch, sh);
+  if constexpr (U == 1) return llLeanWork<T>(comm, w, ch, sh);
   else return llLeanWorkLines<T, U>(comm, w, ch, sh);
 }
 
@@ -354,12 +426,25 @@ __global__ void __launch_bounds__(kMaxThreads, 1) llKernel(const __grid_constant
 
 using LeanKernelFn = void (*)(TinyArgs);
 
-// The lean kernel of U lines a thread; the several-line form runs reductions only (none
-// for data movement).
+// The lean kernel of U lines a thread (1, 2, 4 or 8; none above leanLinesOf<T>()).
+template <typename T, bool kOne, int U>
+LeanKernelFn llLeanKernelOfType() {
+  if constexpr (U > leanLinesOf<T>()) return nullptr;
+  else return llLeanKernel<T, kOne, U>;
+}
 template <bool kOne, int U>
 LeanKernelFn llLeanKernelFor(bool reduces, int type) {
-  if (!reduces) return U == 1 ? llLeanKernel<LeanCopy, kOne, 1> : nullptr;
-  return withType(type, [](auto t) -> LeanKernelFn { return llLeanKernel<typename decltype(t)::type, kOne, U>; });
+  if (!reduces) return llLeanKernelOfType<LeanCopy, kOne, U>();
+  return withType(type, [](auto t) -> LeanKernelFn { return llLeanKernelOfType<typename decltype(t)::type, kOne, U>(); });
+}
+template <bool kOne>
+LeanKernelFn llLeanKernelFor(bool reduces, int type, int lines) {
+  switch (lines) {
+    case 1: return llLeanKernelFor<kOne, 1>(reduces, type);
+    case 2: return llLeanKernelFor<kOne, 2>(reduces, type);
+    case 4: return llLeanKernelFor<kOne, 4>(reduces, type);
+    default: return llLeanKernelFor<kOne, kLeanLinesMost>(reduces, type);
+  }
 }
 
 // True when every block of the launch runs its one work: the blocks are that work's
@@ -369,15 +454,38 @@ bool llLeanOne(const LaunchSpec& spec, const DevWork* works, int nworks) {
   return nworks == 1 && spec.blocks == works[0].s.nchannels;
 }
 
-// The lines a thread of the lean kernel moves for the works of an LL launch (host side): 1
-// for a tiny launch (one or two works) whose every work moves one step of at most a line
-// per thread on each of its channels and sends nothing to its own rank; kLeanLines where
-// every work is a reduction that llLeanWorkLines measured faster for; 0 when the lean
-// kernel does not take the launch.
+// The most lines a thread the lean kernel's forms take for an LL launch (host side):
+// leanLinesOf of its arithmetic, or of LeanCopy when it only moves data.
+int llLeanLaunchLines(const LaunchSpec& spec) {
+  if (spec.kind != LaunchKind::LlReduce) return leanLinesOf<LeanCopy>();
+  return withType(spec.type, [](auto t) { return leanLinesOf<typename decltype(t)::type>(); });
+}
+
+// The most lines a thread the lean kernel takes for a work of coll: MCCL_LL_LEAN_LINES, or
+// the measured choice (one shared H200, bench/results/gpu-1xH200-2026-12-04 call 4, in
+// graphs): every form for collectives (AllReduce of 512 KiB on 24 channels, six lines a
+// thread: 7.82 us in the form of eight, 9.05 in the general kernel; AllGather and
+// Broadcast level), four for Send and Recv, whose form of eight lost to the general
+// kernel (a Send/Recv pair of 512 KiB on 16 channels, eight lines: 7.30 against 6.08).
+int llLeanMostLines(Coll coll) {
+  const int64_t k = knobInt(Knob::LlLeanLines);
+  if (k > 0) return static_cast<int>(std::min<int64_t>(k, kLeanLinesMost));
+  return coll == Coll::Send || coll == Coll::Recv ? 4 : kLeanLinesMost;
+}
+
+// The form of the lean kernel for the works of an LL launch (host side), as the lines a
+// thread it moves: 0 when the lean kernel does not take the launch (the general LL
+// kernel); else the fewest of 1, 2, 4 and 8 that hold the most lines a thread of any of
+// its works (a tiny launch of one or two works, each one step on each of its channels,
+// sending nothing to its own rank), within llLeanLaunchLines and llLeanMostLines. The
+// fewest, not the most: the same two lines a thread took 6.75 us a call in the form of
+// eight (128 registers a thread) against 5.38 in the form of four (AllReduce 256 KiB on 32
+// channels, in a graph; one shared H200, call 3: its steps' setup, sends and receives each
+// slower, its blocks' start later).
 int llLeanLines(const LaunchSpec& spec, const DevWork* works, int nworks) {
   if (!spec.tiny || spec.ll128 || nworks < 1 || nworks > TinyArgs::kWorks) return 0;
   const uint64_t t = static_cast<uint64_t>(spec.threads);
-  bool one = true, lines = true;
+  uint64_t need = 1;
   for (int i = 0; i < nworks; ++i) {
     const DevWork& w = works[i];
     if ((w.s.coll == Coll::Send || w.s.coll == Coll::Recv) && w.s.root == w.s.rank) return 0;
@@ -386,23 +494,17 @@ int llLeanLines(const LaunchSpec& spec, const DevWork* works, int nworks) {
     const uint64_t per = (total / nch + 15 + (total % nch ? 1 : 0)) & ~uint64_t(15);  // llRange
     if (per > kLlPayload) return 0;
     const uint64_t perThread = ((per + 7) / 8 + t - 1) / t;  // lines a thread
-    one = one && perThread <= 1;
-    // Where the several-line form measured faster (llLeanWorkLines).
-    const uint64_t most = w.s.coll == Coll::Reduce || w.s.coll == Coll::ReduceScatter ? kLeanLines
-                          : w.s.coll == Coll::AllReduce                              ? 2
-                                                                                     : 1;
-    lines = lines && perThread <= most;
+    if (perThread > 1 && perThread > static_cast<uint64_t>(llLeanMostLines(w.s.coll))) return 0;
+    need = std::max(need, perThread);
   }
-  return one ? 1 : lines ? kLeanLines : 0;
+  if (need > static_cast<uint64_t>(llLeanLaunchLines(spec))) return 0;
+  return need <= 1 ? 1 : need <= 2 ? 2 : need <= 4 ? 4 : kLeanLinesMost;
 }
 
 LeanKernelFn llLeanKernelOf(const LaunchSpec& spec, const DevWork* works, int nworks, int lines) {
   const bool reduces = spec.kind == LaunchKind::LlReduce;
-  if (lines == 1)
-    return llLeanOne(spec, works, nworks) ? llLeanKernelFor<true, 1>(reduces, spec.type)
-                                          : llLeanKernelFor<false, 1>(reduces, spec.type);
-  return llLeanOne(spec, works, nworks) ? llLeanKernelFor<true, kLeanLines>(reduces, spec.type)
-                                        : llLeanKernelFor<false, kLeanLines>(reduces, spec.type);
+  return llLeanOne(spec, works, nworks) ? llLeanKernelFor<true>(reduces, spec.type, lines)
+                                        : llLeanKernelFor<false>(reduces, spec.type, lines);
 }
 
 template <typename Args>
@@ -454,9 +556,9 @@ size_t llKernelStackBytesMax() {
   size_t most = std::max(llStackMax<TinyArgs>(), llStackMax<KernelArgs<kSmallLaunch>>());
   cudaFuncAttributes a;
   for (int t = -1; t < ncclNumTypes; ++t)
-    for (LeanKernelFn fn : {llLeanKernelFor<true, 1>(t >= 0, t), llLeanKernelFor<false, 1>(t >= 0, t),
-                            llLeanKernelFor<true, kLeanLines>(t >= 0, t), llLeanKernelFor<false, kLeanLines>(t >= 0, t)})
-      if (fn != nullptr && cudaFuncGetAttributes(&a, fn) == cudaSuccess && a.localSizeBytes > most)
+    for (int lines : {1, 2, 4, kLeanLinesMost})
+      for (LeanKernelFn fn : {llLeanKernelFor<true>(t >= 0, t, lines), llLeanKernelFor<false>(t >= 0, t, lines)})
+        if (fn != nullptr && cudaFuncGetAttributes(&a, fn) == cudaSuccess && a.localSizeBytes > most)
         most = a.localSizeBytes;
   cudaGetLastError();
   return most;
