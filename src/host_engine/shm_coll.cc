@@ -40,14 +40,16 @@ static_assert(kLineData % 8 == 0, "a line holds whole elements of every type");
 // Cells per rank: operation s publishes in cell s % kLines, so a writer waits for the
 // readers only every few operations (done >= s - kLines), and a reader's done counter
 // stays in its own cache most of the time. Slots likewise (s % slots, done >= s - slots),
-// as many as fit the slot budget (at least 2, at most 16): 256 KiB per rank, less on a
-// node of many ranks so the segment stays near 4 MiB of slots (16 at the default slot size
-// up to 16 ranks, 4 at 64). Depth matters most when ranks outnumber cores: a root can run
-// that many operations ahead while its readers wait for a core.
+// as many as fit the slot budget (at least 2, at most 16): 1 MiB per rank, less on a node
+// of more than 4 ranks so the segment stays near 4 MiB of slots (16 at the default slot size
+// up to 4 ranks, 8 at 8, 2 from 32). Depth matters most when ranks outnumber cores: a root
+// can run that many operations ahead while its readers wait for a core (4 ranks on 2 cores,
+// 4 slots of 64 KiB against 16: Reduce of 1 KiB 2.02 against 0.72 us, Broadcast of 4 KiB
+// 2.29 against 1.03; bench/results/host-2core-2026-12-04.md).
 constexpr int kLines = 64;
 
 int slotDepth(size_t slotBytes, int nranks) {
-  size_t budget = std::min<size_t>(256 << 10, (size_t{4} << 20) / static_cast<size_t>(nranks));
+  size_t budget = std::min<size_t>(1 << 20, (size_t{4} << 20) / static_cast<size_t>(nranks));
   size_t d = budget / slotBytes;
   return d < 2 ? 2 : d > 16 ? 16 : static_cast<int>(d);
 }
@@ -176,7 +178,7 @@ ShmColls::~ShmColls() {
 }
 
 void ShmColls::setup() {
-  maxBytes_ = 0;
+  maxBytes_ = copyMaxBytes_ = 0;
   int64_t limit = knobInt(Knob::HostShmMaxBytes);
   if (limit <= 0 || knobBool(Knob::ShmDisable) || !knobListAllows(knobStr(Knob::Algo), "oneshot")) return;
   if (comm_->topo.nNodes() != 1) return;
@@ -186,6 +188,13 @@ void ShmColls::setup() {
   size_t cap = (size_t{1} << 30) / 2;
   size_t bytes = static_cast<size_t>(limit) < cap ? static_cast<size_t>(limit) : cap;
   maxBytes_ = (bytes + 63) & ~size_t{63};
+  // Broadcast and AllGather copy through the segment twice (in, then out on every rank),
+  // where MPI's shared-memory transport copies once: above 16 KiB they ran slower here than
+  // on the engine (np 2, 64 KiB: Broadcast 8.96 -> 10.69 us, AllGather 5.94 -> 6.67), while
+  // AllReduce ran 1.9x faster (23.45 -> 12.41 us; bench/results/host-2core-2026-12-04.md).
+  // A value the user sets applies to all.
+  constexpr size_t kCopyMaxBytes = 16 << 10;
+  copyMaxBytes_ = knobIsSet(Knob::HostShmMaxBytes) ? maxBytes_ : std::min(maxBytes_, kCopyMaxBytes);
 }
 
 bool ShmColls::takes(const OpDesc& op) const {
@@ -196,6 +205,7 @@ bool ShmColls::takes(const OpDesc& op) const {
     if (bytes > maxBytes_ / static_cast<size_t>(comm_->nranks)) return false;
     bytes *= static_cast<size_t>(comm_->nranks);
   }
+  if (op.kind == OpKind::Broadcast || op.kind == OpKind::AllGather) return bytes <= copyMaxBytes_;
   return bytes <= maxBytes_;
 }
 

@@ -84,6 +84,7 @@ class ShmColls {
   ncclComm* comm_;
   MPI_Comm mpiComm_ = MPI_COMM_NULL;  // kept progressing while a lone operation waits
   size_t maxBytes_ = 0;  // bytes one rank writes, at most (0: off)
+  size_t copyMaxBytes_ = 0;  // the same for Broadcast and AllGather (setup)
   uint64_t nextSeq_ = 1;
   uint64_t minDone_ = 0;  // every rank's done counter is at least this (last seen)
   bool joined_ = false;   // this rank is counted in the segment
