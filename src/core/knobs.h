@@ -113,7 +113,7 @@ enum class KnobType { Int, Size, Bool, String };
   X(HostMpiMaxBytes, "MCCL_HOST_MPI_MAX_BYTES", Size, "256",                                   \
     "host communicators made from an MPI_Comm: collectives of at most this many bytes (the larger buffer) run on MPI's own (0: never)") \
   X(HostShmMaxBytes, "MCCL_HOST_SHM_MAX_BYTES", Size, "65536",                                   \
-    "host communicators on one node: collectives where one rank writes at most this many bytes run one-shot in shared memory (0: never; unset: Broadcast and AllGather at most 16384, the measured choice)") \
+    "host communicators on one node: collectives where one rank writes at most this many bytes run one-shot in shared memory (0: never)") \
   X(MpiVerbose, "MCCL_MPI_VERBOSE", Bool, "0", "libmccl_mpi: log the path of every call")        \
   X(MpiCudaAware, "MCCL_MPI_CUDA_AWARE", Bool, "1",                                              \
     "libmccl_mpi: MPIX_Query_cuda_support reports 1 (its collectives take device buffers)")      \

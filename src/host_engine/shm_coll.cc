@@ -29,13 +29,18 @@ constexpr size_t kLine = 128;  // two cache lines: the adjacent-line prefetcher 
 // A rank's publication of one operation, a cell: 8 cache lines of 56 data bytes and the
 // operation's sequence number each (LL128's idea on host memory). The writer fills a line,
 // then stores its number (release); the reader polls every line it needs at once, so the
-// lines travel in parallel and the data has arrived when the numbers have. Larger data goes
-// to a slot, announced by the first line's number.
+// lines travel in parallel and the data has arrived when the numbers have. Up to three lines:
+// each further line costs more than one contiguous copy (np 2, AllReduce of 256 B in five
+// lines 0.30 us, 0.27 contiguous; 64 B in two lines 0.20, 0.23 contiguous). Larger data goes
+// contiguous to the rank's packed cell of the same index (to 512 B; as deep as the cells,
+// which matters where ranks outnumber cores: np 4, Broadcast of 256 B 0.19 us from a cell,
+// 0.91 from a slot) or to a slot, announced by the first line's number.
 constexpr size_t kCacheLine = 64;
 constexpr size_t kLineData = kCacheLine - sizeof(uint64_t);
 constexpr int kCellLines = 8;
 constexpr size_t kCell = kCellLines * kCacheLine;
-constexpr size_t kInlineBytes = kCellLines * kLineData;  // 448
+constexpr size_t kLinesMaxBytes = 3 * kLineData;  // 168
+constexpr size_t kPackedBytes = kCell;
 static_assert(kLineData % 8 == 0, "a line holds whole elements of every type");
 // Cells per rank: operation s publishes in cell s % kLines, so a writer waits for the
 // readers only every few operations (done >= s - kLines), and a reader's done counter
@@ -69,8 +74,43 @@ struct alignas(kLine) DoneLine {
 static_assert(sizeof(Line) == kCacheLine && sizeof(DoneLine) == kLine && sizeof(Header) == kLine, "segment lines");
 static_assert(std::atomic<uint64_t>::is_always_lock_free, "the segment's counters are shared between processes");
 
+// Where one operation's data goes (the same on every rank: it depends on the size alone).
+enum class Where { Lines, Packed, Slot };
+
+// Contiguous data in pieces, piece p announced by line p of the writer's cell, so readers
+// copy or reduce one piece while the writer fills the next: in a slot up to one piece a line,
+// none under kPieceMin bytes; a packed cell in one piece.
+constexpr size_t kPieceMin = 2048;
+struct Pieces {
+  int count = 0;
+  size_t bytes = 0;  // of every piece but the last; a multiple of 64, so of every element size
+  size_t at(int p) const { return static_cast<size_t>(p) * bytes; }
+  size_t len(int p, size_t total) const { return std::min(bytes, total - at(p)); }
+};
+
+Pieces piecesOf(size_t total, bool split) {
+  const size_t want = split ? std::max<size_t>(1, std::min<size_t>(kCellLines, total / kPieceMin)) : 1;
+  Pieces ps;
+  ps.bytes = ((total + want - 1) / want + kCacheLine - 1) & ~(kCacheLine - 1);
+  ps.count = static_cast<int>((total + ps.bytes - 1) / ps.bytes);
+  return ps;
+}
+
+// Pointers to every rank's contribution: on the stack up to 64 ranks.
+class Sources {
+ public:
+  explicit Sources(int n) {
+    if (n > 64) many_.resize(static_cast<size_t>(n));
+  }
+  const char** get() { return many_.empty() ? small_ : many_.data(); }
+
+ private:
+  const char* small_[64];
+  std::vector<const char*> many_;
+};
+
 size_t segmentBytes(int n, size_t slot) {
-  return kLine + static_cast<size_t>(n) * (kLines * kCell + kLine + slotDepth(slot, n) * slot);
+  return kLine + static_cast<size_t>(n) * (2 * kLines * kCell + kLine + slotDepth(slot, n) * slot);
 }
 
 }  // namespace
@@ -95,12 +135,16 @@ class ShmSegment {
   Line* cell(int r, uint64_t s) const {
     return reinterpret_cast<Line*>(base_ + kLine + (static_cast<size_t>(r) * kLines + s % kLines) * kCell);
   }
+  // The packed cell of rank r for operation s: kPackedBytes contiguous bytes.
+  char* packed(int n, int r, uint64_t s) const {
+    return base_ + kLine + (static_cast<size_t>(n + r) * kLines + s % kLines) * kCell;
+  }
   DoneLine* done(int n, int r) const {
-    return reinterpret_cast<DoneLine*>(base_ + kLine + static_cast<size_t>(n) * kLines * kCell + r * kLine);
+    return reinterpret_cast<DoneLine*>(base_ + kLine + static_cast<size_t>(n) * 2 * kLines * kCell + r * kLine);
   }
   char* slot(int n, int r, uint64_t s, size_t slotBytes) const {
     const int depth = slotDepth(slotBytes, n);
-    return base_ + kLine + static_cast<size_t>(n) * (kLines * kCell + kLine) +
+    return base_ + kLine + static_cast<size_t>(n) * (2 * kLines * kCell + kLine) +
            (static_cast<size_t>(depth) * r + s % static_cast<uint64_t>(depth)) * slotBytes;
   }
   // Every rank has attached: the name is no longer needed.
@@ -178,7 +222,7 @@ ShmColls::~ShmColls() {
 }
 
 void ShmColls::setup() {
-  maxBytes_ = copyMaxBytes_ = 0;
+  maxBytes_ = 0;
   int64_t limit = knobInt(Knob::HostShmMaxBytes);
   if (limit <= 0 || knobBool(Knob::ShmDisable) || !knobListAllows(knobStr(Knob::Algo), "oneshot")) return;
   if (comm_->topo.nNodes() != 1) return;
@@ -188,13 +232,6 @@ void ShmColls::setup() {
   size_t cap = (size_t{1} << 30) / 2;
   size_t bytes = static_cast<size_t>(limit) < cap ? static_cast<size_t>(limit) : cap;
   maxBytes_ = (bytes + 63) & ~size_t{63};
-  // Broadcast and AllGather copy through the segment twice (in, then out on every rank),
-  // where MPI's shared-memory transport copies once: above 16 KiB they ran slower here than
-  // on the engine (np 2, 64 KiB: Broadcast 8.96 -> 10.69 us, AllGather 5.94 -> 6.67), while
-  // AllReduce ran 1.9x faster (23.45 -> 12.41 us; bench/results/host-2core-2026-12-04.md).
-  // A value the user sets applies to all.
-  constexpr size_t kCopyMaxBytes = 16 << 10;
-  copyMaxBytes_ = knobIsSet(Knob::HostShmMaxBytes) ? maxBytes_ : std::min(maxBytes_, kCopyMaxBytes);
 }
 
 bool ShmColls::takes(const OpDesc& op) const {
@@ -205,7 +242,6 @@ bool ShmColls::takes(const OpDesc& op) const {
     if (bytes > maxBytes_ / static_cast<size_t>(comm_->nranks)) return false;
     bytes *= static_cast<size_t>(comm_->nranks);
   }
-  if (op.kind == OpKind::Broadcast || op.kind == OpKind::AllGather) return bytes <= copyMaxBytes_;
   return bytes <= maxBytes_;
 }
 
@@ -213,6 +249,7 @@ void ShmColls::start(const OpDesc& op, ShmCollOp* out) {
   out->op = op;
   out->state = 0;
   out->waitRank = -1;
+  out->piece = 0;
   out->s = comm_->nranks == 1 ? 0 : nextSeq_++;
   // Not a read-modify-write: a count for tests (one thread per process), not worth an
   // atomic instruction per call; ranks that are threads of one process may lose counts.
@@ -331,21 +368,29 @@ ncclResult_t ShmColls::progress(ShmCollOp& o) {
   // nobody else reads) where it reads its contribution from the send buffer.
   const bool writes =
       op.kind == OpKind::Broadcast ? me == op.root : !(op.kind == OpKind::Reduce && me == op.root && apart);
-  const bool inLine = writeBytes <= kInlineBytes;
+  const Where where = writeBytes <= kLinesMaxBytes ? Where::Lines
+                      : writeBytes <= kPackedBytes ? Where::Packed
+                                                   : Where::Slot;
+  const bool inLine = where == Where::Lines;
   const int lines = inLine ? static_cast<int>((writeBytes + kLineData - 1) / kLineData) : 1;
-  // Rank r's data for this operation is all there.
+  // Contiguous data (Packed, Slot) travels in pieces, piece p announced by line p's number,
+  // so readers copy or reduce one piece while the writer fills the next.
+  const Pieces pieces = inLine ? Pieces{} : piecesOf(writeBytes, where == Where::Slot);
+  // Rank r's contiguous data (Packed, Slot).
+  auto data = [&](int r) {
+    return where == Where::Packed ? seg_->packed(n, r, o.s) : seg_->slot(n, r, o.s, maxBytes_);
+  };
+  // Line l of rank r's cell holds this operation's number: its data (the line's or piece
+  // l's) is there.
+  auto lineIn = [&](int r, int l) { return seg_->cell(r, o.s)[l].seq.load(std::memory_order_acquire) >= o.s; };
+  // Rank r's data for this operation is all there (Lines).
   auto arrived = [&](int r) {
-    const Line* c = seg_->cell(r, o.s);
     bool all = true;
-    for (int l = 0; l < lines; ++l) all &= c[l].seq.load(std::memory_order_acquire) >= o.s;
+    for (int l = 0; l < lines; ++l) all &= lineIn(r, l);
     return all;
   };
-  // Copies bytes of rank r's data from offset off to dst.
+  // Copies bytes of rank r's data from offset off to dst (Lines).
   auto copyOut = [&](int r, size_t off, size_t len, char* dst) {
-    if (!inLine) {
-      std::memcpy(dst, seg_->slot(n, r, o.s, maxBytes_) + off, len);
-      return;
-    }
     const Line* c = seg_->cell(r, o.s);
     while (len > 0) {
       size_t l = off / kLineData, at = off % kLineData, k = std::min(len, kLineData - at);
@@ -367,7 +412,7 @@ ncclResult_t ShmColls::progress(ShmCollOp& o) {
     }
     if (writes) {
       // Line and slot free: every rank has finished the operation that used them last.
-      const uint64_t back = inLine ? kLines : static_cast<uint64_t>(slotDepth(maxBytes_, n));
+      const uint64_t back = where == Where::Slot ? static_cast<uint64_t>(slotDepth(maxBytes_, n)) : kLines;
       if (o.s > back && minDone_ < o.s - back) {
         uint64_t m = ~uint64_t{0};
         for (int r = 0; r < n; ++r) {
@@ -388,8 +433,12 @@ ncclResult_t ShmColls::progress(ShmCollOp& o) {
           c[l].seq.store(o.s, std::memory_order_release);
         }
       } else {
-        std::memcpy(seg_->slot(n, me, o.s, maxBytes_), in, writeBytes);
-        c[0].seq.store(o.s, std::memory_order_release);
+        char* d = data(me);
+        for (int p = 0; p < pieces.count; ++p) {
+          const size_t at = pieces.at(p);
+          std::memcpy(d + at, in + at, pieces.len(p, writeBytes));
+          c[p].seq.store(o.s, std::memory_order_release);
+        }
       }
     }
     if (op.kind == OpKind::Broadcast && me == op.root && op.recvbuff != op.sendbuff)
@@ -397,13 +446,13 @@ ncclResult_t ShmColls::progress(ShmCollOp& o) {
     o.state = 1;
     o.waitRank = 0;
   }
-  // Wait for the contributions this rank reads, in rank order.
-  const bool reads = op.kind == OpKind::Broadcast ? me != op.root : op.kind != OpKind::Reduce || me == op.root;
-  if (reads) {
+  // Lines: waits for every line of the ranks it reads, in rank order, then copies or
+  // reduces. False while waiting.
+  auto readLines = [&] {
     for (int r = op.kind == OpKind::Broadcast ? op.root : o.waitRank; r < n; ++r) {
       if (r != me && !arrived(r)) {
         o.waitRank = r;
-        return ncclSuccess;
+        return false;
       }
       if (op.kind == OpKind::Broadcast) break;
     }
@@ -417,38 +466,78 @@ ncclResult_t ShmColls::progress(ShmCollOp& o) {
         }
         break;
       default: {
-        const char* src[64];
-        std::vector<const char*> many;
-        const char** s = src;
-        if (n > 64) {
-          many.resize(static_cast<size_t>(n));
-          s = many.data();
-        }
+        Sources src(n);
+        const char** s = src.get();
+        // Combined a line at a time where they lie (a line holds whole elements), no copy
+        // out of the cells first.
+        const uint64_t scalar = scalarOf(op);
         const size_t off = op.kind == OpKind::ReduceScatter ? static_cast<size_t>(me) * bytes : 0;
-        if (inLine && off + bytes <= kLineData) {
-          // Within the first line: contiguous where it lies.
-          for (int r = 0; r < n; ++r) s[r] = seg_->cell(r, o.s)[0].data + off;
-        } else if (inLine) {
-          // Contributions spread over lines: combined a line at a time where they lie (a
-          // line holds whole elements), no copy out of the cells first.
-          const uint64_t scalar = scalarOf(op);
-          for (size_t at = off, end = off + bytes; at < end;) {
-            const size_t l = at / kLineData, from = at % kLineData, k = std::min(end - at, kLineData - from);
-            for (int r = 0; r < n; ++r) s[r] = seg_->cell(r, o.s)[l].data + from;
-            if (apart) s[me] = in + at;
-            reduceInOrder(op, scalar, out + (at - off), s, n, k / esize);
-            at += k;
-          }
-          break;
-        } else {
-          for (int r = 0; r < n; ++r) s[r] = seg_->slot(n, r, o.s, maxBytes_) + off;
+        for (size_t at = off, end = off + bytes; at < end;) {
+          const size_t l = at / kLineData, from = at % kLineData, k = std::min(end - at, kLineData - from);
+          for (int r = 0; r < n; ++r) s[r] = seg_->cell(r, o.s)[l].data + from;
+          if (apart) s[me] = in + at;
+          reduceInOrder(op, scalar, out + (at - off), s, n, k / esize);
+          at += k;
         }
-        if (apart) s[me] = in + off;
-        reduceInOrder(op, scalarOf(op), out, s, n, op.count);
         break;
       }
     }
-  }
+    return true;
+  };
+  // Packed cell and slot: each piece copied or reduced as soon as it is there (o.piece: the
+  // next one; AllGather reads rank o.waitRank's). False while waiting.
+  auto readPieces = [&] {
+    switch (op.kind) {
+      case OpKind::Broadcast:
+        for (; o.piece < pieces.count; ++o.piece) {
+          if (!lineIn(op.root, o.piece)) {
+            o.waitRank = op.root;
+            return false;
+          }
+          const size_t at = pieces.at(o.piece);
+          std::memcpy(out + at, data(op.root) + at, pieces.len(o.piece, bytes));
+        }
+        return true;
+      case OpKind::AllGather:
+        for (; o.waitRank < n; ++o.waitRank, o.piece = 0) {
+          const int r = o.waitRank;
+          char* dst = out + static_cast<size_t>(r) * bytes;
+          if (r == me) {
+            if (dst != in) std::memcpy(dst, in, bytes);  // in place: already there
+            continue;
+          }
+          for (; o.piece < pieces.count; ++o.piece) {
+            if (!lineIn(r, o.piece)) return false;
+            const size_t at = pieces.at(o.piece);
+            std::memcpy(dst + at, data(r) + at, pieces.len(o.piece, bytes));
+          }
+        }
+        return true;
+      default: {
+        // The pieces cover what every rank writes; this rank combines its part, [off, end).
+        const size_t off = op.kind == OpKind::ReduceScatter ? static_cast<size_t>(me) * bytes : 0, end = off + bytes;
+        const uint64_t scalar = scalarOf(op);
+        for (; o.piece < pieces.count; ++o.piece) {
+          const size_t at = pieces.at(o.piece);
+          const size_t from = std::max(off, at), to = std::min(end, at + pieces.len(o.piece, writeBytes));
+          if (from >= to) continue;
+          for (int r = 0; r < n; ++r)
+            if (r != me && !lineIn(r, o.piece)) {
+              o.waitRank = r;
+              return false;
+            }
+          Sources src(n);
+          const char** s = src.get();
+          for (int r = 0; r < n; ++r) s[r] = data(r) + from;
+          if (apart) s[me] = in + from;
+          reduceInOrder(op, scalar, out + (from - off), s, n, (to - from) / esize);
+        }
+        return true;
+      }
+    }
+  };
+  const bool reads = op.kind == OpKind::Broadcast ? me != op.root : op.kind != OpKind::Reduce || me == op.root;
+  if (reads && !(inLine ? readLines() : readPieces())) return ncclSuccess;
   seg_->done(n, me)->done.store(o.s, std::memory_order_release);
   o.state = 2;
   o.waitRank = -1;

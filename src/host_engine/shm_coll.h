@@ -7,17 +7,19 @@
 // Segment (POSIX shared memory, made on the first operation that uses it; its name comes
 // from a random token rank 0 sent in the init exchange):
 //   header          attach count, slot size and rank count (checked: equal on every rank)
-//   cell[r][c]      64 per rank: 8 cache lines, each 56 B of rank r's data (448 B in all)
-//                   and the operation's sequence number (the reader polls every line it
-//                   needs at once, so they travel in parallel)
+//   cell[r][c]      64 per rank: 8 cache lines, each 56 B of rank r's data and the
+//                   operation's sequence number (the reader polls every line it needs at
+//                   once, so they travel in parallel); data to 168 B goes here, in up to 3
+//                   lines; the first line's number also announces larger data
+//   packed[r][c]    64 per rank, 512 B each: rank r's data from 169 B to 512 B, contiguous
 //   done[r]         the last operation rank r has finished reading
-//   slot[r][d]      D per rank (min(256 KiB, 4 MiB / ranks) of slots, 2 <= D <= 16): rank r's data when it does
-//                   not fit its cell
-// Operation s (1, 2, ... on every rank, in call order) uses cell s % 64 and slot s % D. A
-// rank writes them only when every rank has finished the operation that used them last
-// (done >= s - 64, or s - D for a slot), so no reader ever sees its data overwritten, and
-// the done counters are read only every few operations. Every rank reduces the
-// contributions in rank order, so all ranks get the same bits.
+//   slot[r][d]      D per rank (min(1 MiB, 4 MiB / ranks) of slots, 2 <= D <= 16): rank r's
+//                   data above 512 B
+// Operation s (1, 2, ... on every rank, in call order) uses cell and packed cell s % 64 and
+// slot s % D. A rank writes them only when every rank has finished the operation that used
+// them last (done >= s - 64, or s - D for a slot), so no reader ever sees its data
+// overwritten, and the done counters are read only every few operations. Every rank reduces
+// the contributions in rank order, so all ranks get the same bits.
 //
 // Which operations come here (the same answer on every rank for the same call): AllReduce,
 // Broadcast, Reduce, AllGather and ReduceScatter, every datatype and operator, when what one
@@ -50,6 +52,7 @@ struct ShmCollOp {
   uint64_t s = 0;  // sequence number on the segment
   int state = 0;   // 0: waiting for its cell or slot to be free, 1: waiting for peers' data, 2: done
   int waitRank = -1;  // the rank it waits for (hang reports)
+  int piece = 0;      // the next piece to read (data in a packed cell or a slot)
   bool done() const { return state == 2; }
   std::string describe() const;
 };
@@ -84,7 +87,6 @@ class ShmColls {
   ncclComm* comm_;
   MPI_Comm mpiComm_ = MPI_COMM_NULL;  // kept progressing while a lone operation waits
   size_t maxBytes_ = 0;  // bytes one rank writes, at most (0: off)
-  size_t copyMaxBytes_ = 0;  // the same for Broadcast and AllGather (setup)
   uint64_t nextSeq_ = 1;
   uint64_t minDone_ = 0;  // every rank's done counter is at least this (last seen)
   bool joined_ = false;   // this rank is counted in the segment

@@ -1,7 +1,7 @@
 // Host communicators whose ranks share one node run small collectives one-shot in a
 // shared-memory segment (MCCL_HOST_SHM_MAX_BYTES, host_engine/shm_coll.*): results against
 // the independent reference for every collective, datatype and operator, in and out of
-// place, at the edges of the inline cell and of the slot; sequences long enough to reuse
+// place, at the edges of the cell's lines, the packed cell and the slot; sequences long enough to reuse
 // every cell and slot many times; groups mixing it with the engine; the same bits as the
 // engine; and a silent peer still ending in ncclRemoteError.
 #include <gtest/gtest.h>
@@ -26,8 +26,9 @@ using namespace mccl_test;
 
 namespace {
 
-constexpr size_t kMax = 2048;  // MCCL_HOST_SHM_MAX_BYTES of the communicators below
-constexpr size_t kInline = 448;  // data bytes that travel in the cell with the sequence numbers
+constexpr size_t kMax = 20480;  // MCCL_HOST_SHM_MAX_BYTES of the communicators below: slots in 8 pieces
+constexpr size_t kLines = 168;   // data bytes that travel in the cell's lines with the sequence numbers
+constexpr size_t kPacked = 512;  // data bytes that travel contiguous in the packed cell
 
 ncclComm_t worldComm(size_t maxBytes) { return hostWorldComm(maxBytes, 0); }  // MPI route off
 
@@ -97,8 +98,10 @@ TEST(HostShm, CellAndSlotEdgesInAndOutOfPlace) {
     for (ncclDataType_t t : {ncclFloat32, ncclInt8, ncclFloat64, ncclBfloat16})
       for (bool inPlace : {false, true}) {
         const size_t es = typeSize(t), per = k == CollKind::ReduceScatter ? static_cast<size_t>(n) : 1;
-        const size_t cellEdge = kInline / es / per, slotEdge = kMax / es / per;
-        for (size_t count : {size_t{1}, cellEdge, cellEdge + 1, slotEdge, slotEdge + 1}) {
+        const size_t linesEdge = kLines / es / per, packedEdge = kPacked / es / per, slotEdge = kMax / es / per;
+        for (size_t count :
+             {size_t{1}, linesEdge, linesEdge + 1, packedEdge, packedEdge + 1, slotEdge / 3 + 1, slotEdge,
+              slotEdge + 1}) {
           if (count == 0) continue;
           CollCase c;
           c.kind = k;
@@ -120,7 +123,8 @@ TEST(HostShm, CellAndSlotEdgesInAndOutOfPlace) {
 }
 
 TEST(HostShm, LongSequenceReusesEveryCellAndSlot) {
-  // 300 operations of changing kind, size (cell and slot alternating irregularly) and root:
+  // 300 operations of changing kind, size (lines, packed cell and slot alternating
+  // irregularly) and root:
   // a rank that overwrote a cell or slot before a slower reader finished would show here.
   const int n = worldSize();
   ncclComm_t comm = worldComm(kMax);
@@ -131,7 +135,11 @@ TEST(HostShm, LongSequenceReusesEveryCellAndSlot) {
     c.kind = kKinds[(i * 7) % 5];
     c.type = i % 3 == 0 ? ncclInt32 : ncclFloat32;
     c.op = i % 4 == 0 ? ncclMin : ncclSum;
-    c.count = (i % 5 == 0) ? 300 / static_cast<size_t>(n) + 1 : 1 + static_cast<size_t>(i % 11);
+    const size_t per = c.kind == CollKind::ReduceScatter ? static_cast<size_t>(n) : 1;
+    c.count = i % 5 == 0   ? (520 + 677 * static_cast<size_t>(i % 30)) / 4 / per  // slot, 1-8 pieces
+              : i % 5 == 3 ? (172 + 11 * static_cast<size_t>(i % 30)) / 4 / per  // packed cell (mostly)
+                           : 1 + static_cast<size_t>(i % 11);                     // lines
+    if (c.count == 0) c.count = 1;
     c.root = i % n;
     c.inPlace = i % 6 == 1;
     c.seed = 1000 + static_cast<uint64_t>(i);
