@@ -27,7 +27,9 @@ ncclResult_t mcclCommInitFromMpi(ncclComm_t* comm, MPI_Comm mpiComm, int cudaDev
 ncclResult_t mcclMpiComm(MPI_Comm mpiComm, ncclComm_t* comm);
 
 /* Waits for stream to complete while driving MPI progress on progressComm (the guide's
- * "MPI Progress" loop, backing off to short sleeps when nothing moves). */
+ * "MPI Progress" loop, backing off to short sleeps when nothing moves). Returns at once
+ * where there is nothing to wait for: without a usable GPU (host communicators complete
+ * their operations before returning) and when the stream is already done. */
 ncclResult_t mcclStreamSynchronize(cudaStream_t stream, MPI_Comm progressComm);
 
 /* MPI-typed collectives on the communicator cached on comm, enqueued on stream (host

@@ -71,12 +71,30 @@ NCCL_API ncclResult_t mcclMpiComm(MPI_Comm mpiComm, ncclComm_t* comm) {
   MCCL_API_BEGIN
   const char* call = "mcclMpiComm";
   if (comm == nullptr) return MCCL_ERR(ncclInvalidArgument, nullptr, "%s: comm is NULL", call);
+  // The last answer on this thread holds while no communicator was made or destroyed since:
+  // freeing mpiComm (and MPI_Finalize, which frees them all) destroys the cached
+  // communicator, which changes the generation. Saves the attribute lookup, the lock and
+  // MPI's state queries of every MPI-typed call (0.08 us of a 0.5 us AllReduce on a host
+  // communicator).
+  thread_local MPI_Comm lastMpi = MPI_COMM_NULL;
+  thread_local ncclComm* lastComm = nullptr;
+  thread_local uint64_t lastGen = 0;
+  const uint64_t gen = commRegistryGeneration();
+  if (mpiComm == lastMpi && gen == lastGen) {
+    *comm = lastComm;
+    return ncclSuccess;
+  }
   int init = 0, fin = 0;
   MPI_Initialized(&init);
   MPI_Finalized(&fin);
   if (!init || fin)
     return MCCL_ERR(ncclInvalidUsage, nullptr, "%s: MPI is not initialised (or already finalized)", call);
   if (mpiComm == MPI_COMM_NULL) return MCCL_ERR(ncclInvalidArgument, nullptr, "%s: mpiComm is MPI_COMM_NULL", call);
+  auto remember = [&](ncclComm* found, uint64_t liveAt) {
+    lastMpi = mpiComm, lastComm = found, lastGen = liveAt;
+    *comm = found;
+    return ncclSuccess;
+  };
   MpiCache& c = cache();
   std::lock_guard<std::recursive_mutex> lock(c.mu);
   MCCL_CHECK(ensureKeyvals());
@@ -84,10 +102,8 @@ NCCL_API ncclResult_t mcclMpiComm(MPI_Comm mpiComm, ncclComm_t* comm) {
   int found = 0;
   if (MPI_Comm_get_attr(mpiComm, c.keyval, &value, &found) != MPI_SUCCESS)
     return MCCL_ERR(ncclInvalidArgument, nullptr, "%s: mpiComm is not a valid communicator", call);
-  if (found && value != nullptr && isLiveComm(static_cast<ncclComm*>(value))) {
-    *comm = static_cast<ncclComm*>(value);
-    return ncclSuccess;
-  }
+  if (found && value != nullptr && isLiveComm(static_cast<ncclComm*>(value)))
+    return remember(static_cast<ncclComm*>(value), gen);
   ncclComm_t created = nullptr;
   MCCL_CHECK(mcclCommInitFromMpi(&created, mpiComm, MCCL_DEVICE_AUTO, nullptr));
   if (MPI_Comm_set_attr(mpiComm, c.keyval, created) != MPI_SUCCESS) {
@@ -95,7 +111,8 @@ NCCL_API ncclResult_t mcclMpiComm(MPI_Comm mpiComm, ncclComm_t* comm) {
     return MCCL_ERR(ncclSystemError, nullptr, "%s: MPI_Comm_set_attr failed", call);
   }
   c.holders.push_back(mpiComm);
-  *comm = created;
-  return ncclSuccess;
+  // The generation after it was made: only a destroy of this new handle could change its
+  // answer, and nobody else has it yet.
+  return remember(created, commRegistryGeneration());
   MCCL_API_END
 }

@@ -327,8 +327,8 @@ ncclResult_t waitStream(cudaStream_t stream, MPI_Comm progressComm, const Comple
   }
 #else
   (void)stream;
+  (void)progressComm;
   (void)cw;
-  if (progressComm != MPI_COMM_NULL && MpiBootstrap::callerMayUseMpi()) MpiBootstrap::progress(progressComm);
   return ncclSuccess;
 #endif
 }
@@ -338,10 +338,11 @@ ncclResult_t waitStream(cudaStream_t stream, MPI_Comm progressComm, const Comple
 NCCL_API ncclResult_t mcclStreamSynchronize(cudaStream_t stream, MPI_Comm progressComm) {
   MCCL_API_BEGIN
 #ifdef MCCL_HAVE_CUDA
-  if (cudaUsableDeviceCount() == 0) {  // host communicators: nothing runs on a stream
-    if (progressComm != MPI_COMM_NULL && MpiBootstrap::callerMayUseMpi()) MpiBootstrap::progress(progressComm);
-    return ncclSuccess;
-  }
+  // Host communicators: nothing runs on a stream (their operations are complete when the
+  // call returns), so there is nothing to wait for and no reason to drive MPI (an
+  // MPI_Iprobe and the thread checks: 0.07 us, a third of a small AllReduce's wait in the
+  // CG example).
+  if (cudaUsableDeviceCount() == 0) return ncclSuccess;
 #endif
   return waitStream(stream, progressComm, nullptr);
   MCCL_API_END

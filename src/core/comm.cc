@@ -184,6 +184,8 @@ void unregisterComm(ncclComm* comm) {
   gRegistryGen.fetch_add(1, std::memory_order_release);
 }
 
+uint64_t commRegistryGeneration() { return gRegistryGen.load(std::memory_order_acquire); }
+
 bool isLiveComm(const ncclComm* comm) {
   thread_local const ncclComm* lastComm = nullptr;
   thread_local uint64_t lastGen = 0;

@@ -46,6 +46,9 @@ struct ncclComm {
   mccl::Topology topo;                // nodes, this node's records, the ring (filled by init)
   mccl::PeerHosts hosts;              // peers' host names, as far as this rank learnt them
   bool gpuNet = false;                // a GPU comm with peers reached over the network
+  // Host waits yield the core after a few empty polls, not only after long waits
+  // (core/idle.h; set when a host data path is made).
+  bool idleYieldSoon = true;
 
   // Life cycle.
   std::atomic<ncclResult_t> asyncError{ncclSuccess};
@@ -119,6 +122,8 @@ void printVersionOnce();
 void registerComm(ncclComm* comm);
 void unregisterComm(ncclComm* comm);
 bool isLiveComm(const ncclComm* comm);
+// Changes whenever a communicator is registered or unregistered.
+uint64_t commRegistryGeneration();
 // Calls f for every live communicator with the registry locked (f must not destroy one).
 void forEachLiveComm(void (*f)(ncclComm*, void*), void* arg);
 

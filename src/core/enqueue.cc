@@ -51,11 +51,13 @@ ncclResult_t validate(ncclComm* comm, OpDesc& op, const char* call) {
     return MCCL_ERR(ncclInvalidArgument, comm, "%s: datatype = %d is not an ncclDataType_t (0..%d)",
                     call, static_cast<int>(op.datatype), ncclNumTypes - 1);
   const size_t esize = datatypeSize(op.datatype);
-  // Every byte count the operation touches must be representable.
+  // Every byte count the operation touches must be representable (checked without a
+  // division: two of them were 8 % of a small host Send/Recv).
   size_t mult = (op.kind == OpKind::AllGather || op.kind == OpKind::ReduceScatter)
                     ? static_cast<size_t>(comm->nranks) : 1;
-  if (op.count > std::numeric_limits<size_t>::max() / esize / mult ||
-      op.count * esize * mult > static_cast<size_t>(std::numeric_limits<int64_t>::max()))
+  size_t touched = 0;
+  if (__builtin_mul_overflow(op.count, esize * mult, &touched) ||
+      touched > static_cast<size_t>(std::numeric_limits<int64_t>::max()))
     return MCCL_ERR(ncclInvalidArgument, comm,
                     "%s: count = %zu of %s overflows the size of a buffer", call, op.count,
                     datatypeName(op.datatype));

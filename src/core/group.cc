@@ -12,6 +12,7 @@
 #include "core/comm.h"
 #include "core/datapath.h"
 #include "core/error.h"
+#include "core/idle.h"
 #include "core/init.h"
 #include "core/planner.h"
 
@@ -35,6 +36,10 @@ struct GroupState {
   std::vector<CommSetup> setups;  // in order of first appearance
   std::vector<CommOps> work;      // in order of first appearance
   std::vector<std::function<void()>> after;
+  // The last group's operation list, emptied: the next group's first communicator takes it
+  // with its capacity (a malloc, a realloc and their frees a group otherwise: a tenth of a
+  // small host Send/Recv pair's time).
+  std::vector<OpDesc> spareOps;
 
   void clear() {
     error = ncclSuccess;
@@ -162,6 +167,10 @@ ncclResult_t runWork(std::vector<CommOps>& work) {
     if (mb) mpiComms.push_back(mb->comm());
   }
   if (!mpiComms.empty() && !MpiBootstrap::callerMayUseMpi()) mpiComms.clear();
+  // Past this many passes every pass yields the core (core/idle.h): soon if any
+  // communicator's ranks outnumber the node's CPUs.
+  uint64_t yieldAfter = kIdlePollsLate;
+  for (CommOps& w : work) yieldAfter = std::min<uint64_t>(yieldAfter, idlePollsBeforeYield(w.comm->idleYieldSoon));
   uint64_t pass = 0;
   while (left > 0) {
     for (size_t i = 0; i < works.size(); ++i) {
@@ -187,7 +196,7 @@ ncclResult_t runWork(std::vector<CommOps>& work) {
     ++pass;
     if (!mpiComms.empty() && (pass & 15) == 0)
       for (MPI_Comm mc : mpiComms) MpiBootstrap::progress(mc);
-    if (pass > 64) sched_yield();
+    if (pass > yieldAfter) sched_yield();
   }
   return first;
 }
@@ -231,7 +240,9 @@ void groupAddOp(ncclComm* comm, const OpDesc& op) {
       w.ops.push_back(op);
       return;
     }
-  tlsGroup.work.push_back(CommOps{comm, {op}});
+  tlsGroup.work.push_back(CommOps{comm, std::move(tlsGroup.spareOps)});
+  tlsGroup.spareOps = std::vector<OpDesc>();
+  tlsGroup.work.back().ops.push_back(op);
 }
 
 void groupSetError(ncclResult_t r) {
@@ -285,6 +296,19 @@ ncclResult_t groupEnd(bool simulate, ncclSimInfo_t* simInfo) {
 
   GroupState mine = std::move(g);
   g = GroupState();
+  // Hands the first communicator's operation list (emptied) and the work list back to the
+  // thread's next group when this one is done, unless a group was started meanwhile.
+  struct Recycle {
+    GroupState& mine;
+    ~Recycle() {
+      GroupState& next = tlsGroup;
+      if (next.depth != 0 || !next.work.empty() || mine.work.empty()) return;
+      next.spareOps = std::move(mine.work[0].ops);
+      next.spareOps.clear();
+      mine.work.clear();
+      next.work = std::move(mine.work);
+    }
+  } recycle{mine};
   RunAfter after{mine.after};
   if (mine.error != ncclSuccess) {
     // The operations of a failed group are dropped; deferred inits still happen so the

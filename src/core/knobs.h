@@ -113,7 +113,15 @@ enum class KnobType { Int, Size, Bool, String };
   X(HostMpiMaxBytes, "MCCL_HOST_MPI_MAX_BYTES", Size, "256",                                   \
     "host communicators made from an MPI_Comm: collectives of at most this many bytes (the larger buffer) run on MPI's own (0: never)") \
   X(HostShmMaxBytes, "MCCL_HOST_SHM_MAX_BYTES", Size, "65536",                                   \
-    "host communicators on one node: collectives where one rank writes at most this many bytes run one-shot in shared memory (0: never)") \
+    "host communicators on one node: collectives where one rank writes at most this many bytes, and Send/Recv of at most this and 496 bytes, run in shared memory (0: never)") \
+  X(IdleYield, "MCCL_IDLE_YIELD", String, "auto",                                               \
+    "host waits: yield the core after a few empty polls (1), only after long waits (0), or auto: 1 where the node's ranks outnumber its CPUs") \
+  X(OmpiOversubscribe, "OMPI_MCA_mpi_oversubscribe", String, "",                                \
+    "Open MPI's own (set by mpirun): whether this node holds more ranks than slots (MCCL_IDLE_YIELD=auto follows it)") \
+  X(OmpiLocalSize, "OMPI_COMM_WORLD_LOCAL_SIZE", Int, "0",                                      \
+    "Open MPI's own (set by mpirun): the job's ranks on this node (MCCL_IDLE_YIELD=auto)")        \
+  X(MpichLocalSize, "MPI_LOCALNRANKS", Int, "0",                                                \
+    "MPICH's own (set by Hydra): the job's ranks on this node (MCCL_IDLE_YIELD=auto)")           \
   X(MpiVerbose, "MCCL_MPI_VERBOSE", Bool, "0", "libmccl_mpi: log the path of every call")        \
   X(MpiCudaAware, "MCCL_MPI_CUDA_AWARE", Bool, "1",                                              \
     "libmccl_mpi: MPIX_Query_cuda_support reports 1 (its collectives take device buffers)")      \

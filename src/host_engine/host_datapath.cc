@@ -6,6 +6,7 @@
 #include "bootstrap_mpi/bootstrap_mpi.h"
 #include "core/comm.h"
 #include "core/error.h"
+#include "core/idle.h"
 #include "core/knobs.h"
 #include "host_engine/host_work.h"
 
@@ -23,6 +24,7 @@ ncclResult_t HostDataPath::prepare(PeerInfo* mine) {
 }
 
 ncclResult_t HostDataPath::setup() {
+  comm_->idleYieldSoon = idleYieldsSoon(comm_->topo.localRanks());
   shm_.setup();
   // MCCL_HOST_MPI_MAX_BYTES is read when the communicator is made (equal on every rank).
   auto* mb = dynamic_cast<MpiBootstrap*>(comm_->bootstrap.get());
@@ -44,6 +46,16 @@ bool HostDataPath::runAlone(const OpDesc& op, ncclResult_t* result) {
     *result = shm_.runAlone(op, aborted_);
   else
     *result = runMpiCollAlone(comm_, route_.mpiComm, op, aborted_);
+  return true;
+}
+
+bool HostDataPath::runGroupAlone(const std::vector<OpDesc>& ops, ncclResult_t* result) {
+  // A group whose every operation goes to shared memory (a halo exchange of small
+  // messages, a few small collectives) runs on the caller's thread without a Work.
+  for (const OpDesc& op : ops)
+    if (!shm_.use(op)) return false;
+  *result = aborted_.load() ? MCCL_ERR(ncclInvalidUsage, comm_, "the communicator was aborted")
+                            : shm_.runGroup(ops, aborted_);
   return true;
 }
 

@@ -21,12 +21,14 @@ class HostDataPath : public DataPath {
   ncclResult_t submit(std::vector<OpDesc>& ops, std::unique_ptr<Work>* work) override;
   // A lone collective the shared-memory path or the MPI route takes, run to completion.
   bool runAlone(const OpDesc& op, ncclResult_t* result) override;
+  // A group whose every operation the shared-memory path takes, run to completion.
+  bool runGroupAlone(const std::vector<OpDesc>& ops, ncclResult_t* result) override;
   void abort() override { aborted_.store(true); }
 
  private:
   std::unique_ptr<HostTransport> transport_;
   std::atomic<bool> aborted_{false};
-  ShmColls shm_;        // small collectives in shared memory (every rank on this node)
+  ShmColls shm_;        // small collectives and messages in shared memory (every rank on this node)
   MpiCollRoute route_;  // small collectives on MPI's own (MPI-backed, several nodes)
 };
 

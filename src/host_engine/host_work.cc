@@ -8,6 +8,7 @@
 #include "algorithms/schedule_dump.h"
 #include "core/comm.h"
 #include "core/error.h"
+#include "core/idle.h"
 #include "core/knobs.h"
 #include "core/numeric.h"
 #include "core/types.h"
@@ -26,8 +27,9 @@ ncclResult_t HostWork::init(std::vector<OpDesc>& ops) {
   ops_.reserve(ops.size());
   for (OpDesc& op : ops) {
     if (shm_->use(op)) {
-      shmOps_.emplace_back();
-      shm_->start(op, &shmOps_.back());
+      std::vector<ShmOp>& list = op.isP2p() ? shmP2p_ : shmOps_;
+      list.emplace_back();
+      shm_->start(op, &list.back());
       continue;
     }
     if (route_.takes(comm_, op)) {
@@ -95,6 +97,7 @@ ncclResult_t HostWork::init(std::vector<OpDesc>& ops) {
       }
     }
   }
+  shmP2pLeft_ = shmP2p_.size();
   lastProgress_ = std::chrono::steady_clock::now();
   return ncclSuccess;
 }
@@ -215,6 +218,12 @@ ncclResult_t HostWork::progress(bool* done) {
     progressed = true;
   }
   if (shmCur_ < shmOps_.size()) allDone = false;
+  for (size_t i = 0; shmP2pLeft_ > 0 && i < shmP2p_.size(); ++i) {
+    if (shmP2p_[i].done()) continue;
+    MCCL_CHECK(shm_->progress(shmP2p_[i]));
+    if (shmP2p_[i].done()) --shmP2pLeft_, progressed = true;
+  }
+  if (shmP2pLeft_ > 0) allDone = false;
   if (!mpi_.empty()) {
     bool mpiDone = false;
     MCCL_CHECK(mpi_.test(comm_, &mpiDone, &progressed));
@@ -225,9 +234,9 @@ ncclResult_t HostWork::progress(bool* done) {
     lastProgress_ = now;
     warned_ = false;
     idlePasses_ = 0;
-  } else if (++idlePasses_ > 16) {
-    // Nothing moved: let a peer that shares this core run (ranks are often
-    // oversubscribed on the cores of one node).
+  } else if (++idlePasses_ > static_cast<int>(idlePollsBeforeYield(comm_->idleYieldSoon) / 4)) {
+    // Nothing moved for a while: let a peer that shares this core run (where ranks
+    // outnumber the node's CPUs, soon; core/idle.h).
     sched_yield();
   }
   if (allDone) {
@@ -253,6 +262,8 @@ ncclResult_t HostWork::progress(bool* done) {
 
 std::string HostWork::describe() const {
   if (shmCur_ < shmOps_.size()) return shmOps_[shmCur_].describe();
+  for (const ShmOp& o : shmP2p_)
+    if (!o.done()) return o.describe();
   std::string onMpi = mpi_.describe();
   if (!onMpi.empty()) return onMpi;
   for (const Queue& q : queues_) {

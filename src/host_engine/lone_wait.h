@@ -3,8 +3,8 @@
 // checks run every 16 empty polls: abort, a peer the watchdog lost, MCCL_TIMEOUT from the
 // first check on, and MPI progress on an MPI-backed communicator (guide section "MPI
 // Progress": a peer may need this rank's MPI calls before it reaches the collective); past
-// 64 empty polls every poll yields the core (ranks are often oversubscribed on the cores of
-// one node).
+// 64 empty polls every poll yields the core where ranks outnumber the node's CPUs, past
+// 65,536 elsewhere (core/idle.h).
 #pragma once
 
 #include <mpi.h>
@@ -16,6 +16,7 @@
 
 #include "core/comm.h"
 #include "core/error.h"
+#include "core/idle.h"
 #include "core/knobs.h"
 #include "bootstrap_mpi/bootstrap_mpi.h"
 
@@ -27,6 +28,9 @@ class LoneWait {
   // mpiComm: the communicator's MPI_Comm to keep progressing, or MPI_COMM_NULL.
   LoneWait(ncclComm* comm, const std::atomic<bool>& aborted, MPI_Comm mpiComm = MPI_COMM_NULL)
       : comm_(comm), aborted_(aborted), mpiComm_(mpiComm) {}
+
+  // After a poll that moved something (a group's operations): the count starts again.
+  void progressed() { idle_ = 0; }
 
   // After a poll that found nothing; describe() says what the operation waits for.
   template <typename Describe>
@@ -46,7 +50,7 @@ class LoneWait {
         return MCCL_ERR(ncclRemoteError, comm_, "rank %d timed out after %lld s (MCCL_TIMEOUT): %s", comm_->rank,
                         static_cast<long long>(timeout_), describe().c_str());
     }
-    if (idle_ > 64) sched_yield();
+    if (idle_ > idlePollsBeforeYield(comm_->idleYieldSoon)) sched_yield();
     return ncclSuccess;
   }
 

@@ -1,16 +1,8 @@
 #include "host_engine/shm_coll.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
-#include <map>
-#include <mutex>
 
 #include "core/comm.h"
 #include "core/debug.h"
@@ -19,60 +11,38 @@
 #include "core/types.h"
 #include "host_engine/lone_wait.h"
 #include "host_engine/reduce.h"
+#include "host_engine/shm_segment.h"
 
 namespace mccl {
 namespace {
 
-std::atomic<uint64_t> gCount{0};
+std::atomic<uint64_t> gCount{0}, gP2pCount{0};
 
-constexpr size_t kLine = 128;  // two cache lines: the adjacent-line prefetcher pairs them
-// A rank's publication of one operation, a cell: 8 cache lines of 56 data bytes and the
-// operation's sequence number each (LL128's idea on host memory). The writer fills a line,
-// then stores its number (release); the reader polls every line it needs at once, so the
-// lines travel in parallel and the data has arrived when the numbers have. Up to three lines:
-// each further line costs more than one contiguous copy (np 2, AllReduce of 256 B in five
-// lines 0.30 us, 0.27 contiguous; 64 B in two lines 0.20, 0.23 contiguous). Larger data goes
-// contiguous to the rank's packed cell of the same index (to 512 B; as deep as the cells,
-// which matters where ranks outnumber cores: np 4, Broadcast of 256 B 0.19 us from a cell,
-// 0.91 from a slot) or to a slot, announced by the first line's number.
-constexpr size_t kCacheLine = 64;
-constexpr size_t kLineData = kCacheLine - sizeof(uint64_t);
-constexpr int kCellLines = 8;
-constexpr size_t kCell = kCellLines * kCacheLine;
+// A cell is 8 cache lines of 56 data bytes and the operation's sequence number each (LL128's
+// idea on host memory). The writer fills a line, then stores its number (release); the
+// reader polls every line it needs at once, so the lines travel in parallel and the data
+// has arrived when the numbers have. Up to three lines: each further line costs more than
+// one contiguous copy (np 2, AllReduce of 256 B in five lines 0.30 us, 0.27 contiguous; 64 B
+// in two lines 0.20, 0.23 contiguous). Larger data goes contiguous to the rank's packed cell
+// of the same index (to 512 B; as deep as the cells, which matters where ranks outnumber
+// cores: np 4, Broadcast of 256 B 0.19 us from a cell, 0.91 from a slot) or to a slot,
+// announced by the first line's number.
+constexpr size_t kLineData = kShmLineData;
+constexpr int kCellLines = kShmCellLines;
 constexpr size_t kLinesMaxBytes = 3 * kLineData;  // 168
-constexpr size_t kPackedBytes = kCell;
+constexpr size_t kPackedBytes = kShmCell;
 static_assert(kLineData % 8 == 0, "a line holds whole elements of every type");
-// Cells per rank: operation s publishes in cell s % kLines, so a writer waits for the
-// readers only every few operations (done >= s - kLines), and a reader's done counter
-// stays in its own cache most of the time. Slots likewise (s % slots, done >= s - slots),
-// as many as fit the slot budget (at least 2, at most 16): 1 MiB per rank, less on a node
-// of more than 4 ranks so the segment stays near 4 MiB of slots (16 at the default slot size
-// up to 4 ranks, 8 at 8, 2 from 32). Depth matters most when ranks outnumber cores: a root
-// can run that many operations ahead while its readers wait for a core (4 ranks on 2 cores,
-// 4 slots of 64 KiB against 16: Reduce of 1 KiB 2.02 against 0.72 us, Broadcast of 4 KiB
-// 2.29 against 1.03; bench/results/host-2core-2026-12-04.md).
-constexpr int kLines = 64;
-
-int slotDepth(size_t slotBytes, int nranks) {
-  size_t budget = std::min<size_t>(1 << 20, (size_t{4} << 20) / static_cast<size_t>(nranks));
-  size_t d = budget / slotBytes;
-  return d < 2 ? 2 : d > 16 ? 16 : static_cast<int>(d);
-}
-
-struct alignas(kLine) Header {
-  std::atomic<uint64_t> slotBytes;  // 0 until the first rank attaches
-  std::atomic<uint64_t> nranks;
-  std::atomic<uint64_t> attached;
-};
-struct alignas(kCacheLine) Line {
-  char data[kLineData];
-  std::atomic<uint64_t> seq;  // the operation whose data this line (or the slot) holds
-};
-struct alignas(kLine) DoneLine {
-  std::atomic<uint64_t> done;  // the last operation this rank finished reading
-};
-static_assert(sizeof(Line) == kCacheLine && sizeof(DoneLine) == kLine && sizeof(Header) == kLine, "segment lines");
-static_assert(std::atomic<uint64_t>::is_always_lock_free, "the segment's counters are shared between processes");
+// Cells per rank: operation s publishes in cell s % 64, so a writer waits for the readers
+// only every few operations (done >= s - 64), and a reader's done counter stays in its own
+// cache most of the time. Slots likewise (s % slots, done >= s - slots), as many as fit the
+// slot budget (shmSlotDepth: 16 at the default slot size up to 4 ranks, 8 at 8, 2 from 32).
+// Depth matters most when ranks outnumber cores: a root can run that many operations ahead
+// while its readers wait for a core (4 ranks on 2 cores, 4 slots of 64 KiB against 16:
+// Reduce of 1 KiB 2.02 against 0.72 us, Broadcast of 4 KiB 2.29 against 1.03;
+// bench/results/host-2core-2026-12-04.md).
+constexpr int kLines = kShmCells;
+constexpr size_t kCacheLine = kShmCacheLine;
+using Line = ShmLine;
 
 // Where one operation's data goes (the same on every rank: it depends on the size alone).
 enum class Where { Lines, Packed, Slot };
@@ -109,104 +79,18 @@ class Sources {
   std::vector<const char*> many_;
 };
 
-size_t segmentBytes(int n, size_t slot) {
-  return kLine + static_cast<size_t>(n) * (2 * kLines * kCell + kLine + slotDepth(slot, n) * slot);
-}
-
 }  // namespace
 
-// One mapping of a segment, shared by the ranks of this process that use it (threads as
-// ranks): they see one another's stores at the same addresses.
-class ShmSegment {
- public:
-  ShmSegment(std::string name, char* base, size_t bytes) : name_(std::move(name)), base_(base), bytes_(bytes) {}
-  ~ShmSegment() {
-    munmap(base_, bytes_);
-    // Still named when a rank never attached (its communicator failed before its first
-    // operation here): nothing else will attach now.
-    if (!unlinked_.load()) shm_unlink(name_.c_str());
-  }
-  // Maps the segment name (made if absent); false with the reason in *why when /dev/shm
-  // cannot give it.
-  static bool open(const std::string& name, size_t bytes, std::shared_ptr<ShmSegment>* out, std::string* why);
-
-  Header* header() const { return reinterpret_cast<Header*>(base_); }
-  // The cell of rank r for operation s: kCellLines lines.
-  Line* cell(int r, uint64_t s) const {
-    return reinterpret_cast<Line*>(base_ + kLine + (static_cast<size_t>(r) * kLines + s % kLines) * kCell);
-  }
-  // The packed cell of rank r for operation s: kPackedBytes contiguous bytes.
-  char* packed(int n, int r, uint64_t s) const {
-    return base_ + kLine + (static_cast<size_t>(n + r) * kLines + s % kLines) * kCell;
-  }
-  DoneLine* done(int n, int r) const {
-    return reinterpret_cast<DoneLine*>(base_ + kLine + static_cast<size_t>(n) * 2 * kLines * kCell + r * kLine);
-  }
-  char* slot(int n, int r, uint64_t s, size_t slotBytes) const {
-    const int depth = slotDepth(slotBytes, n);
-    return base_ + kLine + static_cast<size_t>(n) * (2 * kLines * kCell + kLine) +
-           (static_cast<size_t>(depth) * r + s % static_cast<uint64_t>(depth)) * slotBytes;
-  }
-  // Every rank has attached: the name is no longer needed.
-  void unlink() {
-    if (!unlinked_.exchange(true)) shm_unlink(name_.c_str());
-  }
-  const std::string& name() const { return name_; }
-
- private:
-  std::string name_;
-  char* base_;
-  size_t bytes_;
-  std::atomic<bool> unlinked_{false};
-};
-
-bool ShmSegment::open(const std::string& name, size_t bytes, std::shared_ptr<ShmSegment>* out, std::string* why) {
-  static std::mutex mu;
-  static std::map<std::string, std::weak_ptr<ShmSegment>> mapped;
-  std::lock_guard<std::mutex> lock(mu);
-  for (auto it = mapped.begin(); it != mapped.end();) it = it->second.expired() ? mapped.erase(it) : std::next(it);
-  auto it = mapped.find(name);
-  if (it != mapped.end()) {
-    *out = it->second.lock();
-    if (*out) return true;
-  }
-  auto fail = [&](const char* what, int e, bool unlink) {
-    *why = std::string(what) + " " + name + " (" + std::to_string(bytes) + " bytes): " + std::strerror(e);
-    if (unlink) shm_unlink(name.c_str());  // the other ranks fail alike and make their own
-    return false;
-  };
-  // Every rank opens with O_CREAT and sizes it the same: whichever comes first creates it,
-  // zero-filled, which is the initial state of every counter.
-  int fd = shm_open(name.c_str(), O_CREAT | O_RDWR, 0600);
-  if (fd < 0) return fail("shm_open", errno, false);
-  struct stat st;
-  int rc = fstat(fd, &st);
-  if (rc == 0 && static_cast<size_t>(st.st_size) < bytes) rc = ftruncate(fd, static_cast<off_t>(bytes));
-  if (rc != 0) {
-    int e = errno;
-    close(fd);
-    return fail("sizing", e, true);
-  }
-  // Reserve the pages now: a full /dev/shm is found here, not by a SIGBUS later.
-  int fe = posix_fallocate(fd, 0, static_cast<off_t>(bytes));
-  if (fe != 0 && fe != EINVAL && fe != EOPNOTSUPP) {
-    close(fd);
-    return fail("reserving", fe, true);
-  }
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  int e = errno;
-  close(fd);
-  if (p == MAP_FAILED) return fail("mapping", e, true);
-  out->reset(new ShmSegment(name, static_cast<char*>(p), bytes));
-  mapped[name] = *out;
-  return true;
-}
-
 uint64_t hostShmCollCount() { return gCount.load(std::memory_order_relaxed); }
+uint64_t hostShmP2pCount() { return gP2pCount.load(std::memory_order_relaxed); }
 
-std::string ShmCollOp::describe() const {
+std::string ShmOp::describe() const {
   char buf[200];
-  if (waitRank >= 0)
+  if (op.isP2p())
+    std::snprintf(buf, sizeof buf, "%s of %zu x %s %s rank %d (its message %llu) in shared memory", opKindName(op.kind),
+                  op.count, datatypeName(op.datatype), op.kind == OpKind::Send ? "to" : "from", op.root,
+                  static_cast<unsigned long long>(s));
+  else if (waitRank >= 0)
     std::snprintf(buf, sizeof buf, "%s seq %llu (%zu x %s) in shared memory, waiting for rank %d", opKindName(op.kind),
                   static_cast<unsigned long long>(op.seq), op.count, datatypeName(op.datatype), waitRank);
   else
@@ -218,7 +102,9 @@ std::string ShmCollOp::describe() const {
 ShmColls::ShmColls(ncclComm* comm) : comm_(comm) {}
 
 ShmColls::~ShmColls() {
-  if (seg_ && !ready_) seg_->unlink();
+  // A failed communicator's peers are gone or failing too: remove the name now rather
+  // than wait for ranks that may never leave.
+  if (seg_) seg_->detach(comm_->aborted.load() || comm_->asyncError.load() != ncclSuccess);
 }
 
 void ShmColls::setup() {
@@ -232,12 +118,21 @@ void ShmColls::setup() {
   size_t cap = (size_t{1} << 30) / 2;
   size_t bytes = static_cast<size_t>(limit) < cap ? static_cast<size_t>(limit) : cap;
   maxBytes_ = (bytes + 63) & ~size_t{63};
+  p2pDepth_ = shmP2pDepth(comm_->nranks);
+  if (p2pDepth_ > 0) {
+    const size_t n = static_cast<size_t>(comm_->nranks);
+    sendSeq_.assign(n, 0);
+    recvSeq_.assign(n, 0);
+    recvDone_.assign(n, 0);
+    sendFreed_.assign(n, 0);
+  }
 }
 
 bool ShmColls::takes(const OpDesc& op) const {
-  if (maxBytes_ == 0 || op.isP2p() || op.count == 0) return false;
-  if (comm_->nranks == 1) return true;  // a local copy, whatever the size
+  if (maxBytes_ == 0 || op.count == 0) return false;
   size_t bytes = op.count * datatypeSize(op.datatype);
+  if (op.isP2p()) return p2pDepth_ > 0 && bytes <= kShmP2pMaxBytes && bytes <= maxBytes_;
+  if (comm_->nranks == 1) return true;  // a local copy, whatever the size
   if (op.kind == OpKind::ReduceScatter) {
     if (bytes > maxBytes_ / static_cast<size_t>(comm_->nranks)) return false;
     bytes *= static_cast<size_t>(comm_->nranks);
@@ -245,11 +140,17 @@ bool ShmColls::takes(const OpDesc& op) const {
   return bytes <= maxBytes_;
 }
 
-void ShmColls::start(const OpDesc& op, ShmCollOp* out) {
+void ShmColls::start(const OpDesc& op, ShmOp* out) {
   out->op = op;
   out->state = 0;
   out->waitRank = -1;
   out->piece = 0;
+  if (op.isP2p()) {
+    // Numbered per pair in call order on both ends: NCCL's matching of Sends and Recvs.
+    out->s = ++(op.kind == OpKind::Send ? sendSeq_ : recvSeq_)[static_cast<size_t>(op.root)];
+    gP2pCount.store(gP2pCount.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    return;
+  }
   out->s = comm_->nranks == 1 ? 0 : nextSeq_++;
   // Not a read-modify-write: a count for tests (one thread per process), not worth an
   // atomic instruction per call; ranks that are threads of one process may lose counts.
@@ -259,22 +160,25 @@ void ShmColls::start(const OpDesc& op, ShmCollOp* out) {
 bool ShmColls::use(const OpDesc& op) {
   if (!takes(op)) return false;
   if (seg_ || comm_->nranks == 1) return true;
-  // The first operation that comes here maps the segment. Every rank of the node sees the
-  // same /dev/shm, so where it cannot give the segment every rank turns the path off at this
-  // same operation, and the engine runs it.
+  // The first operation that comes here maps the segment and attaches this rank. Every rank
+  // of the node sees the same /dev/shm, so where it cannot give the segment every rank
+  // turns the path off at this same operation, and the engine runs it.
   char name[64];
   std::snprintf(name, sizeof name, "/mccl-shm-%016llx", static_cast<unsigned long long>(comm_->topo.shmToken()));
   std::string why;
-  if (ShmSegment::open(name, segmentBytes(comm_->nranks, maxBytes_), &seg_, &why)) return true;
-  WARN("rank %d: small collectives of this communicator run on the engine, not in shared memory: %s", comm_->rank,
-       why.c_str());
+  if (ShmSegment::attach(name, ShmLayout(comm_->nranks, maxBytes_), &seg_, &why)) {
+    seg_->done(comm_->rank)->attached.store(1, std::memory_order_release);
+    return true;
+  }
+  WARN("rank %d: small collectives and messages of this communicator run on the engine, not in shared memory: %s",
+       comm_->rank, why.c_str());
   maxBytes_ = 0;
   return false;
 }
 
 ncclResult_t ShmColls::join() {
   const int n = comm_->nranks;
-  Header* h = seg_->header();
+  ShmHeader* h = seg_->header();
   uint64_t expect = 0;
   if (!h->slotBytes.compare_exchange_strong(expect, maxBytes_) && expect != maxBytes_)
     return MCCL_ERR(ncclInvalidUsage, comm_,
@@ -285,7 +189,6 @@ ncclResult_t ShmColls::join() {
   if (!h->nranks.compare_exchange_strong(expect, static_cast<uint64_t>(n)) && expect != static_cast<uint64_t>(n))
     return MCCL_ERR(ncclInternalError, comm_, "shared memory segment %s holds %llu ranks, not %d", seg_->name().c_str(),
                     static_cast<unsigned long long>(expect), n);
-  if (h->attached.fetch_add(1) + 1 == static_cast<uint64_t>(n)) seg_->unlink();
   return ncclSuccess;
 }
 
@@ -341,9 +244,10 @@ ncclResult_t ShmColls::runLocal(const OpDesc& op) {
   return ncclSuccess;
 }
 
-ncclResult_t ShmColls::progress(ShmCollOp& o) {
+ncclResult_t ShmColls::progress(ShmOp& o) {
   const OpDesc& op = o.op;
   if (o.state == 2) return ncclSuccess;
+  if (op.isP2p()) return progressP2p(o);
   if (comm_->nranks == 1) {
     MCCL_CHECK(runLocal(op));
     o.state = 2;
@@ -378,7 +282,7 @@ ncclResult_t ShmColls::progress(ShmCollOp& o) {
   const Pieces pieces = inLine ? Pieces{} : piecesOf(writeBytes, where == Where::Slot);
   // Rank r's contiguous data (Packed, Slot).
   auto data = [&](int r) {
-    return where == Where::Packed ? seg_->packed(n, r, o.s) : seg_->slot(n, r, o.s, maxBytes_);
+    return where == Where::Packed ? seg_->packed(r, o.s) : seg_->slot(r, o.s);
   };
   // Line l of rank r's cell holds this operation's number: its data (the line's or piece
   // l's) is there.
@@ -404,19 +308,19 @@ ncclResult_t ShmColls::progress(ShmCollOp& o) {
       joined_ = true;
     }
     if (!ready_) {
-      // The first operation waits until every rank has mapped the segment (and the last
-      // one unlinked its name), so a rank that finishes early cannot remove it under a
-      // rank that has not opened it yet.
-      if (seg_->header()->attached.load(std::memory_order_acquire) < static_cast<uint64_t>(n)) return ncclSuccess;
+      // The first collective waits until every rank has attached (and the last one
+      // unlinked the name): a root that finished early and left could otherwise be the
+      // last one there, and remove the name under a rank that has not opened it yet.
+      if (seg_->attachedRanks() < static_cast<uint64_t>(n)) return ncclSuccess;
       ready_ = true;
     }
     if (writes) {
       // Line and slot free: every rank has finished the operation that used them last.
-      const uint64_t back = where == Where::Slot ? static_cast<uint64_t>(slotDepth(maxBytes_, n)) : kLines;
+      const uint64_t back = where == Where::Slot ? static_cast<uint64_t>(seg_->layout().slotDepth) : kLines;
       if (o.s > back && minDone_ < o.s - back) {
         uint64_t m = ~uint64_t{0};
         for (int r = 0; r < n; ++r) {
-          uint64_t d = seg_->done(n, r)->done.load(std::memory_order_acquire);
+          uint64_t d = seg_->done(r)->done.load(std::memory_order_acquire);
           if (d < m) {
             m = d;
             o.waitRank = r;
@@ -538,20 +442,51 @@ ncclResult_t ShmColls::progress(ShmCollOp& o) {
   };
   const bool reads = op.kind == OpKind::Broadcast ? me != op.root : op.kind != OpKind::Reduce || me == op.root;
   if (reads && !(inLine ? readLines() : readPieces())) return ncclSuccess;
-  seg_->done(n, me)->done.store(o.s, std::memory_order_release);
+  seg_->done(me)->done.store(o.s, std::memory_order_release);
   o.state = 2;
   o.waitRank = -1;
   return ncclSuccess;
 }
 
 ncclResult_t ShmColls::runAlone(const OpDesc& op, const std::atomic<bool>& aborted) {
-  ShmCollOp o;
+  ShmOp o;
   start(op, &o);
   LoneWait wait(comm_, aborted, mpiComm_);
   for (;;) {
     MCCL_CHECK(progress(o));
     if (o.done()) return ncclSuccess;
     MCCL_CHECK(wait.idle([&] { return o.describe(); }));
+  }
+}
+
+ncclResult_t ShmColls::runGroup(const std::vector<OpDesc>& ops, const std::atomic<bool>& aborted) {
+  group_.resize(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) start(ops[i], &group_[i]);
+  LoneWait wait(comm_, aborted, mpiComm_);
+  size_t coll = 0;  // the first collective not done: they run in call order
+  while (coll < group_.size() && group_[coll].op.isP2p()) ++coll;
+  for (size_t left = ops.size();;) {
+    bool moved = false;
+    for (size_t i = 0; i < group_.size(); ++i) {
+      ShmOp& o = group_[i];
+      if (o.done() || (!o.op.isP2p() && i != coll)) continue;
+      MCCL_CHECK(progress(o));
+      if (!o.done()) continue;
+      moved = true;
+      --left;
+      if (!o.op.isP2p())
+        for (++coll; coll < group_.size() && group_[coll].op.isP2p(); ++coll) {
+        }
+    }
+    if (left == 0) return ncclSuccess;
+    if (moved)
+      wait.progressed();
+    else
+      MCCL_CHECK(wait.idle([&] {
+        for (const ShmOp& o : group_)
+          if (!o.done()) return o.describe();
+        return std::string("completing");
+      }));
   }
 }
 

@@ -1,31 +1,30 @@
-// Small collectives of a host communicator whose ranks share one node, in one shared-memory
-// segment: every rank writes its contribution and a sequence number into its own slot, then
-// reads the slots it needs and reduces or copies locally (one-shot). One cache-line handoff
-// per peer instead of a ring's FIFO round trips; the answer to MPI's shared-memory
-// collectives for 8 B .. tens of KiB (docs/DESIGN.md, "Host engine").
+// Small collectives and small point-to-point messages of a host communicator whose ranks
+// share one node, in one shared-memory segment (layout and lifetime: host_engine/shm_segment.h).
 //
-// Segment (POSIX shared memory, made on the first operation that uses it; its name comes
-// from a random token rank 0 sent in the init exchange):
-//   header          attach count, slot size and rank count (checked: equal on every rank)
-//   cell[r][c]      64 per rank: 8 cache lines, each 56 B of rank r's data and the
-//                   operation's sequence number (the reader polls every line it needs at
-//                   once, so they travel in parallel); data to 168 B goes here, in up to 3
-//                   lines; the first line's number also announces larger data
-//   packed[r][c]    64 per rank, 512 B each: rank r's data from 169 B to 512 B, contiguous
-//   done[r]         the last operation rank r has finished reading
-//   slot[r][d]      D per rank (min(1 MiB, 4 MiB / ranks) of slots, 2 <= D <= 16): rank r's
-//                   data above 512 B
-// Operation s (1, 2, ... on every rank, in call order) uses cell and packed cell s % 64 and
-// slot s % D. A rank writes them only when every rank has finished the operation that used
-// them last (done >= s - 64, or s - D for a slot), so no reader ever sees its data
-// overwritten, and the done counters are read only every few operations. Every rank reduces
-// the contributions in rank order, so all ranks get the same bits.
+// Collectives (shm_coll.cc): every rank writes its contribution and a sequence number into
+// its own cell, packed cell or slot, then reads those it needs and reduces or copies
+// locally (one-shot). One cache-line handoff per peer instead of a ring's FIFO round trips;
+// the answer to MPI's shared-memory collectives for 8 B .. tens of KiB (docs/DESIGN.md,
+// "Host engine"). Operation s (1, 2, ... on every rank, in call order) uses cell and packed
+// cell s % 64 and slot s % D. A rank writes them only when every rank has finished the
+// operation that used them last (done >= s - 64, or s - D for a slot), so no reader ever
+// sees its data overwritten, and the done counters are read only every few operations.
+// Every rank reduces the contributions in rank order, so all ranks get the same bits.
+// Which collectives come here (the same answer on every rank for the same call):
+// AllReduce, Broadcast, Reduce, AllGather and ReduceScatter, every datatype and operator,
+// when what one rank writes fits a slot (MCCL_HOST_SHM_MAX_BYTES) and every rank is on
+// this node; on a one-rank communicator every size (a local copy). NCCL_ALGO can exclude
+// it ("oneshot"), NCCL_SHM_DISABLE=1 turns it off.
 //
-// Which operations come here (the same answer on every rank for the same call): AllReduce,
-// Broadcast, Reduce, AllGather and ReduceScatter, every datatype and operator, when what one
-// rank writes fits a slot (MCCL_HOST_SHM_MAX_BYTES) and every rank is on this node; on a
-// one-rank communicator every size (a local copy). NCCL_ALGO can exclude it ("oneshot"),
-// NCCL_SHM_DISABLE=1 turns it off.
+// Send/Recv (shm_p2p.cc): a message of 1 to 496 bytes (and at most MCCL_HOST_SHM_MAX_BYTES)
+// to another rank goes into a cell of the ordered pair's ring with its size and number
+// (messages are numbered per pair in call order on both ends, as NCCL matches them); the
+// receiver copies it out and publishes the number it has read, which frees the cell. The
+// ring is an eager buffer: a Send returns once its message is in a cell, whether or not the
+// receiver has come (16 cells a pair up to 16 ranks, fewer above: shm_segment.h).
+// Messages to oneself go the same way (the pair (r, r) has its ring). Larger messages and
+// communicators of more than 64 ranks use the engine. Both ends decide by their own size, so a Send and a Recv of different sizes on
+// the same side of 496 B end in ncclInvalidUsage at the receiver, as on the engine.
 #pragma once
 
 #include <mpi.h>
@@ -47,9 +46,9 @@ namespace mccl {
 class ShmSegment;
 
 // One operation on the segment: a state machine that never blocks.
-struct ShmCollOp {
+struct ShmOp {
   OpDesc op;
-  uint64_t s = 0;  // sequence number on the segment
+  uint64_t s = 0;  // sequence number on the segment (Send/Recv: of the pair)
   int state = 0;   // 0: waiting for its cell or slot to be free, 1: waiting for peers' data, 2: done
   int waitRank = -1;  // the rank it waits for (hang reports)
   int piece = 0;      // the next piece to read (data in a packed cell or a slot)
@@ -73,28 +72,39 @@ class ShmColls {
   // it, the path turns off with a warning and false).
   bool use(const OpDesc& op);
   // Gives op its sequence number (in call order).
-  void start(const OpDesc& op, ShmCollOp* out);
+  void start(const OpDesc& op, ShmOp* out);
   // Advances op without blocking.
-  ncclResult_t progress(ShmCollOp& o);
+  ncclResult_t progress(ShmOp& o);
   // A lone operation, run to completion on the caller's thread with the engine's checks
   // (abort, lost peer, MCCL_TIMEOUT).
   ncclResult_t runAlone(const OpDesc& op, const std::atomic<bool>& aborted);
+  // The operations of a group that all come here (use() took each), likewise: collectives
+  // in call order, Send/Recv each as soon as it can.
+  ncclResult_t runGroup(const std::vector<OpDesc>& ops, const std::atomic<bool>& aborted);
 
  private:
-  ncclResult_t join();  // checks the segment's header and counts this rank in
+  ncclResult_t join();  // checks the segment's header (slot size, rank count)
   ncclResult_t runLocal(const OpDesc& op);
+  ncclResult_t progressP2p(ShmOp& o);
 
   ncclComm* comm_;
   MPI_Comm mpiComm_ = MPI_COMM_NULL;  // kept progressing while a lone operation waits
   size_t maxBytes_ = 0;  // bytes one rank writes, at most (0: off)
   uint64_t nextSeq_ = 1;
   uint64_t minDone_ = 0;  // every rank's done counter is at least this (last seen)
-  bool joined_ = false;   // this rank is counted in the segment
+  bool joined_ = false;   // the segment's header was checked
   bool ready_ = false;    // every rank has attached
-  std::shared_ptr<ShmSegment> seg_;
+  std::shared_ptr<ShmSegment> seg_;  // attached while set
+  // Send/Recv, per peer: messages numbered so far each way, the last this rank has read,
+  // the last the peer has read of this rank's (as last seen).
+  int p2pDepth_ = 0;  // cells per ordered pair (0: Send/Recv stay on the engine)
+  std::vector<uint64_t> sendSeq_, recvSeq_, recvDone_, sendFreed_;
+  std::vector<ShmOp> group_;  // runGroup's operations (kept: no allocation per group)
 };
 
-// Operations run on the segment so far in this process (tests check which path ran).
+// Collectives and Send/Recv run on the segment so far in this process (tests check which
+// path ran).
 uint64_t hostShmCollCount();
+uint64_t hostShmP2pCount();
 
 }  // namespace mccl

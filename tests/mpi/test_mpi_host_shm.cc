@@ -3,9 +3,14 @@
 // the independent reference for every collective, datatype and operator, in and out of
 // place, at the edges of the cell's lines, the packed cell and the slot; sequences long enough to reuse
 // every cell and slot many times; groups mixing it with the engine; the same bits as the
-// engine; and a silent peer still ending in ncclRemoteError.
+// engine; and a silent peer still ending in ncclRemoteError. Small Send/Recv likewise: every
+// pattern and datatype at the edges of a cell, more messages to one peer than its ring
+// holds, sizes that differ between the ends, a sender that leaves before its receiver came.
 #include <gtest/gtest.h>
 #include <mpi.h>
+
+#include <dirent.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -29,6 +34,7 @@ namespace {
 constexpr size_t kMax = 20480;  // MCCL_HOST_SHM_MAX_BYTES of the communicators below: slots in 8 pieces
 constexpr size_t kLines = 168;   // data bytes that travel in the cell's lines with the sequence numbers
 constexpr size_t kPacked = 512;  // data bytes that travel contiguous in the packed cell
+constexpr size_t kP2pMax = 496;  // the largest Send/Recv in shared memory (a cell of the pair's ring)
 
 ncclComm_t worldComm(size_t maxBytes) { return hostWorldComm(maxBytes, 0); }  // MPI route off
 
@@ -55,6 +61,16 @@ bool oneNode() {
 
 // Operations expected in shared memory: `ops` on one node, none across nodes.
 uint64_t onOneNode(uint64_t ops) { return oneNode() ? ops : 0; }
+
+// Shared-memory segments of mccl's in /dev/shm (their names: host_engine/shm_coll.cc).
+int segmentsInDevShm() {
+  int count = 0;
+  if (DIR* d = opendir("/dev/shm")) {
+    while (dirent* e = readdir(d)) count += std::strncmp(e->d_name, "mccl-shm-", 9) == 0 ? 1 : 0;
+    closedir(d);
+  }
+  return count;
+}
 
 const CollKind kKinds[] = {CollKind::AllReduce, CollKind::Broadcast, CollKind::Reduce, CollKind::AllGather,
                            CollKind::ReduceScatter};
@@ -215,6 +231,194 @@ TEST(HostShm, SilentPeerIsARemoteError) {
   unsetenv("MCCL_TIMEOUT");
   mccl::knobsReload();
   MPI_Barrier(MPI_COMM_WORLD);  // rank 0 has given up before anyone aborts
+  EXPECT_EQ(ncclCommAbort(comm), ncclSuccess);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+// Send/Recv of 1 to 496 bytes between two ranks of the node (or a rank and itself) go
+// through the pair's ring of cells; larger ones through the engine. Every pattern, every
+// datatype, at the edges: one cache line (48 B of data), the cell, one element more.
+TEST(HostShm, SendRecvEveryPatternTypeAndEdge) {
+  const int n = worldSize(), r = worldRank();
+  ncclComm_t comm = worldComm(kMax);
+  std::string errs;
+  uint64_t seed = 300;
+  for (const char* pattern : {"ring", "pairs", "pairs-split", "neighbor", "alltoall", "scatter", "gather"})
+    for (ncclDataType_t t : kAllTypes) {
+      const size_t es = typeSize(t);
+      for (size_t count : {size_t{1}, 48 / es, 48 / es + 1, kP2pMax / es, kP2pMax / es + 1}) {
+        const int root = static_cast<int>(seed % static_cast<uint64_t>(n));
+        const uint64_t before = mccl::hostShmP2pCount();
+        std::string e = runP2pPattern(comm, r, n, pattern, count, t, root, ++seed);
+        if (!e.empty()) errs += e + " (" + std::to_string(count) + " x " + std::to_string(es) + " B)\n";
+        // This rank's Sends and Recvs, when they fit a cell (a one-rank communicator has no
+        // rings: its messages to itself are local copies on the engine).
+        uint64_t want = 0;
+        if (count * es <= kP2pMax && oneNode() && n > 1) {
+          const std::string pat = pattern;
+          const uint64_t nr = static_cast<uint64_t>(n);
+          if (pat == "ring") want = 2;
+          else if (pat == "pairs" || pat == "pairs-split") want = (r ^ 1) < n ? 2 : 0;
+          else if (pat == "neighbor") want = 4;
+          else if (pat == "alltoall") want = 2 * nr;
+          else want = r == root ? nr + 1 : 1;  // scatter, gather: the root's own block too
+        }
+        EXPECT_EQ(mccl::hostShmP2pCount() - before, want) << pattern << " " << count << " x " << es << " B";
+      }
+    }
+  EXPECT_TRUE(errs.empty()) << errs;
+  EXPECT_EQ(ncclCommDestroy(comm), ncclSuccess);
+}
+
+// More messages to one peer in one group than its ring has cells (16 at 2-16 ranks),
+// cell-sized and engine-sized interleaved, then a long run of lone calls that reuses every
+// cell many times: each message arrives whole and in its own order.
+TEST(HostShm, SendRecvManyMessagesToOnePeer) {
+  const int n = worldSize(), r = worldRank();
+  if (n < 2) GTEST_SKIP() << "needs two ranks";
+  ncclComm_t comm = worldComm(kMax);
+  const int to = (r + 1) % n, from = (r + n - 1) % n;
+  constexpr int kMsgs = 40;
+  auto len = [](int i) { return static_cast<size_t>(i % 7 == 3 ? 200 : 1 + (i * 13) % 124); };  // ints: 4..496 B, 800 B
+  auto val = [](int sender, int i, size_t k) { return static_cast<int32_t>(sender * 100000 + i * 1000 + static_cast<int>(k)); };
+  std::vector<std::vector<int32_t>> out(kMsgs), in(kMsgs);
+  for (int i = 0; i < kMsgs; ++i) {
+    out[i].resize(len(i));
+    for (size_t k = 0; k < out[i].size(); ++k) out[i][k] = val(r, i, k);
+    in[i].assign(len(i), -1);
+  }
+  ASSERT_EQ(ncclGroupStart(), ncclSuccess);
+  for (int i = 0; i < kMsgs; ++i) {
+    EXPECT_EQ(ncclRecv(in[i].data(), in[i].size(), ncclInt32, from, comm, nullptr), ncclSuccess);
+    EXPECT_EQ(ncclSend(out[i].data(), out[i].size(), ncclInt32, to, comm, nullptr), ncclSuccess);
+  }
+  ASSERT_EQ(ncclGroupEnd(), ncclSuccess) << ncclGetLastError(comm);
+  int bad = 0;
+  for (int i = 0; i < kMsgs; ++i)
+    for (size_t k = 0; k < in[i].size(); ++k)
+      if (in[i][k] != val(from, i, k) && ++bad < 5) ADD_FAILURE() << "group message " << i << " element " << k;
+  // Lone calls: rank r sends to r + 1 and receives from r - 1, the order of the two calls
+  // alternating so that both ends block in each direction (a ring of lone calls needs one
+  // rank to receive first: rank 0 does).
+  for (int i = 0; i < 300 && bad == 0; ++i) {
+    std::vector<int32_t> o(len(i)), got(len(i), -1);
+    for (size_t k = 0; k < o.size(); ++k) o[k] = val(r, i, k);
+    auto send = [&] { return ncclSend(o.data(), o.size(), ncclInt32, to, comm, nullptr); };
+    auto recv = [&] { return ncclRecv(got.data(), got.size(), ncclInt32, from, comm, nullptr); };
+    if (r == 0) {
+      ASSERT_EQ(recv(), ncclSuccess);
+      ASSERT_EQ(send(), ncclSuccess);
+    } else {
+      ASSERT_EQ(send(), ncclSuccess);
+      ASSERT_EQ(recv(), ncclSuccess);
+    }
+    for (size_t k = 0; k < got.size(); ++k)
+      if (got[k] != val(from, i, k) && ++bad < 5) ADD_FAILURE() << "lone message " << i << " element " << k;
+  }
+  EXPECT_EQ(ncclCommDestroy(comm), ncclSuccess);
+}
+
+// Both ends in shared memory but of different sizes: the receiver says so
+// (ncclInvalidUsage naming both sizes), as the engine does.
+TEST(HostShm, SendRecvSizesThatDifferAreAnError) {
+  const int n = worldSize(), r = worldRank();
+  if (n < 2 || !oneNode()) GTEST_SKIP() << "needs two ranks on one node";
+  ncclComm_t comm = worldComm(kMax);
+  double buf[4] = {1, 2, 3, 4};
+  if (r == 0) EXPECT_EQ(ncclSend(buf, 1, ncclFloat64, 1, comm, nullptr), ncclSuccess);
+  if (r == 1) {
+    EXPECT_EQ(ncclRecv(buf, 2, ncclFloat64, 0, comm, nullptr), ncclInvalidUsage);
+    const std::string e = ncclGetLastError(comm);
+    EXPECT_NE(e.find("sent 8 bytes where rank 1 expected 16"), std::string::npos) << e;
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_EQ(ncclCommDestroy(comm), ncclSuccess);
+}
+
+namespace {
+// The rest of SenderLeavesBeforeItsReceiverArrives on ranks 1 .. n-1.
+void sendOnAlongTheChain(ncclComm_t comm, int r, int n, uint64_t before) {
+  int32_t v = 1000 + r, got = -1;
+  if (r == 1) {
+    EXPECT_EQ(ncclRecv(&got, 1, ncclInt32, 0, comm, nullptr), ncclSuccess);
+    EXPECT_EQ(got, 1000);
+  }
+  // Ranks 1 .. n-1 in a chain: rank k receives from k - 1 (not from rank 0) and sends on.
+  if (r >= 2) {
+    EXPECT_EQ(ncclRecv(&got, 1, ncclInt32, r - 1, comm, nullptr), ncclSuccess);
+    EXPECT_EQ(got, 1000 + r - 1);
+  }
+  if (r + 1 < n) EXPECT_EQ(ncclSend(&v, 1, ncclInt32, r + 1, comm, nullptr), ncclSuccess);
+  EXPECT_EQ(mccl::hostShmP2pCount() - before, static_cast<uint64_t>(1 + (r + 1 < n ? 1 : 0)));
+}
+}  // namespace
+
+// Rank 0 sends to rank 1 and destroys its communicator before rank 1 has touched the
+// segment (a Send is eager: its message waits in the cell); rank 1 then receives, and ranks
+// 1.. go on exchanging messages on the same communicator, each attaching later still. The
+// name must survive rank 0's leaving (the last one there, but a message waits for a rank
+// that has not come), and be gone once everyone has left.
+TEST(HostShm, SenderLeavesBeforeItsReceiverArrives) {
+  const int n = worldSize(), r = worldRank();
+  if (n < 2 || !oneNode()) GTEST_SKIP() << "needs two ranks on one node";
+  MPI_Barrier(MPI_COMM_WORLD);
+  const int segmentsBefore = segmentsInDevShm();
+  ncclComm_t comm = worldComm(kMax);
+  int32_t v = 1000;
+  const uint64_t before = mccl::hostShmP2pCount();
+  if (r == 0) {
+    EXPECT_EQ(ncclSend(&v, 1, ncclInt32, 1, comm, nullptr), ncclSuccess);
+    EXPECT_EQ(ncclCommDestroy(comm), ncclSuccess);
+    EXPECT_EQ(mccl::hostShmP2pCount() - before, 1u);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);  // rank 0 is gone before anyone else starts
+  if (r != 0) {
+    usleep(20000);
+    sendOnAlongTheChain(comm, r, n, before);
+    EXPECT_EQ(ncclCommDestroy(comm), ncclSuccess);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_EQ(segmentsInDevShm(), segmentsBefore);
+}
+
+// Ranks 0 and 1 exchange a message, the others never touch the segment; when all have
+// left, the name is gone (the last one there removed it: nothing waits in it).
+TEST(HostShm, SegmentNameGoneWhenOnlySomeRanksCame) {
+  const int n = worldSize(), r = worldRank();
+  if (n < 2 || !oneNode()) GTEST_SKIP() << "needs two ranks on one node";
+  MPI_Barrier(MPI_COMM_WORLD);
+  const int segmentsBefore = segmentsInDevShm();
+  ncclComm_t comm = worldComm(kMax);
+  int32_t v = r, got = -1;
+  if (r < 2) {
+    ASSERT_EQ(ncclGroupStart(), ncclSuccess);
+    EXPECT_EQ(ncclSend(&v, 1, ncclInt32, 1 - r, comm, nullptr), ncclSuccess);
+    EXPECT_EQ(ncclRecv(&got, 1, ncclInt32, 1 - r, comm, nullptr), ncclSuccess);
+    ASSERT_EQ(ncclGroupEnd(), ncclSuccess);
+    EXPECT_EQ(got, 1 - r);
+  }
+  EXPECT_EQ(ncclCommDestroy(comm), ncclSuccess);
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_EQ(segmentsInDevShm(), segmentsBefore);
+}
+
+// A Recv whose sender never sends comes back with ncclRemoteError (MCCL_TIMEOUT), naming
+// the message and the shared memory.
+TEST(HostShm, SendRecvSilentPeerIsARemoteError) {
+  const int n = worldSize(), r = worldRank();
+  if (n < 2 || !oneNode()) GTEST_SKIP() << "needs two ranks on one node";
+  ncclComm_t comm = worldComm(kMax);
+  setenv("MCCL_TIMEOUT", "1", 1);
+  mccl::knobsReload();
+  if (r == 0) {
+    int32_t got = 0;
+    EXPECT_EQ(ncclRecv(&got, 1, ncclInt32, 1, comm, nullptr), ncclRemoteError);
+    const std::string e = ncclGetLastError(comm);
+    EXPECT_NE(e.find("Recv of 1 x ncclInt32 from rank 1 (its message 1) in shared memory"), std::string::npos) << e;
+  }
+  unsetenv("MCCL_TIMEOUT");
+  mccl::knobsReload();
+  MPI_Barrier(MPI_COMM_WORLD);
   EXPECT_EQ(ncclCommAbort(comm), ncclSuccess);
   MPI_Barrier(MPI_COMM_WORLD);
 }

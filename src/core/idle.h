@@ -1,0 +1,21 @@
+// How a rank that waits for its peers on the host uses its core. It polls shared memory
+// (or the engine's FIFOs) in a loop; where the node has a CPU for every rank, the poll that
+// sees the peer's data first is the one that answers soonest, and a sched_yield between
+// polls only delays it (the CG example on 2 ranks and 2 cores: 36 us an iteration with a
+// yield after 64 empty polls, 29 us without, MPI 29 us; bench/results/host-2core-2026-12-04c.md).
+// Where ranks outnumber CPUs, the peer may be waiting for this very core, and yielding
+// soon is what lets it run (4 ranks on 2 cores), as Open MPI's mpi_yield_when_idle does.
+#pragma once
+
+namespace mccl {
+
+// Whether waits of a communicator with nodeRanks ranks on this node yield soon
+// (MCCL_IDLE_YIELD; auto: Open MPI's oversubscription verdict when mpirun gave one, else
+// the job's or the communicator's ranks on this node against its online CPUs).
+bool idleYieldsSoon(int nodeRanks);
+
+// Empty polls (or engine passes) before every further one yields the core.
+constexpr unsigned kIdlePollsSoon = 64, kIdlePollsLate = 1u << 16;
+inline unsigned idlePollsBeforeYield(bool soon) { return soon ? kIdlePollsSoon : kIdlePollsLate; }
+
+}  // namespace mccl

@@ -1,0 +1,158 @@
+// The shared-memory segment of a host communicator whose ranks share one node: its layout,
+// and how ranks attach to it and leave it. Small collectives (host_engine/shm_coll.cc) and
+// small point-to-point messages (host_engine/shm_p2p.cc) run in it.
+//
+// Layout (POSIX shared memory, /mccl-shm-<token>; n ranks):
+//   header          slot size and rank count (checked: equal on every rank), and the
+//                   attach word (below)
+//   cell[r][c]      64 per rank: 8 cache lines, each 56 B of rank r's data and the
+//                   collective's sequence number (shm_coll.cc)
+//   packed[r][c]    64 per rank, 512 B each: rank r's collective data from 169 B to 512 B
+//   done[r]         the last collective rank r has finished reading, and whether rank r has
+//                   attached (a sender waits for that before its first message to r)
+//   slot[r][d]      d per rank (slotDepth): rank r's collective data above 512 B
+//   p2pDone[r][q]   the last message rank r has read from rank q (row r written by r alone)
+//   p2pCell[r][q][k] p2pDepth per ordered pair: message k from rank q to rank r, its
+//                   sequence number and size in the first 16 bytes, then up to 496 B of data
+//
+// Attaching (every rank opens the name with O_CREAT, so the first creates it zero-filled):
+// one atomic word counts the ranks attached and the ranks still there. The name is
+// unlinked when the last rank attaches (nobody else will open it), or when the last rank
+// still there leaves before that and no message waits in it for a rank that has not come
+// yet (ranks that never attached may still come: they make a new segment of the same name,
+// and nobody is left in the old one; where a message waits for one, the name stays until
+// that rank has come and, the last one there, leaves). Whoever unlinks marks the word
+// closed first; a rank that finds it closed opens the name again (the unlink is a moment
+// behind), so no two live ranks ever sit in different segments.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace mccl {
+
+constexpr size_t kShmLine = 128;     // two cache lines: the adjacent-line prefetcher pairs them
+constexpr size_t kShmCacheLine = 64;
+constexpr size_t kShmLineData = kShmCacheLine - sizeof(uint64_t);  // 56
+constexpr int kShmCellLines = 8;
+constexpr size_t kShmCell = kShmCellLines * kShmCacheLine;  // 512
+constexpr int kShmCells = 64;        // cells (and packed cells) per rank
+
+// A rank's slots for collective data above a packed cell: as many as fit min(1 MiB, 4 MiB /
+// ranks), at least 2, at most 16.
+inline int shmSlotDepth(size_t slotBytes, int nranks) {
+  size_t budget = (size_t{1} << 20) < (size_t{4} << 20) / static_cast<size_t>(nranks)
+                      ? (size_t{1} << 20)
+                      : (size_t{4} << 20) / static_cast<size_t>(nranks);
+  size_t d = budget / slotBytes;
+  return d < 2 ? 2 : d > 16 ? 16 : static_cast<int>(d);
+}
+
+// Point-to-point cells: 512 B, a message of up to 496 B; per ordered pair as many as fit
+// 4 MiB for the node (16 up to 16 ranks, 8 at 32, 2 at 64), none above 64 ranks.
+constexpr size_t kShmP2pCell = 512;
+constexpr size_t kShmP2pMaxBytes = kShmP2pCell - 2 * sizeof(uint64_t);
+constexpr int kShmP2pMaxRanks = 64;
+inline int shmP2pDepth(int nranks) {
+  if (nranks < 2 || nranks > kShmP2pMaxRanks) return 0;
+  size_t d = (size_t{4} << 20) / (static_cast<size_t>(nranks) * static_cast<size_t>(nranks) * kShmP2pCell);
+  return d < 2 ? 2 : d > 16 ? 16 : static_cast<int>(d);
+}
+
+struct alignas(kShmLine) ShmHeader {
+  std::atomic<uint64_t> slotBytes;  // 0 until the first rank attaches
+  std::atomic<uint64_t> nranks;
+  // Bits 0-23: ranks still there; 24-47: ranks that have attached; 63: closed.
+  std::atomic<uint64_t> attach;
+};
+struct alignas(kShmCacheLine) ShmLine {
+  char data[kShmLineData];
+  std::atomic<uint64_t> seq;  // the operation whose data this line (or the slot) holds
+};
+struct alignas(kShmLine) ShmDoneLine {
+  std::atomic<uint64_t> done;      // the last collective this rank finished reading
+  std::atomic<uint64_t> attached;  // nonzero once this rank has attached (it may have left)
+};
+struct alignas(kShmCacheLine) ShmP2pCell {
+  std::atomic<uint64_t> seq;  // the message this cell holds (1, 2, ... per ordered pair)
+  uint64_t bytes;             // its size (the receiver checks it against its own)
+  char data[kShmP2pMaxBytes];
+};
+static_assert(sizeof(ShmLine) == kShmCacheLine && sizeof(ShmDoneLine) == kShmLine &&
+                  sizeof(ShmHeader) == kShmLine && sizeof(ShmP2pCell) == kShmP2pCell,
+              "segment lines");
+static_assert(std::atomic<uint64_t>::is_always_lock_free, "the segment's counters are shared between processes");
+
+// Offsets of the segment's parts for n ranks and slots of slotBytes (the same on every rank).
+struct ShmLayout {
+  int nranks = 0;
+  size_t slotBytes = 0;
+  int slotDepth = 0;
+  int p2pDepth = 0;
+  size_t p2pRow = 0;  // bytes of a p2pDone row: whole 128-byte lines, so rows never share one
+  size_t cells = 0, packed = 0, done = 0, slots = 0, p2pDone = 0, p2pCells = 0, bytes = 0;
+  ShmLayout(int n, size_t slot);
+};
+
+// One mapping of a segment, shared by the ranks of this process that use it (threads as
+// ranks): they see one another's stores at the same addresses.
+class ShmSegment {
+ public:
+  ~ShmSegment();
+  // Maps the segment name (made if absent) and attaches this rank to it; false with the
+  // reason in *why when /dev/shm cannot give it.
+  static bool attach(const std::string& name, const ShmLayout& layout, std::shared_ptr<ShmSegment>* out,
+                     std::string* why);
+  // This rank leaves (once per attach); unlinks the name when it is the last one there and
+  // no message waits for a rank that has not attached, or at once when force (a failed
+  // communicator: its peers are gone or going).
+  void detach(bool force);
+  // Ranks that have attached so far.
+  uint64_t attachedRanks() const;
+
+  const ShmLayout& layout() const { return layout_; }
+  ShmHeader* header() const { return reinterpret_cast<ShmHeader*>(base_); }
+  // The cell of rank r for collective s: kShmCellLines lines.
+  ShmLine* cell(int r, uint64_t s) const {
+    return reinterpret_cast<ShmLine*>(base_ + layout_.cells + (static_cast<size_t>(r) * kShmCells + s % kShmCells) * kShmCell);
+  }
+  // The packed cell of rank r for collective s: kShmCell contiguous bytes.
+  char* packed(int r, uint64_t s) const {
+    return base_ + layout_.packed + (static_cast<size_t>(r) * kShmCells + s % kShmCells) * kShmCell;
+  }
+  ShmDoneLine* done(int r) const { return reinterpret_cast<ShmDoneLine*>(base_ + layout_.done + r * kShmLine); }
+  char* slot(int r, uint64_t s) const {
+    const size_t d = static_cast<size_t>(layout_.slotDepth);
+    return base_ + layout_.slots + (d * static_cast<size_t>(r) + s % d) * layout_.slotBytes;
+  }
+  // The last message rank `to` has read from rank `from`.
+  std::atomic<uint64_t>* p2pDone(int to, int from) const {
+    return reinterpret_cast<std::atomic<uint64_t>*>(base_ + layout_.p2pDone + static_cast<size_t>(to) * layout_.p2pRow +
+                                                    static_cast<size_t>(from) * sizeof(uint64_t));
+  }
+  // The cell of message k from rank `from` to rank `to`.
+  ShmP2pCell* p2pCell(int to, int from, uint64_t k) const {
+    const size_t d = static_cast<size_t>(layout_.p2pDepth);
+    return reinterpret_cast<ShmP2pCell*>(
+        base_ + layout_.p2pCells +
+        ((static_cast<size_t>(to) * layout_.nranks + from) * d + k % d) * kShmP2pCell);
+  }
+  const std::string& name() const { return name_; }
+
+ private:
+  // A Send/Recv cell holds a message its receiver has not read, and the receiver has never
+  // attached (it will come for it).
+  bool messagesForAbsentRanks() const;
+  ShmSegment(std::string name, char* base, const ShmLayout& layout)
+      : name_(std::move(name)), base_(base), layout_(layout) {}
+  static bool map(const std::string& name, const ShmLayout& layout, const ShmSegment* stale,
+                  std::shared_ptr<ShmSegment>* out, std::string* why);
+  std::string name_;
+  char* base_;
+  ShmLayout layout_;
+};
+
+}  // namespace mccl
