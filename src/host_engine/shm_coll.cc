@@ -47,25 +47,6 @@ using Line = ShmLine;
 // Where one operation's data goes (the same on every rank: it depends on the size alone).
 enum class Where { Lines, Packed, Slot };
 
-// Contiguous data in pieces, piece p announced by line p of the writer's cell, so readers
-// copy or reduce one piece while the writer fills the next: in a slot up to one piece a line,
-// none under kPieceMin bytes; a packed cell in one piece.
-constexpr size_t kPieceMin = 2048;
-struct Pieces {
-  int count = 0;
-  size_t bytes = 0;  // of every piece but the last; a multiple of 64, so of every element size
-  size_t at(int p) const { return static_cast<size_t>(p) * bytes; }
-  size_t len(int p, size_t total) const { return std::min(bytes, total - at(p)); }
-};
-
-Pieces piecesOf(size_t total, bool split) {
-  const size_t want = split ? std::max<size_t>(1, std::min<size_t>(kCellLines, total / kPieceMin)) : 1;
-  Pieces ps;
-  ps.bytes = ((total + want - 1) / want + kCacheLine - 1) & ~(kCacheLine - 1);
-  ps.count = static_cast<int>((total + ps.bytes - 1) / ps.bytes);
-  return ps;
-}
-
 // Pointers to every rank's contribution: on the stack up to 64 ranks.
 class Sources {
  public:
@@ -123,6 +104,7 @@ void ShmColls::setup() {
     const size_t n = static_cast<size_t>(comm_->nranks);
     sendSeq_.assign(n, 0);
     recvSeq_.assign(n, 0);
+    sent_.assign(n, 0);
     recvDone_.assign(n, 0);
     sendFreed_.assign(n, 0);
   }
@@ -131,7 +113,7 @@ void ShmColls::setup() {
 bool ShmColls::takes(const OpDesc& op) const {
   if (maxBytes_ == 0 || op.count == 0) return false;
   size_t bytes = op.count * datatypeSize(op.datatype);
-  if (op.isP2p()) return p2pDepth_ > 0 && bytes <= kShmP2pMaxBytes && bytes <= maxBytes_;
+  if (op.isP2p()) return p2pDepth_ > 0 && bytes <= maxBytes_;
   if (comm_->nranks == 1) return true;  // a local copy, whatever the size
   if (op.kind == OpKind::ReduceScatter) {
     if (bytes > maxBytes_ / static_cast<size_t>(comm_->nranks)) return false;
@@ -279,7 +261,7 @@ ncclResult_t ShmColls::progress(ShmOp& o) {
   const int lines = inLine ? static_cast<int>((writeBytes + kLineData - 1) / kLineData) : 1;
   // Contiguous data (Packed, Slot) travels in pieces, piece p announced by line p's number,
   // so readers copy or reduce one piece while the writer fills the next.
-  const Pieces pieces = inLine ? Pieces{} : piecesOf(writeBytes, where == Where::Slot);
+  const ShmPieces pieces = inLine ? ShmPieces{} : shmPiecesOf(writeBytes, where == Where::Slot);
   // Rank r's contiguous data (Packed, Slot).
   auto data = [&](int r) {
     return where == Where::Packed ? seg_->packed(r, o.s) : seg_->slot(r, o.s);

@@ -16,15 +16,19 @@
 // this node; on a one-rank communicator every size (a local copy). NCCL_ALGO can exclude
 // it ("oneshot"), NCCL_SHM_DISABLE=1 turns it off.
 //
-// Send/Recv (shm_p2p.cc): a message of 1 to 496 bytes (and at most MCCL_HOST_SHM_MAX_BYTES)
-// to another rank goes into a cell of the ordered pair's ring with its size and number
-// (messages are numbered per pair in call order on both ends, as NCCL matches them); the
-// receiver copies it out and publishes the number it has read, which frees the cell. The
-// ring is an eager buffer: a Send returns once its message is in a cell, whether or not the
-// receiver has come (16 cells a pair up to 16 ranks, fewer above: shm_segment.h).
-// Messages to oneself go the same way (the pair (r, r) has its ring). Larger messages and
-// communicators of more than 64 ranks use the engine. Both ends decide by their own size, so a Send and a Recv of different sizes on
-// the same side of 496 B end in ncclInvalidUsage at the receiver, as on the engine.
+// Send/Recv (shm_p2p.cc): a message of at most MCCL_HOST_SHM_MAX_BYTES between ranks of the
+// node goes through a cell of the ordered pair's ring with its size and number (messages
+// are numbered per pair in call order on both ends, as NCCL matches them): to 480 B inside
+// the cell, above through the sender's message slots in pieces the receiver takes as they
+// arrive. The receiver copies it out and publishes the number it has read, which frees the
+// cell (and the slot). Cells and slots are an eager buffer: a Send returns once its message
+// is written, whether or not the receiver has come (16 cells a pair up to 16 ranks, fewer
+// above; as many slots as the collectives': shm_segment.h). Messages to oneself go the same
+// way (the pair (r, r) has its ring). Larger messages and communicators of more than 64
+// ranks use the engine. Both ends decide by their own size, so a Send and a Recv of
+// different sizes on the same side of the threshold end in ncclInvalidUsage at the
+// receiver, as on the engine.
+
 #pragma once
 
 #include <mpi.h>
@@ -95,10 +99,11 @@ class ShmColls {
   bool joined_ = false;   // the segment's header was checked
   bool ready_ = false;    // every rank has attached
   std::shared_ptr<ShmSegment> seg_;  // attached while set
-  // Send/Recv, per peer: messages numbered so far each way, the last this rank has read,
-  // the last the peer has read of this rank's (as last seen).
+  // Send/Recv, per peer: messages numbered so far each way, the last this rank has written
+  // and read, the last the peer has read of this rank's (as last seen).
   int p2pDepth_ = 0;  // cells per ordered pair (0: Send/Recv stay on the engine)
-  std::vector<uint64_t> sendSeq_, recvSeq_, recvDone_, sendFreed_;
+  std::vector<uint64_t> sendSeq_, recvSeq_, sent_, recvDone_, sendFreed_;
+  uint64_t slotUses_ = 0;  // messages this rank has sent through its message slots
   std::vector<ShmOp> group_;  // runGroup's operations (kept: no allocation per group)
 };
 

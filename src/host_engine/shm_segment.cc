@@ -34,8 +34,12 @@ ShmLayout::ShmLayout(int n, size_t slot) : nranks(n), slotBytes(slot) {
   done = packed + nr * kShmCells * kShmCell;
   slots = done + nr * kShmLine;
   p2pDone = slots + nr * static_cast<size_t>(slotDepth) * slot;
-  p2pCells = p2pDone + (p2pDepth > 0 ? nr * p2pRow : 0);
-  bytes = p2pCells + nr * nr * static_cast<size_t>(p2pDepth) * kShmP2pCell;
+  p2pSlotRow = roundUp(static_cast<size_t>(slotDepth) * sizeof(uint64_t), kShmLine);
+  const bool p2p = p2pDepth > 0;
+  p2pCells = p2pDone + (p2p ? nr * p2pRow : 0);
+  p2pSlotRead = p2pCells + nr * nr * static_cast<size_t>(p2pDepth) * kShmP2pCell;
+  p2pSlots = p2pSlotRead + (p2p ? nr * p2pSlotRow : 0);
+  bytes = p2pSlots + (p2p ? nr * static_cast<size_t>(slotDepth) * slot : 0);
 }
 
 ShmSegment::~ShmSegment() { munmap(base_, layout_.bytes); }

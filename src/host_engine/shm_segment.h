@@ -13,7 +13,9 @@
 //   slot[r][d]      d per rank (slotDepth): rank r's collective data above 512 B
 //   p2pDone[r][q]   the last message rank r has read from rank q (row r written by r alone)
 //   p2pCell[r][q][k] p2pDepth per ordered pair: message k from rank q to rank r, its
-//                   sequence number and size in the first 16 bytes, then up to 496 B of data
+//                   number, size and slot in the first 32 bytes, then up to 480 B of data
+//   p2pSlotRead[q][j] the last use of rank q's message slot j that its receiver has read
+//   p2pSlot[q][j]   d per rank (as the collective slots): rank q's messages above 480 B
 //
 // Attaching (every rank opens the name with O_CREAT, so the first creates it zero-filled):
 // one atomic word counts the ranks attached and the ranks still there. The name is
@@ -51,10 +53,32 @@ inline int shmSlotDepth(size_t slotBytes, int nranks) {
   return d < 2 ? 2 : d > 16 ? 16 : static_cast<int>(d);
 }
 
-// Point-to-point cells: 512 B, a message of up to 496 B; per ordered pair as many as fit
-// 4 MiB for the node (16 up to 16 ranks, 8 at 32, 2 at 64), none above 64 ranks.
+// Contiguous data in pieces, so that readers copy or reduce one piece while the writer
+// fills the next: up to 8 pieces, none under kShmPieceMin bytes (or one piece).
+constexpr size_t kShmPieceMin = 2048;
+struct ShmPieces {
+  int count = 0;
+  size_t bytes = 0;  // of every piece but the last; a multiple of 64, so of every element size
+  size_t at(int p) const { return static_cast<size_t>(p) * bytes; }
+  size_t len(int p, size_t total) const { return bytes < total - at(p) ? bytes : total - at(p); }
+};
+inline ShmPieces shmPiecesOf(size_t total, bool split) {
+  size_t want = split ? total / kShmPieceMin : 1;
+  want = want < 1 ? 1 : want > static_cast<size_t>(kShmCellLines) ? kShmCellLines : want;
+  ShmPieces ps;
+  ps.bytes = ((total + want - 1) / want + kShmCacheLine - 1) & ~(kShmCacheLine - 1);
+  ps.count = static_cast<int>((total + ps.bytes - 1) / ps.bytes);
+  return ps;
+}
+
+// Point-to-point cells: 512 B, a message of up to 480 B after a 32-byte header (to 32 B the
+// message shares the header's cache line); per ordered pair as many as fit 4 MiB for the
+// node (16 up to 16 ranks, 8 at 32, 2 at 64), none above 64 ranks. Larger messages go
+// through the sender's message slots (as many as its collective slots, of the same size),
+// the cell carrying their header.
 constexpr size_t kShmP2pCell = 512;
-constexpr size_t kShmP2pMaxBytes = kShmP2pCell - 2 * sizeof(uint64_t);
+constexpr size_t kShmP2pHeader = 4 * sizeof(uint64_t);
+constexpr size_t kShmP2pInlineBytes = kShmP2pCell - kShmP2pHeader;
 constexpr int kShmP2pMaxRanks = 64;
 inline int shmP2pDepth(int nranks) {
   if (nranks < 2 || nranks > kShmP2pMaxRanks) return 0;
@@ -79,7 +103,9 @@ struct alignas(kShmLine) ShmDoneLine {
 struct alignas(kShmCacheLine) ShmP2pCell {
   std::atomic<uint64_t> seq;  // the message this cell holds (1, 2, ... per ordered pair)
   uint64_t bytes;             // its size (the receiver checks it against its own)
-  char data[kShmP2pMaxBytes];
+  uint64_t slotUse;           // above kShmP2pInlineBytes: the sender's slot use u (slot u % depth)
+  std::atomic<uint64_t> written;  // bytes of it in the slot so far (set after seq)
+  char data[kShmP2pInlineBytes];  // to kShmP2pInlineBytes: the message
 };
 static_assert(sizeof(ShmLine) == kShmCacheLine && sizeof(ShmDoneLine) == kShmLine &&
                   sizeof(ShmHeader) == kShmLine && sizeof(ShmP2pCell) == kShmP2pCell,
@@ -93,7 +119,9 @@ struct ShmLayout {
   int slotDepth = 0;
   int p2pDepth = 0;
   size_t p2pRow = 0;  // bytes of a p2pDone row: whole 128-byte lines, so rows never share one
-  size_t cells = 0, packed = 0, done = 0, slots = 0, p2pDone = 0, p2pCells = 0, bytes = 0;
+  size_t p2pSlotRow = 0;  // bytes of a p2pSlotRead row: whole 128-byte lines
+  size_t cells = 0, packed = 0, done = 0, slots = 0, p2pDone = 0, p2pCells = 0, p2pSlotRead = 0, p2pSlots = 0,
+         bytes = 0;
   ShmLayout(int n, size_t slot);
 };
 
@@ -132,6 +160,16 @@ class ShmSegment {
   std::atomic<uint64_t>* p2pDone(int to, int from) const {
     return reinterpret_cast<std::atomic<uint64_t>*>(base_ + layout_.p2pDone + static_cast<size_t>(to) * layout_.p2pRow +
                                                     static_cast<size_t>(from) * sizeof(uint64_t));
+  }
+  // Message slot u % depth of rank `from` (u: its slot uses, 1, 2, ...), and the last use of
+  // it its receiver has read.
+  char* p2pSlot(int from, uint64_t u) const {
+    const size_t d = static_cast<size_t>(layout_.slotDepth);
+    return base_ + layout_.p2pSlots + (d * static_cast<size_t>(from) + u % d) * layout_.slotBytes;
+  }
+  std::atomic<uint64_t>* p2pSlotRead(int from, uint64_t u) const {
+    return reinterpret_cast<std::atomic<uint64_t>*>(base_ + layout_.p2pSlotRead + static_cast<size_t>(from) * layout_.p2pSlotRow +
+                                                    (u % static_cast<uint64_t>(layout_.slotDepth)) * sizeof(uint64_t));
   }
   // The cell of message k from rank `from` to rank `to`.
   ShmP2pCell* p2pCell(int to, int from, uint64_t k) const {

@@ -34,7 +34,7 @@ namespace {
 constexpr size_t kMax = 20480;  // MCCL_HOST_SHM_MAX_BYTES of the communicators below: slots in 8 pieces
 constexpr size_t kLines = 168;   // data bytes that travel in the cell's lines with the sequence numbers
 constexpr size_t kPacked = 512;  // data bytes that travel contiguous in the packed cell
-constexpr size_t kP2pMax = 496;  // the largest Send/Recv in shared memory (a cell of the pair's ring)
+constexpr size_t kP2pInCell = 480;  // the largest Send/Recv inside a cell of the pair's ring
 
 ncclComm_t worldComm(size_t maxBytes) { return hostWorldComm(maxBytes, 0); }  // MPI route off
 
@@ -235,9 +235,11 @@ TEST(HostShm, SilentPeerIsARemoteError) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
-// Send/Recv of 1 to 496 bytes between two ranks of the node (or a rank and itself) go
-// through the pair's ring of cells; larger ones through the engine. Every pattern, every
-// datatype, at the edges: one cache line (48 B of data), the cell, one element more.
+// Send/Recv of up to MCCL_HOST_SHM_MAX_BYTES between two ranks of the node (or a rank and
+// itself) go through the pair's ring of cells, above 480 B through the sender's message
+// slots in pieces; larger ones through the engine. Every pattern, every datatype, at the
+// edges: the header's cache line (32 B of data), the cell, a slot in one and in several
+// pieces, the threshold, one element more.
 TEST(HostShm, SendRecvEveryPatternTypeAndEdge) {
   const int n = worldSize(), r = worldRank();
   ncclComm_t comm = worldComm(kMax);
@@ -246,7 +248,8 @@ TEST(HostShm, SendRecvEveryPatternTypeAndEdge) {
   for (const char* pattern : {"ring", "pairs", "pairs-split", "neighbor", "alltoall", "scatter", "gather"})
     for (ncclDataType_t t : kAllTypes) {
       const size_t es = typeSize(t);
-      for (size_t count : {size_t{1}, 48 / es, 48 / es + 1, kP2pMax / es, kP2pMax / es + 1}) {
+      for (size_t count : {size_t{1}, 32 / es, 32 / es + 1, kP2pInCell / es, kP2pInCell / es + 1, kMax / es / 3 + 1,
+                           kMax / es, kMax / es + 1}) {
         const int root = static_cast<int>(seed % static_cast<uint64_t>(n));
         const uint64_t before = mccl::hostShmP2pCount();
         std::string e = runP2pPattern(comm, r, n, pattern, count, t, root, ++seed);
@@ -254,7 +257,7 @@ TEST(HostShm, SendRecvEveryPatternTypeAndEdge) {
         // This rank's Sends and Recvs, when they fit a cell (a one-rank communicator has no
         // rings: its messages to itself are local copies on the engine).
         uint64_t want = 0;
-        if (count * es <= kP2pMax && oneNode() && n > 1) {
+        if (count * es <= kMax && oneNode() && n > 1) {
           const std::string pat = pattern;
           const uint64_t nr = static_cast<uint64_t>(n);
           if (pat == "ring") want = 2;
@@ -270,16 +273,20 @@ TEST(HostShm, SendRecvEveryPatternTypeAndEdge) {
   EXPECT_EQ(ncclCommDestroy(comm), ncclSuccess);
 }
 
-// More messages to one peer in one group than its ring has cells (16 at 2-16 ranks),
-// cell-sized and engine-sized interleaved, then a long run of lone calls that reuses every
-// cell many times: each message arrives whole and in its own order.
+// More messages to one peer in one group than its ring has cells (16 at 2-16 ranks) and
+// its sender has slots, in cells, in slots and on the engine interleaved, then a long run
+// of lone calls that reuses every cell and slot many times: each message arrives whole and
+// in its own order.
 TEST(HostShm, SendRecvManyMessagesToOnePeer) {
   const int n = worldSize(), r = worldRank();
   if (n < 2) GTEST_SKIP() << "needs two ranks";
   ncclComm_t comm = worldComm(kMax);
   const int to = (r + 1) % n, from = (r + n - 1) % n;
   constexpr int kMsgs = 40;
-  auto len = [](int i) { return static_cast<size_t>(i % 7 == 3 ? 200 : 1 + (i * 13) % 124); };  // ints: 4..496 B, 800 B
+  // ints: 4..480 B in a cell, 800 B and 8,000 B in a slot (1 and 3 pieces), 24,000 B on the engine
+  auto len = [](int i) {
+    return static_cast<size_t>(i % 3 == 0 ? 200 : i % 11 == 5 ? 2000 : i % 13 == 7 ? 6000 : 1 + (i * 13) % 120);
+  };
   auto val = [](int sender, int i, size_t k) { return static_cast<int32_t>(sender * 100000 + i * 1000 + static_cast<int>(k)); };
   std::vector<std::vector<int32_t>> out(kMsgs), in(kMsgs);
   for (int i = 0; i < kMsgs; ++i) {
@@ -315,6 +322,43 @@ TEST(HostShm, SendRecvManyMessagesToOnePeer) {
     for (size_t k = 0; k < got.size(); ++k)
       if (got[k] != val(from, i, k) && ++bad < 5) ADD_FAILURE() << "lone message " << i << " element " << k;
   }
+  EXPECT_EQ(ncclCommDestroy(comm), ncclSuccess);
+}
+
+// More slot-sized messages in flight than the sender has message slots (16): 20 to every
+// rank, itself included, in one group. A slot is reused only once its last message was read.
+TEST(HostShm, SendRecvMoreMessagesThanSlots) {
+  const int n = worldSize(), r = worldRank();
+  ncclComm_t comm = worldComm(kMax);
+  constexpr int kPer = 20;
+  constexpr size_t kInts = 300;  // 1,200 B: a slot, one piece
+  auto val = [](int from, int to, int i, size_t k) {
+    return static_cast<int32_t>(from * 1000000 + to * 10000 + i * 100 + static_cast<int>(k % 100));
+  };
+  std::vector<std::vector<int32_t>> out(static_cast<size_t>(n * kPer)), in(static_cast<size_t>(n * kPer));
+  for (int q = 0; q < n; ++q)
+    for (int i = 0; i < kPer; ++i) {
+      auto& o = out[static_cast<size_t>(q * kPer + i)];
+      o.resize(kInts);
+      for (size_t k = 0; k < kInts; ++k) o[k] = val(r, q, i, k);
+      in[static_cast<size_t>(q * kPer + i)].assign(kInts, -1);
+    }
+  const uint64_t before = mccl::hostShmP2pCount();
+  ASSERT_EQ(ncclGroupStart(), ncclSuccess);
+  for (int i = 0; i < kPer; ++i)
+    for (int q = 0; q < n; ++q) {
+      const size_t at = static_cast<size_t>(q * kPer + i);
+      EXPECT_EQ(ncclSend(out[at].data(), kInts, ncclInt32, q, comm, nullptr), ncclSuccess);
+      EXPECT_EQ(ncclRecv(in[at].data(), kInts, ncclInt32, q, comm, nullptr), ncclSuccess);
+    }
+  ASSERT_EQ(ncclGroupEnd(), ncclSuccess) << ncclGetLastError(comm);
+  EXPECT_EQ(mccl::hostShmP2pCount() - before, onOneNode(n > 1 ? 2u * static_cast<uint64_t>(n * kPer) : 0u));
+  int bad = 0;
+  for (int q = 0; q < n; ++q)
+    for (int i = 0; i < kPer; ++i)
+      for (size_t k = 0; k < kInts; ++k)
+        if (in[static_cast<size_t>(q * kPer + i)][k] != val(q, r, i, k) && ++bad <= 5)
+          ADD_FAILURE() << "message " << i << " from rank " << q << " element " << k;
   EXPECT_EQ(ncclCommDestroy(comm), ncclSuccess);
 }
 
