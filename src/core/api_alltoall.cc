@@ -100,7 +100,7 @@ ncclResult_t submit(ncclComm* comm, const std::vector<Xfer>& xs, ncclDataType_t 
     d.call = from;
     d.symAt = x.symAt;
     d.stream = stream;
-    r = enqueueOp(comm, d, call);
+    r = enqueueChecked(comm, d, call);
     if (r != ncclSuccess) break;
   }
   ncclResult_t e = groupEnd();

@@ -113,13 +113,8 @@ ncclResult_t validate(ncclComm* comm, OpDesc& op, const char* call) {
 
 }  // namespace
 
-ncclResult_t enqueueOp(ncclComm* comm, OpDesc& op, const char* call) {
-  if (knobBool(Knob::Profile)) op.enqueueNs = steadyNs();
-  ncclResult_t r = validate(comm, op, call);
-  if (r != ncclSuccess) {
-    groupSetError(r);
-    return r;
-  }
+namespace {
+ncclResult_t enqueueValid(ncclComm* comm, OpDesc& op, const char* call) {
   if (!op.isP2p()) op.seq = comm->collSeq.fetch_add(1);
   TRACE(kLogColl, "%s: seq %llu count %zu %s root/peer %d comm %p", call,
         static_cast<unsigned long long>(op.seq), op.count, datatypeName(op.datatype), op.root,
@@ -129,6 +124,22 @@ ncclResult_t enqueueOp(ncclComm* comm, OpDesc& op, const char* call) {
     return ncclSuccess;
   }
   return runSingleOp(comm, op);
+}
+}  // namespace
+
+ncclResult_t enqueueOp(ncclComm* comm, OpDesc& op, const char* call) {
+  if (knobBool(Knob::Profile)) op.enqueueNs = steadyNs();
+  ncclResult_t r = validate(comm, op, call);
+  if (r != ncclSuccess) {
+    groupSetError(r);
+    return r;
+  }
+  return enqueueValid(comm, op, call);
+}
+
+ncclResult_t enqueueChecked(ncclComm* comm, OpDesc& op, const char* call) {
+  if (knobBool(Knob::Profile)) op.enqueueNs = steadyNs();
+  return enqueueValid(comm, op, call);
 }
 
 }  // namespace mccl

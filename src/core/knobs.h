@@ -113,7 +113,7 @@ enum class KnobType { Int, Size, Bool, String };
   X(HostMpiMaxBytes, "MCCL_HOST_MPI_MAX_BYTES", Size, "256",                                   \
     "host communicators made from an MPI_Comm: collectives of at most this many bytes (the larger buffer) run on MPI's own (0: never)") \
   X(HostShmMaxBytes, "MCCL_HOST_SHM_MAX_BYTES", Size, "65536",                                   \
-    "host communicators on one node: collectives where one rank writes at most this many bytes, and Send/Recv of at most this and 496 bytes, run in shared memory (0: never)") \
+    "host communicators on one node: collectives where one rank writes at most this many bytes, and Send/Recv of at most this many bytes, run in shared memory (0: never)") \
   X(IdleYield, "MCCL_IDLE_YIELD", String, "auto",                                               \
     "host waits: yield the core after a few empty polls (1), only after long waits (0), or auto: 1 where the node's ranks outnumber its CPUs") \
   X(OmpiOversubscribe, "OMPI_MCA_mpi_oversubscribe", String, "",                                \
