@@ -27,9 +27,7 @@ ncclResult_t HostWork::init(std::vector<OpDesc>& ops) {
   ops_.reserve(ops.size());
   for (OpDesc& op : ops) {
     if (shm_->use(op)) {
-      std::vector<ShmOp>& list = op.isP2p() ? shmP2p_ : shmOps_;
-      list.emplace_back();
-      shm_->start(op, &list.back());
+      shm_->add(shmOps_, op);
       continue;
     }
     if (route_.takes(comm_, op)) {
@@ -97,7 +95,6 @@ ncclResult_t HostWork::init(std::vector<OpDesc>& ops) {
       }
     }
   }
-  shmP2pLeft_ = shmP2p_.size();
   lastProgress_ = std::chrono::steady_clock::now();
   return ncclSuccess;
 }
@@ -212,18 +209,8 @@ ncclResult_t HostWork::progress(bool* done) {
     MCCL_CHECK(advance(q, &progressed));
     if (q.cur < q.ops.size()) allDone = false;
   }
-  for (; shmCur_ < shmOps_.size(); ++shmCur_) {
-    MCCL_CHECK(shm_->progress(shmOps_[shmCur_]));
-    if (!shmOps_[shmCur_].done()) break;
-    progressed = true;
-  }
-  if (shmCur_ < shmOps_.size()) allDone = false;
-  for (size_t i = 0; shmP2pLeft_ > 0 && i < shmP2p_.size(); ++i) {
-    if (shmP2p_[i].done()) continue;
-    MCCL_CHECK(shm_->progress(shmP2p_[i]));
-    if (shmP2p_[i].done()) --shmP2pLeft_, progressed = true;
-  }
-  if (shmP2pLeft_ > 0) allDone = false;
+  MCCL_CHECK(shm_->advance(shmOps_, &progressed));
+  if (!shmOps_.done()) allDone = false;
   if (!mpi_.empty()) {
     bool mpiDone = false;
     MCCL_CHECK(mpi_.test(comm_, &mpiDone, &progressed));
@@ -261,9 +248,7 @@ ncclResult_t HostWork::progress(bool* done) {
 }
 
 std::string HostWork::describe() const {
-  if (shmCur_ < shmOps_.size()) return shmOps_[shmCur_].describe();
-  for (const ShmOp& o : shmP2p_)
-    if (!o.done()) return o.describe();
+  if (!shmOps_.done()) return shmOps_.describe();
   std::string onMpi = mpi_.describe();
   if (!onMpi.empty()) return onMpi;
   for (const Queue& q : queues_) {

@@ -64,10 +64,7 @@ class HostWork : public Work {
   const std::atomic<bool>* aborted_;
   const MpiCollRoute& route_;
   ShmColls* shm_;
-  std::vector<ShmOp> shmOps_;  // collectives in shared memory, in call order
-  size_t shmCur_ = 0;          // the first of them not done
-  std::vector<ShmOp> shmP2p_;  // Send/Recv in shared memory, each done as soon as it can
-  size_t shmP2pLeft_ = 0;
+  ShmBatch shmOps_;  // operations in shared memory
   MpiColls mpi_;  // operations on MPI's collectives
   std::vector<OpExec> ops_;
   std::vector<Queue> queues_;

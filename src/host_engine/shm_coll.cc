@@ -441,34 +441,47 @@ ncclResult_t ShmColls::runAlone(const OpDesc& op, const std::atomic<bool>& abort
   }
 }
 
+void ShmColls::add(ShmBatch& b, const OpDesc& op) {
+  b.ops.emplace_back();
+  start(op, &b.ops.back());
+  ++b.left;
+}
+
+ncclResult_t ShmColls::advance(ShmBatch& b, bool* moved) {
+  auto skip = [&] {
+    while (b.coll < b.ops.size() && (b.ops[b.coll].op.isP2p() || b.ops[b.coll].done())) ++b.coll;
+  };
+  skip();
+  for (size_t i = 0; b.left > 0 && i < b.ops.size(); ++i) {
+    ShmOp& o = b.ops[i];
+    if (o.done() || (!o.op.isP2p() && i != b.coll)) continue;
+    MCCL_CHECK(progress(o));
+    if (!o.done()) continue;
+    *moved = true;
+    --b.left;
+    skip();
+  }
+  return ncclSuccess;
+}
+
+std::string ShmBatch::describe() const {
+  for (const ShmOp& o : ops)
+    if (!o.done()) return o.describe();
+  return "completing";
+}
+
 ncclResult_t ShmColls::runGroup(const std::vector<OpDesc>& ops, const std::atomic<bool>& aborted) {
-  group_.resize(ops.size());
-  for (size_t i = 0; i < ops.size(); ++i) start(ops[i], &group_[i]);
+  group_.clear();
+  for (const OpDesc& op : ops) add(group_, op);
   LoneWait wait(comm_, aborted, mpiComm_);
-  size_t coll = 0;  // the first collective not done: they run in call order
-  while (coll < group_.size() && group_[coll].op.isP2p()) ++coll;
-  for (size_t left = ops.size();;) {
+  for (;;) {
     bool moved = false;
-    for (size_t i = 0; i < group_.size(); ++i) {
-      ShmOp& o = group_[i];
-      if (o.done() || (!o.op.isP2p() && i != coll)) continue;
-      MCCL_CHECK(progress(o));
-      if (!o.done()) continue;
-      moved = true;
-      --left;
-      if (!o.op.isP2p())
-        for (++coll; coll < group_.size() && group_[coll].op.isP2p(); ++coll) {
-        }
-    }
-    if (left == 0) return ncclSuccess;
+    MCCL_CHECK(advance(group_, &moved));
+    if (group_.done()) return ncclSuccess;
     if (moved)
       wait.progressed();
     else
-      MCCL_CHECK(wait.idle([&] {
-        for (const ShmOp& o : group_)
-          if (!o.done()) return o.describe();
-        return std::string("completing");
-      }));
+      MCCL_CHECK(wait.idle([&] { return group_.describe(); }));
   }
 }
 

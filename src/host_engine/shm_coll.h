@@ -60,6 +60,18 @@ struct ShmOp {
   std::string describe() const;
 };
 
+// The operations of one group that run on the segment, in call order: collectives one after
+// the other (every rank numbers them alike), each Send and Recv as soon as it can (a group
+// must not deadlock on the order of its point-to-point calls).
+struct ShmBatch {
+  std::vector<ShmOp> ops;
+  size_t coll = 0;  // no collective before this one is left
+  size_t left = 0;  // operations not done
+  void clear() { ops.clear(), coll = 0, left = 0; }
+  bool done() const { return left == 0; }
+  std::string describe() const;  // the first operation not done
+};
+
 class ShmColls {
  public:
   explicit ShmColls(ncclComm* comm);
@@ -79,11 +91,14 @@ class ShmColls {
   void start(const OpDesc& op, ShmOp* out);
   // Advances op without blocking.
   ncclResult_t progress(ShmOp& o);
+  // Appends op to b (started); advances every operation of b that may move, without
+  // blocking (*moved: one finished).
+  void add(ShmBatch& b, const OpDesc& op);
+  ncclResult_t advance(ShmBatch& b, bool* moved);
   // A lone operation, run to completion on the caller's thread with the engine's checks
   // (abort, lost peer, MCCL_TIMEOUT).
   ncclResult_t runAlone(const OpDesc& op, const std::atomic<bool>& aborted);
-  // The operations of a group that all come here (use() took each), likewise: collectives
-  // in call order, Send/Recv each as soon as it can.
+  // The operations of a group that all come here (use() took each), likewise (a ShmBatch).
   ncclResult_t runGroup(const std::vector<OpDesc>& ops, const std::atomic<bool>& aborted);
 
  private:
@@ -104,7 +119,7 @@ class ShmColls {
   int p2pDepth_ = 0;  // cells per ordered pair (0: Send/Recv stay on the engine)
   std::vector<uint64_t> sendSeq_, recvSeq_, sent_, recvDone_, sendFreed_;
   uint64_t slotUses_ = 0;  // messages this rank has sent through its message slots
-  std::vector<ShmOp> group_;  // runGroup's operations (kept: no allocation per group)
+  ShmBatch group_;  // runGroup's operations (kept: no allocation per group)
 };
 
 // Collectives and Send/Recv run on the segment so far in this process (tests check which
