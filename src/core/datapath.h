@@ -59,6 +59,13 @@ class DataPath {
     (void)result;
     return false;
   }
+  // Whether op, an AlltoAll, Gather or Scatter (OpDesc::isWholeP2pCall), runs here as one
+  // operation: the same answer on every rank for the same call, asked once per call in call
+  // order. False (the default): the API queues its Sends and Recvs instead.
+  virtual bool runsWhole(const OpDesc& op) {
+    (void)op;
+    return false;
+  }
   // ncclCommRegister: attach what the transport needs to use buff without copies.
   virtual ncclResult_t registerBuffer(void* buff, size_t size, void** transportHandle) {
     (void)buff;

@@ -21,6 +21,9 @@ const char* opKindName(OpKind k) {
     case OpKind::ReduceScatter: return "ReduceScatter";
     case OpKind::Send: return "Send";
     case OpKind::Recv: return "Recv";
+    case OpKind::AlltoAll: return "AlltoAll";
+    case OpKind::Gather: return "Gather";
+    case OpKind::Scatter: return "Scatter";
   }
   return "?";
 }

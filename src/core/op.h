@@ -9,7 +9,11 @@
 
 namespace mccl {
 
-enum class OpKind : uint8_t { AllReduce, Broadcast, Reduce, AllGather, ReduceScatter, Send, Recv };
+// AlltoAll, Gather and Scatter are operations of their own only where a data path runs them
+// whole (DataPath::runsWhole: a host communicator's shared-memory segment); everywhere else
+// the API queues them as their Sends and Recvs (core/api_alltoall.cc), so the GPU path and
+// the host engine never see these three kinds.
+enum class OpKind : uint8_t { AllReduce, Broadcast, Reduce, AllGather, ReduceScatter, Send, Recv, AlltoAll, Gather, Scatter };
 
 // What made a Send or Recv: the user's own call, or one of the collectives made of them.
 enum class P2pCall : uint8_t { User, AlltoAll, Gather, Scatter };
@@ -22,12 +26,13 @@ struct OpDesc {
   const void* sendbuff = nullptr;
   void* recvbuff = nullptr;
   // Elements: AllReduce/Broadcast/Reduce the whole vector, AllGather per rank (sendcount),
-  // ReduceScatter per rank (recvcount), Send/Recv the message.
+  // ReduceScatter per rank (recvcount), Send/Recv the message, AlltoAll/Gather/Scatter a
+  // block (one rank's share).
   size_t count = 0;
   ncclDataType_t datatype = ncclFloat32;
   ncclRedOp_t op = ncclSum;
   RedOpInfo red;
-  int root = 0;  // Broadcast/Reduce root; Send/Recv peer
+  int root = 0;  // Broadcast/Reduce/Gather/Scatter root; Send/Recv peer
   // The call a Send or Recv came from (api_alltoall.cc); both ends of each pair know it
   // alike. A Gather's or Scatter's go one way (oneWay()): nothing flows back from the peer
   // in the same call, so the protocol thresholds differ (planner.cc); an AlltoAll's go both
@@ -46,6 +51,8 @@ struct OpDesc {
   uint64_t enqueueNs = 0;  // MCCL_PROFILE: when the API call entered the library
 
   bool isP2p() const { return kind == OpKind::Send || kind == OpKind::Recv; }
+  // AlltoAll, Gather, Scatter run whole (the kinds above).
+  bool isWholeP2pCall() const { return kind == OpKind::AlltoAll || kind == OpKind::Gather || kind == OpKind::Scatter; }
   bool oneWay() const { return call == P2pCall::Gather || call == P2pCall::Scatter; }
   bool hasReduction() const {
     return kind == OpKind::AllReduce || kind == OpKind::Reduce || kind == OpKind::ReduceScatter;

@@ -59,6 +59,9 @@ ProtoLimits protoLimits(const OpDesc& op, int nranks) {
     case OpKind::Broadcast: return {512 << 10, 0, 0};  // 1 MiB: Simple on 24 channels 8.4 us, LL128 9.3
     case OpKind::Send:
     case OpKind::Recv: return {nranks == 2 ? 512 << 10 : 128 << 10, 1 << 20, 0};
+    case OpKind::AlltoAll:
+    case OpKind::Gather:
+    case OpKind::Scatter: break;  // run whole only in a host segment, never planned (op.h)
   }
   return {1 << 20, 0, 0};
 }
@@ -267,6 +270,9 @@ PlanChoice choosePlan(const ncclComm* comm, const OpDesc& op, size_t slotBytes) 
     case OpKind::ReduceScatter: c.algo = Algo::Ring; break;
     case OpKind::Send:
     case OpKind::Recv: c.algo = Algo::P2p; break;
+    case OpKind::AlltoAll:
+    case OpKind::Gather:
+    case OpKind::Scatter: break;  // run whole only in a host segment, never planned (op.h)
   }
   c.proto = chooseProto(comm, op);
   c.twoShot = c.proto == Proto::LL128 && ll128TwoShot(comm, op);
@@ -397,6 +403,9 @@ Schedule makeSchedule(const ncclComm* comm, const OpDesc& op, const PlanChoice& 
     case OpKind::Reduce: s.coll = Coll::Reduce; break;
     case OpKind::Send: s.coll = Coll::Send; break;
     case OpKind::Recv: s.coll = Coll::Recv; break;
+    case OpKind::AlltoAll:
+    case OpKind::Gather:
+    case OpKind::Scatter: break;  // run whole only in a host segment, never planned (op.h)
   }
   s.algo = choice.algo;
   s.nranks = comm->nranks;
@@ -426,6 +435,9 @@ double estimateOpTimeUs(const ncclComm* comm, const OpDesc& op) {
     case OpKind::Reduce: return std::min(chainUs(f, n, bytes), binomialUs(f, n, bytes));
     case OpKind::Send:
     case OpKind::Recv: return f.alphaUs + bytes / (f.gbps * 1e3);
+    case OpKind::AlltoAll:
+    case OpKind::Gather:
+    case OpKind::Scatter: break;  // run whole only in a host segment, never planned (op.h)
   }
   return f.alphaUs;
 }

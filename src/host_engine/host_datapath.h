@@ -23,6 +23,9 @@ class HostDataPath : public DataPath {
   bool runAlone(const OpDesc& op, ncclResult_t* result) override;
   // A group whose every operation the shared-memory path takes, run to completion.
   bool runGroupAlone(const std::vector<OpDesc>& ops, ncclResult_t* result) override;
+  // AlltoAll, Gather, Scatter whole where the shared-memory path takes them (one-shot: a
+  // rank writes its blocks once, each reader takes its own), else where the MPI route does.
+  bool runsWhole(const OpDesc& op) override { return shm_.use(op) || route_.takes(comm_, op); }
   void abort() override { aborted_.store(true); }
 
  private:

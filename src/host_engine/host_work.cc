@@ -34,6 +34,9 @@ ncclResult_t HostWork::init(std::vector<OpDesc>& ops) {
       MCCL_CHECK(mpi_.start(comm_, route_.mpiComm, op));
       continue;
     }
+    if (op.isWholeP2pCall())  // the API asked runsWhole, whose answer does not change
+      return MCCL_ERR(ncclInternalError, comm_, "%s seq %llu was queued whole but neither shared memory nor MPI takes it",
+                      opKindName(op.kind), static_cast<unsigned long long>(op.seq));
     OpExec e;
     e.op = op;
     e.esize = datatypeSize(op.datatype);

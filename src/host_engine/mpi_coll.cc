@@ -47,11 +47,13 @@ uint64_t hostMpiCollCount() { return gCount.load(std::memory_order_relaxed); }
 
 bool MpiCollRoute::takes(const ncclComm* comm, const OpDesc& op) const {
   if (mpiComm == MPI_COMM_NULL || op.isP2p() || op.count == 0) return false;
-  if (mpiType(op.datatype) == MPI_DATATYPE_NULL) return false;
+  // AlltoAll, Gather and Scatter move bytes (MPI_BYTE): every datatype.
+  if (!op.isWholeP2pCall() && mpiType(op.datatype) == MPI_DATATYPE_NULL) return false;
   if (op.hasReduction() && mpiOp(op.red.kind) == MPI_OP_NULL) return false;
-  // The larger buffer: AllGather's output and ReduceScatter's input hold nranks blocks.
+  // The larger buffer: AllGather's output, ReduceScatter's input, AlltoAll's buffers, a
+  // Gather's output and a Scatter's input hold nranks blocks.
   size_t bytes = op.count * datatypeSize(op.datatype);
-  if (op.kind == OpKind::AllGather || op.kind == OpKind::ReduceScatter) {
+  if (op.kind == OpKind::AllGather || op.kind == OpKind::ReduceScatter || op.isWholeP2pCall()) {
     if (bytes > maxBytes / static_cast<size_t>(comm->nranks)) return false;
     bytes *= static_cast<size_t>(comm->nranks);
   }
@@ -70,6 +72,7 @@ bool MpiCollRoute::takes(const ncclComm* comm, const OpDesc& op) const {
 ncclResult_t MpiCollOp::start(ncclComm* comm, MPI_Comm mc) {
   const MPI_Datatype dt = mpiType(op.datatype);
   const int count = static_cast<int>(op.count);  // <= MCCL_HOST_MPI_MAX_BYTES (an int)
+  const int esize = static_cast<int>(datatypeSize(op.datatype));
   const size_t bytes = op.count * datatypeSize(op.datatype);
   const char* in = static_cast<const char*>(op.sendbuff);
   char* out = static_cast<char*>(op.recvbuff);
@@ -106,6 +109,30 @@ ncclResult_t MpiCollOp::start(ncclComm* comm, MPI_Comm mc) {
       }
       rc = PMPI_Ireduce_scatter_block(in, out, count, dt, mpiOp(op.red.kind), mc, &req);
       break;
+    case OpKind::AlltoAll:
+      call = "MPI_Ialltoall";
+      if (in == out) {
+        // In place: the blocks to send from a copy (MPI_IN_PLACE for nonblocking AlltoAll
+        // is not in every MPI this runs on).
+        tmp.assign(in, in + bytes * static_cast<size_t>(comm->nranks));
+        in = tmp.data();
+      }
+      rc = PMPI_Ialltoall(in, count * esize, MPI_BYTE, out, count * esize, MPI_BYTE, mc, &req);
+      break;
+    case OpKind::Gather: {
+      call = "MPI_Igather";
+      const bool inPlace = comm->rank == op.root && in == out + static_cast<size_t>(op.root) * bytes;
+      rc = PMPI_Igather(inPlace ? MPI_IN_PLACE : in, count * esize, MPI_BYTE, out, count * esize, MPI_BYTE, op.root,
+                        mc, &req);
+      break;
+    }
+    case OpKind::Scatter: {
+      call = "MPI_Iscatter";
+      const bool inPlace = comm->rank == op.root && out == in + static_cast<size_t>(op.root) * bytes;
+      rc = PMPI_Iscatter(in, count * esize, MPI_BYTE, inPlace ? MPI_IN_PLACE : out, count * esize, MPI_BYTE, op.root,
+                         mc, &req);
+      break;
+    }
     default:
       return MCCL_ERR(ncclInternalError, comm, "%s seq %llu is not a collective MPI runs", opKindName(op.kind),
                       static_cast<unsigned long long>(op.seq));

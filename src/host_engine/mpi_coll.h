@@ -6,7 +6,9 @@
 // shared-memory collectives beat the engine's FIFO round trips (up to a few hundred bytes:
 // Open MPI's nonblocking collectives are slow from 4 KiB; docs/DESIGN.md). Only what MPI computes the
 // same way stays there: the datatypes MPI has (not half, bfloat16, fp8) and the operators
-// sum, prod, max and min (ncclAvg and PreMulSum stay on the engine). Nothing ever blocks in
+// sum, prod, max and min (ncclAvg and PreMulSum stay on the engine). AlltoAll, Gather and
+// Scatter, whole (DataPath::runsWhole, where shared memory does not take them), go to
+// MPI_Ialltoall, MPI_Igather and MPI_Iscatter as bytes, any datatype. Nothing ever blocks in
 // MPI: the requests are tested from the engine's progress loop, which keeps its abort,
 // lost-peer and MCCL_TIMEOUT checks. See docs/DESIGN.md, "Host engine".
 #pragma once
@@ -46,7 +48,7 @@ struct MpiCollRoute {
 struct MpiCollOp {
   OpDesc op;
   MPI_Request req = MPI_REQUEST_NULL;
-  std::vector<char> tmp;  // in-place ReduceScatter: MPI's result, copied when done
+  std::vector<char> tmp;  // in-place ReduceScatter: MPI's result, copied when done; in-place AlltoAll: the input
   char* copyTo = nullptr;
   bool done = false;
 

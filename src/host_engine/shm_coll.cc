@@ -115,7 +115,9 @@ bool ShmColls::takes(const OpDesc& op) const {
   size_t bytes = op.count * datatypeSize(op.datatype);
   if (op.isP2p()) return p2pDepth_ > 0 && bytes <= maxBytes_;
   if (comm_->nranks == 1) return true;  // a local copy, whatever the size
-  if (op.kind == OpKind::ReduceScatter) {
+  // What one rank writes: a ReduceScatter's input, an AlltoAll's or Scatter's blocks for
+  // every rank.
+  if (op.kind == OpKind::ReduceScatter || op.kind == OpKind::AlltoAll || op.kind == OpKind::Scatter) {
     if (bytes > maxBytes_ / static_cast<size_t>(comm_->nranks)) return false;
     bytes *= static_cast<size_t>(comm_->nranks);
   }
@@ -243,17 +245,26 @@ ncclResult_t ShmColls::progress(ShmOp& o) {
   // invalidated, and a load of them stalls until then (perf on the 2-core CI machine, 2
   // ranks: most of a 256-byte AllReduce's reduction). Not where the output overlaps the
   // input: the reduction writes its output before it has read every contribution.
-  const size_t writeBytes = op.kind == OpKind::ReduceScatter ? bytes * static_cast<size_t>(n) : bytes;
+  const bool everyRanksBlock =
+      op.kind == OpKind::ReduceScatter || op.kind == OpKind::AlltoAll || op.kind == OpKind::Scatter;
+  const size_t writeBytes = everyRanksBlock ? bytes * static_cast<size_t>(n) : bytes;
   const char* const in = static_cast<const char*>(op.sendbuff);
   char* const out = static_cast<char*>(op.recvbuff);
   const size_t outBytes = op.kind == OpKind::AllGather ? bytes * static_cast<size_t>(n) : bytes;
   // (as integers: a buffer a rank does not use may be null)
   const uintptr_t inAt = reinterpret_cast<uintptr_t>(in), outAt = reinterpret_cast<uintptr_t>(out);
   const bool apart = outAt + outBytes <= inAt || inAt + writeBytes <= outAt;
-  // Who publishes: every rank but a Broadcast's non-roots and a Reduce's root (whose cell
-  // nobody else reads) where it reads its contribution from the send buffer.
-  const bool writes =
-      op.kind == OpKind::Broadcast ? me == op.root : !(op.kind == OpKind::Reduce && me == op.root && apart);
+  // Who publishes and who reads: a Broadcast's and a Scatter's root publishes, the others
+  // read; a Reduce's and a Gather's root reads, the others publish (a Reduce's root too
+  // where its output overlaps its input); every rank of the rest does both.
+  bool writes = true, reads = true;
+  switch (op.kind) {
+    case OpKind::Broadcast:
+    case OpKind::Scatter: writes = me == op.root, reads = !writes; break;
+    case OpKind::Reduce: reads = me == op.root, writes = !(reads && apart); break;
+    case OpKind::Gather: reads = me == op.root, writes = !reads; break;
+    default: break;
+  }
   const Where where = writeBytes <= kLinesMaxBytes ? Where::Lines
                       : writeBytes <= kPackedBytes ? Where::Packed
                                                    : Where::Slot;
@@ -327,8 +338,23 @@ ncclResult_t ShmColls::progress(ShmOp& o) {
         }
       }
     }
-    if (op.kind == OpKind::Broadcast && me == op.root && op.recvbuff != op.sendbuff)
-      std::memcpy(op.recvbuff, op.sendbuff, bytes);
+    // This rank's own block (in place: already there).
+    const size_t mine = static_cast<size_t>(me) * bytes;
+    switch (op.kind) {
+      case OpKind::Broadcast:
+        if (me == op.root && out != in) std::memcpy(out, in, bytes);
+        break;
+      case OpKind::AlltoAll:
+        if (out != in) std::memcpy(out + mine, in + mine, bytes);
+        break;
+      case OpKind::Gather:
+        if (me == op.root && out + mine != in) std::memcpy(out + mine, in, bytes);
+        break;
+      case OpKind::Scatter:
+        if (me == op.root && out != in + mine) std::memcpy(out, in + mine, bytes);
+        break;
+      default: break;
+    }
     o.state = 1;
     o.waitRank = 0;
   }
@@ -422,8 +448,33 @@ ncclResult_t ShmColls::progress(ShmOp& o) {
       }
     }
   };
-  const bool reads = op.kind == OpKind::Broadcast ? me != op.root : op.kind != OpKind::Reduce || me == op.root;
-  if (reads && !(inLine ? readLines() : readPieces())) return ncclSuccess;
+  // AlltoAll, Gather, Scatter: each block this rank reads (rank r's block for this rank, or
+  // a Gather's every block), a line or piece at a time as each is there (o.waitRank: the
+  // rank read now, o.piece: its next line or piece). False while waiting.
+  auto readBlocks = [&] {
+    const size_t unit = inLine ? kLineData : pieces.bytes;
+    const int units = inLine ? lines : pieces.count;
+    const size_t off = op.kind == OpKind::Gather ? 0 : static_cast<size_t>(me) * bytes, end = off + bytes;
+    for (; o.waitRank < n; ++o.waitRank, o.piece = 0) {
+      const int r = o.waitRank;
+      if (r == me || (op.kind == OpKind::Scatter && r != op.root)) continue;
+      char* dst = op.kind == OpKind::Scatter ? out : out + static_cast<size_t>(r) * bytes;
+      const char* src = inLine ? nullptr : data(r);
+      for (o.piece = std::max(o.piece, static_cast<int>(off / unit)); o.piece < units; ++o.piece) {
+        const size_t at = static_cast<size_t>(o.piece) * unit;
+        if (at >= end) break;
+        if (!lineIn(r, o.piece)) return false;
+        const size_t from = std::max(off, at), to = std::min(end, at + unit);
+        const char* p = inLine ? seg_->cell(r, o.s)[o.piece].data + (from - at) : src + from;
+        std::memcpy(dst + (from - off), p, to - from);
+      }
+    }
+    return true;
+  };
+  if (reads) {
+    const bool got = op.isWholeP2pCall() ? readBlocks() : inLine ? readLines() : readPieces();
+    if (!got) return ncclSuccess;
+  }
   seg_->done(me)->done.store(o.s, std::memory_order_release);
   o.state = 2;
   o.waitRank = -1;

@@ -12,8 +12,10 @@
 // Every rank reduces the contributions in rank order, so all ranks get the same bits.
 // Which collectives come here (the same answer on every rank for the same call):
 // AllReduce, Broadcast, Reduce, AllGather and ReduceScatter, every datatype and operator,
-// when what one rank writes fits a slot (MCCL_HOST_SHM_MAX_BYTES) and every rank is on
-// this node; on a one-rank communicator every size (a local copy). NCCL_ALGO can exclude
+// and AlltoAll, Gather and Scatter whole (DataPath::runsWhole: an AlltoAll's every rank and
+// a Scatter's root write a block for every rank, each reader copies out its own), when
+// what one rank writes fits a slot (MCCL_HOST_SHM_MAX_BYTES) and every rank is on this
+// node; on a one-rank communicator every size (a local copy). NCCL_ALGO can exclude
 // it ("oneshot"), NCCL_SHM_DISABLE=1 turns it off.
 //
 // Send/Recv (shm_p2p.cc): a message of at most MCCL_HOST_SHM_MAX_BYTES between ranks of the
