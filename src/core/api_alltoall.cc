@@ -154,14 +154,7 @@ ncclResult_t stageInput(ncclComm* comm, const void* src, size_t bytes, cudaStrea
 // result); else the caller queues its Sends and Recvs.
 ncclResult_t queueWhole(ncclComm* comm, OpKind kind, const void* sendbuff, void* recvbuff, size_t count,
                         ncclDataType_t datatype, int root, cudaStream_t stream, const char* call, bool* queued) {
-  OpDesc d;
-  d.kind = kind;
-  d.sendbuff = sendbuff;
-  d.recvbuff = recvbuff;
-  d.count = count;
-  d.datatype = datatype;
-  d.root = root;
-  d.stream = stream;
+  OpDesc d = apiOp(kind, sendbuff, recvbuff, count, datatype, ncclSum, root, stream);
   *queued = comm->dataPath && comm->dataPath->runsWhole(d);
   return *queued ? enqueueChecked(comm, d, call) : ncclSuccess;
 }

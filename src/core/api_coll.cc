@@ -14,15 +14,7 @@ ncclResult_t enqueue(OpKind kind, const void* sendbuff, void* recvbuff, size_t c
                      ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm,
                      cudaStream_t stream, const char* call) {
   MCCL_API_BEGIN
-  OpDesc d;
-  d.kind = kind;
-  d.sendbuff = sendbuff;
-  d.recvbuff = recvbuff;
-  d.count = count;
-  d.datatype = datatype;
-  d.op = op;
-  d.root = root;
-  d.stream = stream;
+  OpDesc d = apiOp(kind, sendbuff, recvbuff, count, datatype, op, root, stream);
   return enqueueOp(comm, d, call);
   MCCL_API_END
 }

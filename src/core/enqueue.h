@@ -10,6 +10,21 @@ struct ncclComm;
 
 namespace mccl {
 
+// The operation an API call names (the rest of OpDesc at its defaults).
+inline OpDesc apiOp(OpKind kind, const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
+                    ncclRedOp_t op, int root, cudaStream_t stream) {
+  OpDesc d;
+  d.kind = kind;
+  d.sendbuff = sendbuff;
+  d.recvbuff = recvbuff;
+  d.count = count;
+  d.datatype = datatype;
+  d.op = op;
+  d.root = root;
+  d.stream = stream;
+  return d;
+}
+
 // op is the caller's and is completed in place (sequence number, resolved operator,
 // profile stamp): passed by value, its copy cost a small call's store-forwarding stall
 // (perf, 2-core CI machine: a quarter of the time of an 8-byte host Broadcast).
