@@ -435,9 +435,11 @@ double estimateOpTimeUs(const ncclComm* comm, const OpDesc& op) {
     case OpKind::Reduce: return std::min(chainUs(f, n, bytes), binomialUs(f, n, bytes));
     case OpKind::Send:
     case OpKind::Recv: return f.alphaUs + bytes / (f.gbps * 1e3);
+    // Queued whole (op.h): as their Sends and Recvs at once (estimateGroupTimeUs), the
+    // busiest rank moving a block for every rank.
     case OpKind::AlltoAll:
     case OpKind::Gather:
-    case OpKind::Scatter: break;  // run whole only in a host segment, never planned (op.h)
+    case OpKind::Scatter: return f.alphaUs + n * bytes / (f.gbps * 1e3);
   }
   return f.alphaUs;
 }
