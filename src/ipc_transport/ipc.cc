@@ -1,6 +1,7 @@
 #include "ipc_transport/ipc.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include "core/comm.h"
@@ -10,6 +11,13 @@
 #include "core/knobs.h"
 
 namespace mccl {
+
+namespace {
+std::atomic<uint64_t> gStepBase{0}, gStepPresets{0};
+}  // namespace
+
+void ipcSetStepBaseForTests(uint64_t base) { gStepBase.store(base); }
+uint64_t ipcStepPresetsForTests() { return gStepPresets.load(); }
 
 struct IpcTransport::Info {
   static constexpr uint32_t kMagic = 0x69706331;  // "ipc1"
@@ -243,6 +251,11 @@ ncclResult_t IpcTransport::need(const ConnKey& key) {
     c->ownedBytes = bytes;
     // Cleared before the record goes out: the peer writes here once it has it.
     CUDA_TRY(cudaMemsetAsync(c->local, 0, ll ? bytes : ConnRegion::kDataOff, setupStream_), "cudaMemsetAsync(FIFO)");
+    // (tests: the tail the sender raises starts at the base, ipcSetStepBaseForTests)
+    const uint64_t base = gStepBase.load();
+    if (base != 0)
+      CUDA_TRY(cudaMemcpyAsync(c->local + ConnRegion::kFlagOff, &base, sizeof base, cudaMemcpyHostToDevice, setupStream_),
+               "cudaMemcpyAsync(FIFO tail)");
     CUDA_TRY(cudaStreamSynchronize(setupStream_), "cudaStreamSynchronize(FIFO clear)");
     c->mine.offset = 0;
     c->mine.exported = bytes;
@@ -335,6 +348,18 @@ ncclResult_t IpcTransport::finish(const ConnKey& key, Conn& c, const Info& info)
     d.slotBytes = c.mine.slotBytes;
   }
   d.step = ctrl + kCtrlStep;
+  const uint64_t base = gStepBase.load();
+  if (base != 0 && !c.mine.net) {
+    // Tests (ipcSetStepBaseForTests): this end's step, and a sender's credit and head word,
+    // start at the base. Before the connection is ready, so before any kernel of this rank
+    // sends on it and thus before its receiver writes the head.
+    const uint64_t words[kCtrlWords] = {base, base};
+    static_assert(kCtrlStep == 0 && kCtrlCredit == 1, "the control words, in order");
+    CUDA_TRY(cudaMemcpyAsync(ctrl, words, sizeof words, cudaMemcpyHostToDevice, setupStream_), "cudaMemcpyAsync(steps)");
+    if (key.send)
+      CUDA_TRY(cudaMemcpyAsync(d.head, &base, sizeof base, cudaMemcpyHostToDevice, setupStream_), "cudaMemcpyAsync(head)");
+    gStepPresets.fetch_add(1);
+  }
   CUDA_TRY(cudaMemcpyAsync(devConn(view, key.peer, index), &d, sizeof d, cudaMemcpyHostToDevice, setupStream_),
            "cudaMemcpyAsync(connection)");
   CUDA_TRY(cudaStreamSynchronize(setupStream_), "cudaStreamSynchronize(connection)");

@@ -43,6 +43,16 @@ struct ncclComm;
 
 namespace mccl {
 
+// Tests: connections over CUDA IPC made from now on start their step counters at `base`
+// instead of 0 (a receiver's tail, a sender's head and credit, both ends' persistent step;
+// a multiple of 1024, so slots and slices stay aligned), so that a test reaches the point
+// where the LL protocol's 32-bit flags wrap (2^32 steps on one connection: about 12 hours of
+// back-to-back small calls) in a few thousand calls. 0 (the default): off. Every rank of
+// the communicators made meanwhile must see the same base (ranks as threads of one process).
+void ipcSetStepBaseForTests(uint64_t base);
+// Connections that started at a base so far.
+uint64_t ipcStepPresetsForTests();
+
 class IpcTransport {
  public:
   explicit IpcTransport(ncclComm* comm);

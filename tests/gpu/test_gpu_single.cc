@@ -27,6 +27,7 @@
 
 #include "core/knobs.h"
 #include "core/types.h"
+#include "ipc_transport/ipc.h"
 #include "clique.h"
 #include "gpu_util.h"
 #include "scoped_env.h"
@@ -583,25 +584,20 @@ TEST(GpuSingleProcess, CollectivesChainedOnOneStreamReadEachOthersResults) {
   }
 }
 
-// Two communicators over the same GPUs, calls alternating between them on one stream, sizes
-// cycling through every protocol's range (LL, LL128, Simple), 300 calls: each connection's
-// slots are reused many times over, and a line left from an earlier step or the other
-// communicator must never be taken for new data. Every call's input differs (a byte pattern
-// of the call number), the output is cleared before it, and samples of every call's result
-// (start, middle, end) are checked against the sum computed here.
-TEST(GpuSingleProcess, TwoCommunicatorsOneStreamEveryProtocol) {
-  SKIP_WITHOUT_GPUS(1);
-  Clique a(8), b(8);
-  const int n = a.n;
-  const std::vector<size_t> sizes = {8, 3000, 100000, 1500000, 12u << 20};  // bytes
-  const int calls = 300, kSample = 64;
+// `calls` uint8 AllReduces on one stream per rank, call k on cliques[k % size] with
+// sizes[k % size] bytes; every call's input differs (a byte pattern of the call number), the
+// output is cleared before it, and samples of every call's result (start, middle, end) are
+// checked against the sum computed here. Returns each rank's first error.
+namespace {
+std::vector<std::string> allReduceRounds(const std::vector<Clique*>& cliques, const std::vector<size_t>& sizes,
+                                         int calls) {
+  const int n = cliques[0]->n, kSample = 64;
   std::vector<std::string> errs(static_cast<size_t>(n));
-  ThreadBarrier ready(n);
   runThreads(n, [&](int r) {
-    cudaSetDevice(a.dev(r));
+    cudaSetDevice(cliques[0]->dev(r));
     cudaStream_t s;
     uint8_t *x = nullptr, *y = nullptr, *samples = nullptr;
-    const size_t most = sizes.back();
+    const size_t most = *std::max_element(sizes.begin(), sizes.end());
     if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess || cudaMalloc(&x, most) != cudaSuccess ||
         cudaMalloc(&y, most) != cudaSuccess || cudaMallocHost(&samples, static_cast<size_t>(calls) * 3 * kSample) != cudaSuccess) {
       errs[r] = "allocation failed";
@@ -609,7 +605,7 @@ TEST(GpuSingleProcess, TwoCommunicatorsOneStreamEveryProtocol) {
     }
     for (int k = 0; k < calls && errs[r].empty(); ++k) {
       const size_t bytes = sizes[static_cast<size_t>(k) % sizes.size()];
-      ncclComm_t comm = (k % 2 ? a : b).comms[r];
+      ncclComm_t comm = cliques[static_cast<size_t>(k) % cliques.size()]->comms[r];
       cudaMemsetAsync(x, (k * 7 + r * 3 + 1) & 0xff, bytes, s);
       cudaMemsetAsync(y, 0, bytes, s);
       if (ncclAllReduce(x, y, bytes, ncclUint8, ncclSum, comm, s) != ncclSuccess) {
@@ -633,8 +629,8 @@ TEST(GpuSingleProcess, TwoCommunicatorsOneStreamEveryProtocol) {
           const unsigned got = samples[(static_cast<size_t>(k) * 3 + j) * kSample + e];
           if (got != want) {
             errs[r] = "call " + std::to_string(k) + " (" + std::to_string(bytes) + " B, communicator " +
-                      (k % 2 ? "a" : "b") + "), sample " + std::to_string(j) + " byte " + std::to_string(e) + ": " +
-                      std::to_string(got) + " != " + std::to_string(want);
+                      std::to_string(static_cast<size_t>(k) % cliques.size()) + "), sample " + std::to_string(j) +
+                      " byte " + std::to_string(e) + ": " + std::to_string(got) + " != " + std::to_string(want);
             break;
           }
         }
@@ -644,7 +640,46 @@ TEST(GpuSingleProcess, TwoCommunicatorsOneStreamEveryProtocol) {
     cudaFree(y);
     cudaStreamDestroy(s);
   });
-  for (int r = 0; r < n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
+  return errs;
+}
+}  // namespace
+
+// Two communicators over the same GPUs, calls alternating between them on one stream, sizes
+// cycling through every protocol's range (LL, LL128, Simple), 300 calls: each connection's
+// slots are reused many times over, and a line left from an earlier step or the other
+// communicator must never be taken for new data.
+TEST(GpuSingleProcess, TwoCommunicatorsOneStreamEveryProtocol) {
+  SKIP_WITHOUT_GPUS(1);
+  Clique a(8), b(8);
+  std::vector<std::string> errs = allReduceRounds({&b, &a}, {8, 3000, 100000, 1500000, 12u << 20}, 300);
+  for (int r = 0; r < a.n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
+}
+
+// The LL protocol's flags are the low 32 bits of a connection's step (ll_proto.cuh): after
+// 2^32 steps (about 12 hours of back-to-back small calls on one connection) they wrap, and
+// the flag of step 2^32 - 1 is 0, what a cleared line holds. Connections that start their
+// counters 1,024 steps short of the wrap (ipcSetStepBaseForTests) cross it within the first
+// 1,100 calls of 8 B (a step or more a call on channel 0's connections), then take every
+// protocol's sizes past it: every result must stay right.
+TEST(GpuSingleProcess, LlFlagsWrapPast2To32Steps) {
+  SKIP_WITHOUT_GPUS(1);
+  const uint64_t base = (uint64_t{1} << 32) - 1024, presetsBefore = mccl::ipcStepPresetsForTests();
+  mccl::ipcSetStepBaseForTests(base);
+  std::vector<std::string> errs;
+  {
+    Clique cl(8);
+    if (cl.n < 2) {
+      mccl::ipcSetStepBaseForTests(0);
+      GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=2 on one GPU)";
+    }
+    errs = allReduceRounds({&cl}, {8}, 1100);
+    if (std::all_of(errs.begin(), errs.end(), [](const std::string& e) { return e.empty(); }))
+      errs = allReduceRounds({&cl}, {8, 3000, 100000, 1500000, 12u << 20, 40000}, 600);
+  }
+  mccl::ipcSetStepBaseForTests(0);
+  // Every rank's connections started at the base (a send and a receive connection a peer at least).
+  EXPECT_GE(mccl::ipcStepPresetsForTests() - presetsBefore, 2u);
+  for (size_t r = 0; r < errs.size(); ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
 }
 
 // The lean LL kernel (a launch of one or two LL works of one step on each channel: a line
