@@ -1,14 +1,15 @@
 // AlltoAll, Gather and Scatter (NCCL 2.28) and mccl's AlltoAllv. Each call is checked as a
 // whole, then becomes the Send/Recv operations of one group: it takes the same host and GPU
 // data paths as the user's own grouped Send/Recv, and inside a user's group it simply adds
-// its operations to that group. Where the data path runs the call as one operation
-// (DataPath::runsWhole: a host communicator's shared-memory segment, where each rank writes
-// its blocks once and every reader takes its own), it is queued whole instead: 2n Sends and
-// Recvs each paid the group's bookkeeping and a handoff of their own. A rank's block for itself goes through the same path (a
+// its operations to that group. A rank's block for itself goes through the same path (a
 // self connection) unless the call is in place, where that block is already where it
 // belongs. AlltoAll in place on several ranks sends from a copy of the input (staged in
 // stream order, released when the group is through), since every block it receives
-// overwrites one it has yet to send.
+// overwrites one it has yet to send. Where the data path runs AlltoAll, Gather or Scatter
+// as one operation (DataPath::runsWhole: a host communicator's shared-memory segment, where
+// each rank writes its blocks once and every reader takes its own, or its MPI route), the
+// call is queued whole instead: as 2n Sends and Recvs each paid the group's bookkeeping and
+// a handoff of its own.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -150,13 +151,14 @@ ncclResult_t stageInput(ncclComm* comm, const void* src, size_t bytes, cudaStrea
 #endif
 }
 
-// Queues the call as one operation where the data path runs it whole (*queued, and the
-// result); else the caller queues its Sends and Recvs.
-ncclResult_t queueWhole(ncclComm* comm, OpKind kind, const void* sendbuff, void* recvbuff, size_t count,
-                        ncclDataType_t datatype, int root, cudaStream_t stream, const char* call, bool* queued) {
+// Queues the call as one operation (*result) where the data path runs it whole; false: the
+// caller queues its Sends and Recvs.
+bool queuedWhole(ncclComm* comm, OpKind kind, const void* sendbuff, void* recvbuff, size_t count,
+                 ncclDataType_t datatype, int root, cudaStream_t stream, const char* call, ncclResult_t* result) {
   OpDesc d = apiOp(kind, sendbuff, recvbuff, count, datatype, ncclSum, root, stream);
-  *queued = comm->dataPath && comm->dataPath->runsWhole(d);
-  return *queued ? enqueueChecked(comm, d, call) : ncclSuccess;
+  if (!comm->dataPath || !comm->dataPath->runsWhole(d)) return false;
+  *result = enqueueChecked(comm, d, call);
+  return true;
 }
 
 // Peers in the order (rank, rank+1, ...): every rank starts with a different partner.
@@ -187,9 +189,8 @@ ncclResult_t alltoAll(const void* sendbuff, void* recvbuff, size_t count, ncclDa
                     "%s: sendbuff %p and recvbuff %p overlap (%zu bytes each) without being equal (in place)",
                     call, sendbuff, recvbuff, total);
   if (count == 0 || (inPlace && n == 1)) return submit(comm, {}, datatype, stream, call);
-  bool whole = false;
-  ncclResult_t w = queueWhole(comm, OpKind::AlltoAll, sendbuff, recvbuff, count, datatype, 0, stream, call, &whole);
-  if (whole) return w;
+  ncclResult_t whole;
+  if (queuedWhole(comm, OpKind::AlltoAll, sendbuff, recvbuff, count, datatype, 0, stream, call, &whole)) return whole;
   MCCL_CHECK(groupStart());
   const char* src = static_cast<const char*>(sendbuff);
   ncclResult_t r = inPlace ? stageInput(comm, sendbuff, total, stream, call, &src) : ncclSuccess;
@@ -231,11 +232,9 @@ ncclResult_t gather(const void* sendbuff, void* recvbuff, size_t count, ncclData
                       "the in-place form",
                       call, sendbuff, recvbuff, static_cast<void*>(own));
   }
-  if (count > 0) {
-    bool whole = false;
-    ncclResult_t w = queueWhole(comm, OpKind::Gather, sendbuff, recvbuff, count, datatype, root, stream, call, &whole);
-    if (whole) return w;
-  }
+  ncclResult_t whole;
+  if (count > 0 && queuedWhole(comm, OpKind::Gather, sendbuff, recvbuff, count, datatype, root, stream, call, &whole))
+    return whole;
   // On symmetric windows a sender's copy engines may write its block into the root's window
   // at the place of its own recvbuff's block (OpDesc::symAt), where a non-root passed one.
   std::vector<Xfer> xs;
@@ -275,11 +274,9 @@ ncclResult_t scatter(const void* sendbuff, void* recvbuff, size_t count, ncclDat
                       "the in-place form",
                       call, recvbuff, sendbuff, static_cast<const void*>(own));
   }
-  if (count > 0) {
-    bool whole = false;
-    ncclResult_t w = queueWhole(comm, OpKind::Scatter, sendbuff, recvbuff, count, datatype, root, stream, call, &whole);
-    if (whole) return w;
-  }
+  ncclResult_t whole;
+  if (count > 0 && queuedWhole(comm, OpKind::Scatter, sendbuff, recvbuff, count, datatype, root, stream, call, &whole))
+    return whole;
   // No OpDesc::symAt, so never the copy engines: where the root is in place, a receiver's
   // block may lie at the root's offset or at its own block's (docs/DESIGN.md).
   std::vector<Xfer> xs;

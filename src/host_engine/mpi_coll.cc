@@ -72,8 +72,8 @@ bool MpiCollRoute::takes(const ncclComm* comm, const OpDesc& op) const {
 ncclResult_t MpiCollOp::start(ncclComm* comm, MPI_Comm mc) {
   const MPI_Datatype dt = mpiType(op.datatype);
   const int count = static_cast<int>(op.count);  // <= MCCL_HOST_MPI_MAX_BYTES (an int)
-  const int esize = static_cast<int>(datatypeSize(op.datatype));
   const size_t bytes = op.count * datatypeSize(op.datatype);
+  const int block = static_cast<int>(bytes);  // AlltoAll, Gather, Scatter: a block as MPI_BYTEs
   const char* in = static_cast<const char*>(op.sendbuff);
   char* out = static_cast<char*>(op.recvbuff);
   int rc = MPI_SUCCESS;
@@ -117,19 +117,19 @@ ncclResult_t MpiCollOp::start(ncclComm* comm, MPI_Comm mc) {
         tmp.assign(in, in + bytes * static_cast<size_t>(comm->nranks));
         in = tmp.data();
       }
-      rc = PMPI_Ialltoall(in, count * esize, MPI_BYTE, out, count * esize, MPI_BYTE, mc, &req);
+      rc = PMPI_Ialltoall(in, block, MPI_BYTE, out, block, MPI_BYTE, mc, &req);
       break;
     case OpKind::Gather: {
       call = "MPI_Igather";
       const bool inPlace = comm->rank == op.root && in == out + static_cast<size_t>(op.root) * bytes;
-      rc = PMPI_Igather(inPlace ? MPI_IN_PLACE : in, count * esize, MPI_BYTE, out, count * esize, MPI_BYTE, op.root,
+      rc = PMPI_Igather(inPlace ? MPI_IN_PLACE : in, block, MPI_BYTE, out, block, MPI_BYTE, op.root,
                         mc, &req);
       break;
     }
     case OpKind::Scatter: {
       call = "MPI_Iscatter";
       const bool inPlace = comm->rank == op.root && out == in + static_cast<size_t>(op.root) * bytes;
-      rc = PMPI_Iscatter(in, count * esize, MPI_BYTE, inPlace ? MPI_IN_PLACE : out, count * esize, MPI_BYTE, op.root,
+      rc = PMPI_Iscatter(in, block, MPI_BYTE, inPlace ? MPI_IN_PLACE : out, block, MPI_BYTE, op.root,
                          mc, &req);
       break;
     }

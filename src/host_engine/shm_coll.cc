@@ -60,6 +60,12 @@ class Sources {
   std::vector<const char*> many_;
 };
 
+// Whether one rank writes a block for every rank: a ReduceScatter's input, an AlltoAll's or
+// a Scatter's root's blocks.
+bool writesEveryRanksBlock(OpKind k) {
+  return k == OpKind::ReduceScatter || k == OpKind::AlltoAll || k == OpKind::Scatter;
+}
+
 }  // namespace
 
 uint64_t hostShmCollCount() { return gCount.load(std::memory_order_relaxed); }
@@ -115,9 +121,7 @@ bool ShmColls::takes(const OpDesc& op) const {
   size_t bytes = op.count * datatypeSize(op.datatype);
   if (op.isP2p()) return p2pDepth_ > 0 && bytes <= maxBytes_;
   if (comm_->nranks == 1) return true;  // a local copy, whatever the size
-  // What one rank writes: a ReduceScatter's input, an AlltoAll's or Scatter's blocks for
-  // every rank.
-  if (op.kind == OpKind::ReduceScatter || op.kind == OpKind::AlltoAll || op.kind == OpKind::Scatter) {
+  if (writesEveryRanksBlock(op.kind)) {
     if (bytes > maxBytes_ / static_cast<size_t>(comm_->nranks)) return false;
     bytes *= static_cast<size_t>(comm_->nranks);
   }
@@ -245,9 +249,7 @@ ncclResult_t ShmColls::progress(ShmOp& o) {
   // invalidated, and a load of them stalls until then (perf on the 2-core CI machine, 2
   // ranks: most of a 256-byte AllReduce's reduction). Not where the output overlaps the
   // input: the reduction writes its output before it has read every contribution.
-  const bool everyRanksBlock =
-      op.kind == OpKind::ReduceScatter || op.kind == OpKind::AlltoAll || op.kind == OpKind::Scatter;
-  const size_t writeBytes = everyRanksBlock ? bytes * static_cast<size_t>(n) : bytes;
+  const size_t writeBytes = writesEveryRanksBlock(op.kind) ? bytes * static_cast<size_t>(n) : bytes;
   const char* const in = static_cast<const char*>(op.sendbuff);
   char* const out = static_cast<char*>(op.recvbuff);
   const size_t outBytes = op.kind == OpKind::AllGather ? bytes * static_cast<size_t>(n) : bytes;
