@@ -29,10 +29,31 @@ class HostDataPath : public DataPath {
   void abort() override { aborted_.store(true); }
 
  private:
+  // A rank's Sends to itself and Recvs from itself among ops, matched in call order as NCCL
+  // matches a pair's messages: the first `pairs` of each are copies from the Send's buffer
+  // into the Recv's (no FIFO, one copy instead of two). None while a message to itself from
+  // an earlier group waits (it is matched first); none where no Send and Recv meet.
+  struct SelfPairs {
+    std::vector<size_t> sends, recvs;  // indices into ops, in call order
+    size_t pairs = 0;
+  };
+  SelfPairs selfPairsOf(const std::vector<OpDesc>& ops) const;
+  // Copies the pairs' data and counts the unpaired ones (they travel as messages); an error
+  // where a pair's sizes differ, before anything is copied.
+  ncclResult_t copySelfPairs(const std::vector<OpDesc>& ops, const SelfPairs& p);
+  // ops less the paired Sends and Recvs.
+  static std::vector<OpDesc> withoutPairs(const std::vector<OpDesc>& ops, const SelfPairs& p);
+
   std::unique_ptr<HostTransport> transport_;
   std::atomic<bool> aborted_{false};
   ShmColls shm_;        // small collectives and messages in shared memory (every rank on this node)
   MpiCollRoute route_;  // small collectives on MPI's own (MPI-backed, several nodes)
+  // Messages to itself sent and received as messages (in the segment or a FIFO), not
+  // copied as pairs: while they differ, one waits and pairs would overtake it.
+  uint64_t selfSent_ = 0, selfReceived_ = 0;
 };
+
+// Send/Recv pairs of a rank with itself run as copies, process-wide (tests).
+uint64_t hostSelfCopyCount();
 
 }  // namespace mccl

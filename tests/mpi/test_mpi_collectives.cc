@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "coll_check.h"
+#include "host_engine/host_datapath.h"
 #include "mccl_mpi.h"
 #include "mpi_util.h"
 #include "test_util.h"
@@ -46,6 +47,20 @@ class WorldComm : public testing::Test {
 ncclComm_t WorldComm::comm_ = nullptr;
 
 std::vector<size_t> kCounts = {0, 1, 7, 100, 1023, (1 << 20) + 3};
+
+// MCCL_HOST_SHM_MAX_BYTES: messages up to this size go through shared memory on one node.
+size_t shmMaxBytes() {
+  const char* v = std::getenv("MCCL_HOST_SHM_MAX_BYTES");
+  return v ? static_cast<size_t>(std::strtoull(v, nullptr, 0)) : 65536;
+}
+
+// Whether every rank is on this node (tests/mpi/fake_nodes.sh spreads them over fake nodes
+// of MCCL_RANKS_PER_NODE ranks), where small messages go through shared memory.
+bool oneNode() {
+  if (std::getenv("MCCL_HOST_ID") == nullptr) return true;
+  const char* per = std::getenv("MCCL_RANKS_PER_NODE");
+  return worldSize() <= (per ? std::atoi(per) : 2);
+}
 
 }  // namespace
 
@@ -137,6 +152,85 @@ TEST_F(WorldComm, GroupMixesCollectivesAndPointToPoint) {
 
 // NCCL 2.28's AlltoAll, Gather, Scatter and mccl's AlltoAllv between processes.
 TEST_F(WorldComm, AlltoAllGatherScatterAlltoAllv) { run(alltoallFamilyCases(worldSize(), 40000 + 1)); }
+
+// A rank's Sends to itself and Recvs from itself in one group pair in call order and run as
+// copies (no FIFO): in either order in the group, several pairs, beside messages to the
+// other ranks and a collective; a message to itself left from an earlier group is received
+// first (no pairing overtakes it); a pair whose sizes differ is refused, nothing written.
+TEST_F(WorldComm, SelfSendRecvPairsAreCopiesInCallOrder) {
+  const int r = worldRank(), n = worldSize(), next = (r + 1) % n, prev = (r + n - 1) % n;
+  for (size_t count : {size_t{1}, size_t{3000}, (size_t{1} << 18) + 3}) {  // shared memory, both, the engine
+    SCOPED_TRACE("count " + std::to_string(count));
+    auto fill = [&](int tag) {
+      std::vector<int32_t> v(count);
+      for (size_t i = 0; i < count; ++i) v[i] = tag * 1000003 + r * 7919 + static_cast<int32_t>(i);
+      return v;
+    };
+    const std::vector<int32_t> a = fill(1), b = fill(2), c = fill(3);
+    std::vector<int32_t> x(count, -1), y(count, -1), z(count, -1);
+    uint64_t before = mccl::hostSelfCopyCount();
+    // Recv first, then its Send; then two pairs whose Sends come first.
+    NCCL_OK(ncclGroupStart());
+    NCCL_OK(ncclRecv(x.data(), count, ncclInt32, r, comm_, nullptr));
+    NCCL_OK(ncclSend(a.data(), count, ncclInt32, r, comm_, nullptr));
+    NCCL_OK(ncclGroupEnd());
+    NCCL_OK(ncclGroupStart());
+    NCCL_OK(ncclSend(b.data(), count, ncclInt32, r, comm_, nullptr));
+    NCCL_OK(ncclSend(c.data(), count, ncclInt32, r, comm_, nullptr));
+    NCCL_OK(ncclRecv(y.data(), count, ncclInt32, r, comm_, nullptr));
+    NCCL_OK(ncclRecv(z.data(), count, ncclInt32, r, comm_, nullptr));
+    NCCL_OK(ncclGroupEnd());
+    EXPECT_EQ(mccl::hostSelfCopyCount() - before, 3u);
+    EXPECT_EQ(x, a);
+    EXPECT_EQ(y, b);
+    EXPECT_EQ(z, c);
+    // Beside a ring of messages (on one rank: itself too, paired in call order) and an
+    // AllReduce in the same group.
+    std::vector<int32_t> ringIn(count, -1), sum(count, -1), ones(count, 1);
+    std::fill(x.begin(), x.end(), -1);
+    NCCL_OK(ncclGroupStart());
+    NCCL_OK(ncclSend(c.data(), count, ncclInt32, next, comm_, nullptr));
+    NCCL_OK(ncclRecv(x.data(), count, ncclInt32, r, comm_, nullptr));
+    NCCL_OK(ncclAllReduce(ones.data(), sum.data(), count, ncclInt32, ncclSum, comm_, nullptr));
+    NCCL_OK(ncclRecv(ringIn.data(), count, ncclInt32, prev, comm_, nullptr));
+    NCCL_OK(ncclSend(b.data(), count, ncclInt32, r, comm_, nullptr));
+    NCCL_OK(ncclGroupEnd());
+    EXPECT_EQ(x, n == 1 ? c : b);
+    EXPECT_EQ(sum, std::vector<int32_t>(count, n));
+    for (size_t i = 0; i < count; ++i)
+      ASSERT_EQ(ringIn[i], (n == 1 ? 2000006 : 3000009) + prev * 7919 + static_cast<int32_t>(i)) << "element " << i;
+    // A Send to itself alone, eager in shared memory (where it waits as a message; on the
+    // engine it would wait for its Recv, as NCCL's does), then a group whose Recv must take
+    // it, not the Send beside it.
+    if (n > 1 && count * sizeof(int32_t) <= shmMaxBytes() && oneNode()) {
+      std::fill(x.begin(), x.end(), -1);
+      std::fill(y.begin(), y.end(), -1);
+      before = mccl::hostSelfCopyCount();
+      NCCL_OK(ncclSend(a.data(), count, ncclInt32, r, comm_, nullptr));
+      NCCL_OK(ncclGroupStart());
+      NCCL_OK(ncclRecv(x.data(), count, ncclInt32, r, comm_, nullptr));
+      NCCL_OK(ncclSend(b.data(), count, ncclInt32, r, comm_, nullptr));
+      NCCL_OK(ncclRecv(y.data(), count, ncclInt32, r, comm_, nullptr));
+      NCCL_OK(ncclGroupEnd());
+      EXPECT_EQ(mccl::hostSelfCopyCount() - before, 0u);
+      EXPECT_EQ(x, a);
+      EXPECT_EQ(y, b);
+    }
+    // Sizes that differ: refused with a sentence, the Recv's buffer untouched, the
+    // communicator usable after.
+    std::fill(x.begin(), x.end(), -1);
+    NCCL_OK(ncclGroupStart());
+    NCCL_OK(ncclSend(a.data(), count, ncclInt8, r, comm_, nullptr));
+    NCCL_OK(ncclRecv(x.data(), count, ncclInt32, r, comm_, nullptr));
+    EXPECT_EQ(ncclGroupEnd(), ncclInvalidUsage);
+    const std::string e = ncclGetLastError(comm_);
+    EXPECT_NE(e.find("(itself)"), std::string::npos) << e;
+    EXPECT_EQ(x, std::vector<int32_t>(count, -1));
+    std::fill(sum.begin(), sum.end(), -1);
+    NCCL_OK(ncclAllReduce(ones.data(), sum.data(), count, ncclInt32, ncclSum, comm_, nullptr));
+    EXPECT_EQ(sum, std::vector<int32_t>(count, n));
+  }
+}
 
 TEST_F(WorldComm, GroupMixesOldAndNewCollectives) {
   std::string e = runMixedGroup(comm_, worldRank(), worldSize());

@@ -22,6 +22,7 @@
 #include "core/types.h"
 #include "host_paths.h"
 #include "core/knobs.h"
+#include "host_engine/host_datapath.h"
 #include "host_engine/shm_coll.h"
 #include "mccl_mpi.h"
 #include "mpi_util.h"
@@ -270,22 +271,30 @@ TEST(HostShm, SendRecvEveryPatternTypeAndEdge) {
       for (size_t count : {size_t{1}, 32 / es, 32 / es + 1, kP2pInCell / es, kP2pInCell / es + 1, kMax / es / 3 + 1,
                            kMax / es, kMax / es + 1}) {
         const int root = static_cast<int>(seed % static_cast<uint64_t>(n));
-        const uint64_t before = mccl::hostShmP2pCount();
+        const uint64_t before = mccl::hostShmP2pCount(), copiesBefore = mccl::hostSelfCopyCount();
         std::string e = runP2pPattern(comm, r, n, pattern, count, t, root, ++seed);
         if (!e.empty()) errs += e + " (" + std::to_string(count) + " x " + std::to_string(es) + " B)\n";
-        // This rank's Sends and Recvs, when they fit a cell (a one-rank communicator has no
-        // rings: its messages to itself are local copies on the engine).
+        // A rank's Send to itself and its Recv from itself (an AlltoAll's own block, a
+        // Scatter's or Gather's root's) are one copy, wherever the rest goes.
+        const std::string pat = pattern;
+        const uint64_t toItself = pat == "alltoall" || ((pat == "scatter" || pat == "gather") && r == root) ? 1
+                                  : n == 1 && pat == "ring"                                                ? 1
+                                  : n == 1 && pat == "neighbor"                                            ? 2
+                                                                                                           : 0;
+        // This rank's other Sends and Recvs, when they fit a cell (a one-rank communicator
+        // has no rings).
         uint64_t want = 0;
         if (count * es <= kMax && oneNode() && n > 1) {
-          const std::string pat = pattern;
           const uint64_t nr = static_cast<uint64_t>(n);
           if (pat == "ring") want = 2;
           else if (pat == "pairs" || pat == "pairs-split") want = (r ^ 1) < n ? 2 : 0;
           else if (pat == "neighbor") want = 4;
-          else if (pat == "alltoall") want = 2 * nr;
-          else want = r == root ? nr + 1 : 1;  // scatter, gather: the root's own block too
+          else if (pat == "alltoall") want = 2 * nr - 2;
+          else want = r == root ? nr - 1 : 1;  // scatter, gather
         }
         EXPECT_EQ(mccl::hostShmP2pCount() - before, want) << pattern << " " << count << " x " << es << " B";
+        EXPECT_EQ(mccl::hostSelfCopyCount() - copiesBefore, toItself)
+            << pattern << " " << count << " x " << es << " B";
       }
     }
   EXPECT_TRUE(errs.empty()) << errs;
@@ -345,7 +354,8 @@ TEST(HostShm, SendRecvManyMessagesToOnePeer) {
 }
 
 // More slot-sized messages in flight than the sender has message slots (16): 20 to every
-// rank, itself included, in one group. A slot is reused only once its last message was read.
+// rank in one group (to itself too: those pair with its Recvs as copies and take no slot).
+// A slot is reused only once its last message was read.
 TEST(HostShm, SendRecvMoreMessagesThanSlots) {
   const int n = worldSize(), r = worldRank();
   ncclComm_t comm = worldComm(kMax);
@@ -362,7 +372,7 @@ TEST(HostShm, SendRecvMoreMessagesThanSlots) {
       for (size_t k = 0; k < kInts; ++k) o[k] = val(r, q, i, k);
       in[static_cast<size_t>(q * kPer + i)].assign(kInts, -1);
     }
-  const uint64_t before = mccl::hostShmP2pCount();
+  const uint64_t before = mccl::hostShmP2pCount(), copiesBefore = mccl::hostSelfCopyCount();
   ASSERT_EQ(ncclGroupStart(), ncclSuccess);
   for (int i = 0; i < kPer; ++i)
     for (int q = 0; q < n; ++q) {
@@ -371,7 +381,8 @@ TEST(HostShm, SendRecvMoreMessagesThanSlots) {
       EXPECT_EQ(ncclRecv(in[at].data(), kInts, ncclInt32, q, comm, nullptr), ncclSuccess);
     }
   ASSERT_EQ(ncclGroupEnd(), ncclSuccess) << ncclGetLastError(comm);
-  EXPECT_EQ(mccl::hostShmP2pCount() - before, onOneNode(n > 1 ? 2u * static_cast<uint64_t>(n * kPer) : 0u));
+  EXPECT_EQ(mccl::hostShmP2pCount() - before, onOneNode(2u * static_cast<uint64_t>((n - 1) * kPer)));
+  EXPECT_EQ(mccl::hostSelfCopyCount() - copiesBefore, static_cast<uint64_t>(kPer));
   int bad = 0;
   for (int q = 0; q < n; ++q)
     for (int i = 0; i < kPer; ++i)
