@@ -1,5 +1,6 @@
 /* mccl's nccl_device.h: the device API of NCCL 2.28 for the ranks of one node (LSA):
- * device communicators, teams, window pointers, LSA barriers and cooperative groups.
+ * device communicators, teams, window pointers (and ncclSymPtr), LSA barriers and
+ * cooperative groups (and ncclCoopBcast).
  * What is and is not supported: the README's "Device API" section. */
 #ifndef MCCL_NCCL_DEVICE_H_
 #define MCCL_NCCL_DEVICE_H_
@@ -8,6 +9,7 @@
 #include "nccl_device/core.h"
 #include "nccl_device/comm.h"
 #include "nccl_device/lsa_barrier.h"
+#include "nccl_device/ptr.h"
 
 /* Defined by libmccl for programs built against NCCL 2.28; they answer ncclInvalidUsage
  * (the GPU-initiated network and the LL all-to-all are not provided). */

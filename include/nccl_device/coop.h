@@ -87,6 +87,67 @@ NCCL_DEVICE_INLINE constexpr bool ncclCoopWithinWarp(ncclCoopLanes) { return tru
 NCCL_DEVICE_INLINE constexpr bool ncclCoopWithinWarp(ncclCoopWarpSpan) { return false; }
 NCCL_DEVICE_INLINE constexpr bool ncclCoopWithinWarp(ncclCoopCta) { return false; }
 
+/* ---- ncclCoopBcast: the value of member `root` (a thread_rank of coop), for every
+ * member. Every member of coop calls it with the same root; T is copied as bytes (at most
+ * 16 for the groups that span warps, which pass it through shared memory). entrySync:
+ * sync coop first, so members still reading the previous broadcast of a warp-spanning
+ * group are done with its slot (false where the caller knows they are). */
+namespace mccl_dev {
+/* T as 32-bit words, for the warp shuffles. */
+template <typename T>
+union Words {
+  static constexpr int n = (int)((sizeof(T) + 3) / 4);
+  uint32_t w[n];
+  T v;
+  NCCL_DEVICE_INLINE Words() {}
+};
+/* One 16-byte slot per warp span id (0..15) and one for the block, in shared memory. */
+NCCL_DEVICE_INLINE ulong2* bcastSpanSlots() {
+  __shared__ ulong2 slots[16];
+  return slots;
+}
+NCCL_DEVICE_INLINE ulong2* bcastCtaSlot() {
+  __shared__ ulong2 slot;
+  return &slot;
+}
+template <typename T, typename Coop>
+NCCL_DEVICE_INLINE T bcastThrough(Coop coop, ulong2* slot, T value, int root, bool entrySync) {
+  static_assert(sizeof(T) <= sizeof(ulong2), "ncclCoopBcast: a group wider than a warp passes at most 16 bytes");
+  if (entrySync) coop.sync();
+  if (coop.thread_rank() == root) *(T*)slot = value;
+  coop.sync();
+  return *(T const*)slot;
+}
+}  // namespace mccl_dev
+
+template <int nThreads, typename T>
+NCCL_DEVICE_INLINE T ncclCoopBcast(ncclCoopTile<nThreads> coop, T value, int root, bool entrySync = true) {
+  (void)entrySync; /* a shuffle reads registers: nothing to wait for */
+  mccl_dev::Words<T> u;
+  u.v = value;
+#pragma unroll
+  for (int i = 0; i < mccl_dev::Words<T>::n; ++i) u.w[i] = __shfl_sync(coop.laneMask(), u.w[i], root, nThreads);
+  return u.v;
+}
+template <typename T>
+NCCL_DEVICE_INLINE T ncclCoopBcast(ncclCoopLanes coop, T value, int root, bool entrySync = true) {
+  (void)entrySync;
+  const int lane = (int)__fns(coop.lmask, 0, root + 1); /* the (root+1)-th lane of the mask */
+  mccl_dev::Words<T> u;
+  u.v = value;
+#pragma unroll
+  for (int i = 0; i < mccl_dev::Words<T>::n; ++i) u.w[i] = __shfl_sync(coop.lmask, u.w[i], lane);
+  return u.v;
+}
+template <typename T>
+NCCL_DEVICE_INLINE T ncclCoopBcast(ncclCoopWarpSpan coop, T value, int root, bool entrySync = true) {
+  return mccl_dev::bcastThrough(coop, mccl_dev::bcastSpanSlots() + coop.id, value, root, entrySync);
+}
+template <typename T>
+NCCL_DEVICE_INLINE T ncclCoopBcast(ncclCoopCta coop, T value, int root, bool entrySync = true) {
+  return mccl_dev::bcastThrough(coop, mccl_dev::bcastCtaSlot(), value, root, entrySync);
+}
+
 /* The lanes of this warp active now. */
 NCCL_DEVICE_INLINE ncclCoopLanes ncclCoopCoalesced() { return ncclCoopLanes(__activemask()); }
 /* The lanes of this warp that take part in a collective of coop. */

@@ -48,6 +48,9 @@ int main() {
   SZ(ncclLLA2AHandle);
   SZ(ncclMultimemHandle);
   SZ(ncclWindow_vidmem);
+  SZ(ncclSymPtr<float>);
+  OFF(ncclSymPtr<float>, window);
+  OFF(ncclSymPtr<float>, offset);
   SZ(ncclDevCommWindowTable);
   SZ(ncclDevComm);
   OFF(ncclDevComm, rank);

@@ -88,6 +88,36 @@ __global__ void surfaceKernel(ncclWindow_t win, struct ncclDevComm devComm, nccl
   }
 }
 
+// ncclSymPtr (arithmetic, conversion, every pointer form) and ncclCoopBcast in every group.
+struct Pair {
+  int a;
+  float b;
+};
+__global__ void symPtrAndBcastKernel(ncclWindow_t win, struct ncclDevComm devComm, long long* out) {
+  ncclSymPtr<float> p(win, 0);
+  p += 4;
+  p -= 1u;
+  ncclSymPtr<float> q = p + 8ull;
+  ncclSymPtr<char> bytes = q;
+  ncclTeam lsa = ncclTeamLsa(devComm);
+  float* local = q.localPtr();
+  float* viaLsa = q.lsaPtr(lsa.rank);
+  float* viaWorld = q.peerPtr(devComm.rank);
+  float* viaTeam = (q - 2).peerPtr(lsa, lsa.rank);
+  const bool same = p == q || p != q;
+  long long v = threadIdx.x == 0 ? 1000 + devComm.rank : -1;
+  long long cta = ncclCoopBcast(ncclCoopCta(), v, 0);
+  long long warp = ncclCoopBcast(ncclCoopWarp(), (long long)threadIdx.x, 5);
+  Pair pair = ncclCoopBcast(ncclCoopTile<8>(), Pair{(int)threadIdx.x, 0.5f}, 3, false);
+  long long lanes = 0, span = 0;
+  if (threadIdx.x < 32 && ((0xf0f0f0f0u >> threadIdx.x) & 1u))
+    lanes = ncclCoopBcast(ncclCoopLanes(0xf0f0f0f0u), (long long)threadIdx.x, 2);
+  if (threadIdx.x >= 32 && threadIdx.x < 96) span = ncclCoopBcast(ncclCoopWarpSpan(1, 2, 4), (long long)threadIdx.x, 33);
+  out[threadIdx.x] = cta + warp + pair.a + lanes + span + (q - p) + (long long)bytes.offset + same +
+                     (local == viaLsa) + (viaLsa == viaWorld) + (viaTeam != nullptr) + (q.multimemPtr({}) == nullptr) +
+                     (q.lsaMultimemPtr(devComm) == nullptr);
+}
+
 #define CHECK(call)                                                                     \
   do {                                                                                  \
     ncclResult_t r_ = (call);                                                           \
@@ -135,8 +165,12 @@ int runExample(ncclComm_t comm, size_t count, cudaStream_t stream) {
   int* out;
   cudaMalloc(&out, 64 * sizeof(int));
   surfaceKernel<<<1, 64, 0, stream>>>(sendWin, devComm, extra, bufHandle, out);
+  long long* out2;
+  cudaMalloc(&out2, 128 * sizeof(long long));
+  symPtrAndBcastKernel<<<1, 128, 0, stream>>>(sendWin, devComm, out2);
   cudaStreamSynchronize(stream);
   cudaFree(out);
+  cudaFree(out2);
 
   CHECK(ncclDevCommDestroy(comm, &devComm));
   CHECK(ncclCommWindowDeregister(comm, sendWin));

@@ -121,7 +121,98 @@ __global__ void ringShift(ncclWindow_t win, size_t offset, size_t count, int ite
   if (coop.thread_rank() == 0 && own[gw] != prev * 100000 + iter * 100 + gw) atomicAdd(&errors[0], 1u);
 }
 
+// ncclSymPtr: every rank stores its values into the next rank's window through
+// (base + j).peerPtr(next) between LSA barriers, then checks what the previous rank stored
+// (errors[0]); every pointer form agrees with the window functions (errors[1]). And
+// ncclCoopBcast in every group, from several roots, each member checking what it got
+// (errors[2]). Blocks of 128 threads.
+struct Pair {
+  int rank;
+  float half;
+};
+__global__ void symPtrAndBcast(ncclWindow_t win, size_t offset, size_t count, int iter, ncclDevComm devComm,
+                               unsigned* errors) {
+  ncclCoopCta cta;
+  const int t = threadIdx.x;
+  const int next = (devComm.rank + 1) % devComm.nRanks, prev = (devComm.rank + devComm.nRanks - 1) % devComm.nRanks;
+  ncclTeam world = ncclTeamWorld(devComm), lsa = ncclTeamLsa(devComm);
+  ncclSymPtr<float> base(win, offset);
+  if (t == 0) {
+    bool ok = base.localPtr() == (float*)ncclGetLocalPointer(win, offset) &&
+              (base + 5).localPtr() == base.localPtr() + 5 && (base + 7 - 2).localPtr() == base.localPtr() + 5 &&
+              base.peerPtr(next) == (float*)ncclGetPeerPointer(win, offset, next) &&
+              base.peerPtr(world, next) == base.peerPtr(next) &&
+              base.lsaPtr(ncclTeamRankToTeam(lsa, world, next)) == base.peerPtr(next) && base.peerPtr(next) != nullptr &&
+              ncclSymPtr<char>(base + 3).localPtr() == (char*)base.localPtr() + 12 &&
+              base.lsaPtr(devComm.lsaSize) == nullptr && base.multimemPtr(ncclMultimemHandle{}) == nullptr &&
+              base.lsaMultimemPtr(devComm) == nullptr;
+    if (!ok) atomicAdd(&errors[1], 1u);
+  }
+  {
+    ncclLsaBarrierSession<ncclCoopCta> bar{cta, devComm, ncclTeamTagLsa(), blockIdx.x};
+    bar.sync(cta, cuda::memory_order_acq_rel);  // nobody reads its window from the last round any more
+    for (size_t j = (size_t)blockIdx.x * blockDim.x + t; j < count; j += (size_t)gridDim.x * blockDim.x)
+      *(base + j).peerPtr(next) = (float)((devComm.rank + 1) * 1000 + iter * 7 + (int)(j % 97));
+    bar.sync(cta, cuda::memory_order_acq_rel);
+  }
+  for (size_t j = (size_t)blockIdx.x * blockDim.x + t; j < count; j += (size_t)gridDim.x * blockDim.x)
+    if (*(base + j).localPtr() != (float)((prev + 1) * 1000 + iter * 7 + (int)(j % 97))) atomicAdd(&errors[0], 1u);
+  // ncclCoopBcast: the block from two roots (back to back, entrySync on), each warp from
+  // lane 5, 8-lane tiles a Pair from their lane 3, the upper half of each byte's lanes of
+  // warp 0, and warps 1-2 as a span from its member 33.
+  for (int root : {0, 77}) {
+    const long long got = ncclCoopBcast(cta, (long long)t * 3 + iter, root);
+    if (got != (long long)root * 3 + iter) atomicAdd(&errors[2], 1u);
+  }
+  const int lane = t % 32, warp = t / 32;
+  if (ncclCoopBcast(ncclCoopWarp(), lane * 10 + warp, 5) != 50 + warp) atomicAdd(&errors[2], 1u);
+  const Pair pr = ncclCoopBcast(ncclCoopTile<8>(), Pair{t, 0.5f * t}, 3, false);
+  const int tileRoot = (t & ~7) + 3;
+  if (pr.rank != tileRoot || pr.half != 0.5f * tileRoot) atomicAdd(&errors[2], 1u);
+  const uint32_t mask = 0xf0f0f0f0u;
+  if (warp == 0 && ((mask >> lane) & 1u)) {
+    /* member 2 of the mask is lane 6 */
+    if (ncclCoopBcast(ncclCoopLanes(mask), (double)lane, 2) != 6.0) atomicAdd(&errors[2], 1u);
+  }
+  if (warp == 1 || warp == 2) {
+    ncclCoopWarpSpan span(1, 2, 4);
+    if (ncclCoopBcast(span, (short)(t + iter), 33) != (short)(32 + 33 + iter)) atomicAdd(&errors[2], 1u);
+  }
+}
+
 }  // namespace
+
+TEST_F(DevApi, SymPtrAndCoopBcast) {
+  const int nBlocks = 4, nThreads = 128;
+  const size_t count = 70001, offset = 1024;
+  const size_t bytes = offset + count * sizeof(float);
+  float* buf = nullptr;
+  NCCL_OK(ncclMemAlloc((void**)&buf, bytes));
+  CUDA_OK(cudaMemset(buf, 0, bytes));
+  CUDA_OK(cudaDeviceSynchronize());
+  ncclWindow_t win = nullptr;
+  NCCL_OK(ncclCommWindowRegister(comm_, buf, bytes, &win, NCCL_WIN_COLL_SYMMETRIC));
+  ncclDevCommRequirements reqs = NCCL_DEV_COMM_REQUIREMENTS_INITIALIZER;
+  reqs.lsaBarrierCount = nBlocks;
+  ncclDevComm devComm;
+  NCCL_OK(ncclDevCommCreate(comm_, &reqs, &devComm));
+  unsigned* errors = nullptr;
+  CUDA_OK(cudaMalloc(&errors, 3 * sizeof(unsigned)));
+  CUDA_OK(cudaMemset(errors, 0, 3 * sizeof(unsigned)));
+  for (int iter = 0; iter < 3; iter++) symPtrAndBcast<<<nBlocks, nThreads, 0, stream_>>>(win, offset, count, iter, devComm, errors);
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaStreamSynchronize(stream_));
+  unsigned e[3];
+  CUDA_OK(cudaMemcpy(e, errors, sizeof e, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(e[0], 0u) << "values the previous rank stored through ncclSymPtr were wrong";
+  EXPECT_EQ(e[1], 0u) << "an ncclSymPtr pointer disagrees with the window functions";
+  EXPECT_EQ(e[2], 0u) << "ncclCoopBcast gave a member the wrong value";
+  MPI_Barrier(MPI_COMM_WORLD);
+  cudaFree(errors);
+  NCCL_OK(ncclDevCommDestroy(comm_, &devComm));
+  NCCL_OK(ncclCommWindowDeregister(comm_, win));
+  NCCL_OK(ncclMemFree(buf));
+}
 
 TEST_F(DevApi, LsaAllReduceThroughWindows) {
   const int rank = worldRank(), n = worldSize();

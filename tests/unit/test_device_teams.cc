@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "nccl_device.h"
@@ -97,4 +98,66 @@ TEST(DeviceTeams, DevCommTeams) {
   EXPECT_EQ(ncclTeamRankToWorld(c, r, 0), 1);
   EXPECT_EQ(ncclTeamRankToLsa(c, w, 7), 3);
   EXPECT_EQ(ncclGetResourceBufferOffset(3), 384u);
+}
+
+// ncclSymPtr's arithmetic (host and device alike): element steps of every integer type,
+// back and forth, across zero and past 2^63; conversion keeps the byte offset; differences
+// count elements; equality needs the same window.
+TEST(DeviceSymPtr, ArithmeticMovesByElements) {
+  ncclWindow_t w = reinterpret_cast<ncclWindow_t>(uintptr_t{0x1000});
+  ncclWindow_t other = reinterpret_cast<ncclWindow_t>(uintptr_t{0x2000});
+  struct Elem {
+    char bytes[12];
+  };
+  ncclSymPtr<Elem> p(w, 48);
+  EXPECT_EQ(p.window, w);
+  EXPECT_EQ(p.offset, 48u);
+  p += 3;
+  EXPECT_EQ(p.offset, 84u);
+  p += 2u;
+  p += 1l;
+  p += 1ul;
+  p += 1ll;
+  p += 1ull;
+  EXPECT_EQ(p.offset, 84u + 6 * 12);
+  p -= 6;
+  EXPECT_EQ(p.offset, 84u);
+  p -= 2u;
+  p -= 1l;
+  p -= 1ul;
+  p -= 1ll;
+  p -= 1ull;
+  EXPECT_EQ(p.offset, 12u);
+  p += -1;  // negative steps go back
+  EXPECT_EQ(p.offset, 0u);
+  p -= -5;
+  EXPECT_EQ(p.offset, 60u);
+  // Below zero and back, as an address would wrap.
+  ncclSymPtr<Elem> q = p - 10;
+  EXPECT_EQ(q.offset, static_cast<size_t>(60) - 120);
+  EXPECT_EQ((q + 10).offset, 60u);
+  EXPECT_EQ(p - q, 10);
+  EXPECT_EQ(q - p, -10);
+  // Large steps (past 2^32 elements).
+  ncclSymPtr<double> big(w, 0);
+  big += 3000000000ll;
+  EXPECT_EQ(big.offset, 24000000000ull);
+  EXPECT_EQ(big - ncclSymPtr<double>(w, 8), 2999999999ll);
+  // Conversion keeps the place; steps then count the new type.
+  ncclSymPtr<char> c = ncclSymPtr<float>(w, 40);
+  EXPECT_EQ(c.offset, 40u);
+  EXPECT_EQ((c + 3).offset, 43u);
+  ncclSymPtr<float> f = c + 4;
+  EXPECT_EQ((f + 1).offset, 48u);
+  // Equality: window and offset.
+  EXPECT_TRUE(ncclSymPtr<int>(w, 8) == ncclSymPtr<int>(w, 8));
+  EXPECT_FALSE(ncclSymPtr<int>(w, 8) == ncclSymPtr<int>(other, 8));
+  EXPECT_TRUE(ncclSymPtr<int>(w, 8) != ncclSymPtr<int>(w, 12));
+  EXPECT_FALSE(ncclSymPtr<int>(w, 8) != ncclSymPtr<int>(w, 8));
+  // Default: no window, offset 0.
+  ncclSymPtr<int> none;
+  EXPECT_EQ(none.window, nullptr);
+  EXPECT_EQ(none.offset, 0u);
+  static_assert(sizeof(ncclSymPtr<int>) == 16, "a window and an offset");
+  static_assert(std::is_same<ncclSymPtr<int>::ElementType, int>::value, "ElementType");
 }
