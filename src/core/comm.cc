@@ -41,7 +41,7 @@ std::string ncclComm::failureMessage() const {
 }
 
 ncclResult_t ncclComm::checkPeers() {
-  if (!watchdog) return ncclSuccess;
+  if (!watchdog || !watchdog->anyLost()) return ncclSuccess;
   std::string why;
   if (watchdog->lostRank(&why) < 0) return ncclSuccess;
   ncclResult_t r = MCCL_ERR(ncclRemoteError, this, "rank %d lost a peer: %s", rank, why.c_str());

@@ -64,6 +64,8 @@ class Watchdog {
 
   // The first rank found lost (-1 if none) and a sentence saying how.
   int lostRank(std::string* why) const;
+  // Whether a peer was lost: one load, for the polls of every wait (lostRank says which).
+  bool anyLost() const { return anyLost_.load(std::memory_order_acquire); }
   // Tells every peer this rank leaves on purpose (clean destroy), so its closing
   // connection is not taken for a crash.
   void farewell();
