@@ -61,12 +61,13 @@ ncclResult_t checkCommAndType(ncclComm* comm, ncclDataType_t datatype, const cha
   return ncclSuccess;
 }
 
-// blocks * count elements must be a representable byte count.
+// blocks * count elements must be a representable byte count (checked without a division,
+// as enqueue.cc's validate does).
 ncclResult_t checkSize(ncclComm* comm, size_t count, size_t blocks, ncclDataType_t datatype,
                        const char* what, const char* call) {
-  const size_t esize = datatypeSize(datatype);
-  const size_t limit = static_cast<size_t>(std::numeric_limits<int64_t>::max());
-  if (blocks > 0 && (count > limit / esize / blocks))
+  size_t bytes = 0;
+  if (__builtin_mul_overflow(count, datatypeSize(datatype), &bytes) || __builtin_mul_overflow(bytes, blocks, &bytes) ||
+      bytes > static_cast<size_t>(std::numeric_limits<int64_t>::max()))
     return MCCL_ERR(ncclInvalidArgument, comm, "%s: %s = %zu of %s overflows the size of a buffer",
                     call, what, count, datatypeName(datatype));
   return ncclSuccess;

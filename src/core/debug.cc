@@ -16,6 +16,9 @@
 #include "core/knobs.h"
 
 namespace mccl {
+
+std::atomic<int> gLogCeiling{static_cast<int>(LogLevel::Trace)};
+
 namespace {
 
 struct LogState {
@@ -95,6 +98,7 @@ void init(LogState& s) {
     }
   }
   s.level.store(static_cast<int>(level));
+  gLogCeiling.store(static_cast<int>(level), std::memory_order_relaxed);
 }
 
 LogState& ready() {

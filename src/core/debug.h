@@ -3,6 +3,7 @@
 //   host:pid:tid [rank] MCCL INFO <message>
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 namespace mccl {
@@ -29,6 +30,9 @@ enum LogSubsys : uint32_t {
 // Current level and subsystem mask (read from the knobs on first use).
 LogLevel logLevel();
 bool logEnabled(LogLevel level, uint32_t subsys);
+// The level logging is set to (Trace until it is read): MCCL_LOG skips a message above it
+// with one load, no call (a TRACE on every operation's way costs nothing when off).
+extern std::atomic<int> gLogCeiling;
 
 // Re-reads NCCL_DEBUG* (after knobsReload) and reopens the log file.
 void logReset();
@@ -50,7 +54,8 @@ uint32_t parseSubsysMask(const char* spec);
 
 #define MCCL_LOG(level, subsys, ...)                                           \
   do {                                                                         \
-    if (::mccl::logEnabled(level, subsys))                                     \
+    if (static_cast<int>(level) <= ::mccl::gLogCeiling.load(std::memory_order_relaxed) && \
+        ::mccl::logEnabled(level, subsys))                                     \
       ::mccl::logMessage(level, subsys, __FILE__, __LINE__, __VA_ARGS__);      \
   } while (0)
 

@@ -121,10 +121,10 @@ bool ShmColls::takes(const OpDesc& op) const {
   size_t bytes = op.count * datatypeSize(op.datatype);
   if (op.isP2p()) return p2pDepth_ > 0 && bytes <= maxBytes_;
   if (comm_->nranks == 1) return true;  // a local copy, whatever the size
-  if (writesEveryRanksBlock(op.kind)) {
-    if (bytes > maxBytes_ / static_cast<size_t>(comm_->nranks)) return false;
-    bytes *= static_cast<size_t>(comm_->nranks);
-  }
+  if (bytes > maxBytes_) return false;
+  // A block for every rank: at most maxBytes_ (2^29) times the ranks, no overflow (and no
+  // division on the way of every small call).
+  if (writesEveryRanksBlock(op.kind)) bytes *= static_cast<size_t>(comm_->nranks);
   return bytes <= maxBytes_;
 }
 
