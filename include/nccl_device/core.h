@@ -61,9 +61,12 @@ typedef struct ncclTeamRequirements ncclTeamRequirements_t;
  * the resource window; their GIN signals and counters must be 0), teamRequirementsList
  * without multimem, and lsaBarrierCount. lsaMultimem (and a team's multimem) needs NVLink
  * multicast memory, which mccl never makes: asking is ncclInvalidUsage, as on NCCL without
- * NVLink SHARP (multimem pointers are NULL). barrierCount, railGinBarrierCount, lsaLLA2A*,
- * ginForceEnable, ginSignalCount and ginCounterCount need the GPU-initiated network or the
- * LL all-to-all, which mccl does not provide: a request for them is ncclInvalidUsage. */
+ * NVLink SHARP (multimem pointers are NULL). barrierCount, railGinBarrierCount,
+ * ginForceEnable, ginSignalCount and ginCounterCount need the GPU-initiated network, which
+ * mccl does not provide: a request for them is ncclInvalidUsage. lsaLLA2ABlockCount and
+ * lsaLLA2ASlotCount are accepted and reserve nothing: NCCL 2.28's ncclDevComm has no
+ * handle to reach such a buffer; an LL all-to-all takes its buffer from
+ * ncclLLA2ACreateRequirement in resourceRequirementsList. */
 struct ncclDevCommRequirements {
   ncclDevResourceRequirements_t* resourceRequirementsList;
   ncclTeamRequirements_t* teamRequirementsList;

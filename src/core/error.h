@@ -55,6 +55,10 @@ const char* resultString(ncclResult_t r);
 // profiling name (an alias of the one implementation, not a wrapper).
 #define NCCL_API_ALIAS(name) \
   extern "C" __attribute__((visibility("default"), alias(#name))) decltype(name) p##name;
+// The same for a name C++ overloads (the device API's team functions have device twins):
+// the C function's type spelled out.
+#define NCCL_API_ALIAS_OF(ret, name, args) \
+  extern "C" __attribute__((visibility("default"), alias(#name))) ret p##name args;
 
 // Entry points catch everything: no C++ exception crosses the C API.
 #define MCCL_API_BEGIN try {

@@ -61,7 +61,6 @@ const char* unsupportedRequirement(const ncclDevCommRequirements* r) {
   if (r->ginCounterCount != 0) return "ginCounterCount (GIN counters)";
   if (r->railGinBarrierCount != 0) return "railGinBarrierCount (GIN barriers)";
   if (r->barrierCount != 0) return "barrierCount (world barriers, which combine LSA and GIN barriers)";
-  if (r->lsaLLA2ABlockCount != 0 || r->lsaLLA2ASlotCount != 0) return "lsaLLA2ABlockCount/lsaLLA2ASlotCount (the LL all-to-all)";
   // As NCCL on GPUs without NVLink SHARP: multicast memory cannot be had, so asking fails.
   if (r->lsaMultimem) return "lsaMultimem (NVLink multicast memory, which mccl never uses)";
   int n = 0;
@@ -580,6 +579,7 @@ NCCL_API ncclResult_t ncclDevCommCreate(ncclComm_t comm, const ncclDevCommRequir
   return comm->sym->createDevComm(reqs, outDevComm, call);
   MCCL_API_END
 }
+NCCL_API_ALIAS(ncclDevCommCreate)
 
 NCCL_API ncclResult_t ncclDevCommDestroy(ncclComm_t comm, const ncclDevComm* devComm) {
   MCCL_API_BEGIN
@@ -593,6 +593,7 @@ NCCL_API ncclResult_t ncclDevCommDestroy(ncclComm_t comm, const ncclDevComm* dev
   return comm->sym->destroyDevComm(devComm, call);
   MCCL_API_END
 }
+NCCL_API_ALIAS(ncclDevCommDestroy)
 
 // The host team functions: a team cannot carry an error, so a bad communicator gives the
 // empty team (nRanks 0) and rank -1, with the sentence in ncclGetLastError.
@@ -603,6 +604,7 @@ NCCL_API ncclTeam_t ncclTeamWorld(ncclComm_t comm) {
   t.rank = comm->rank;
   return t;
 }
+NCCL_API_ALIAS_OF(ncclTeam_t, ncclTeamWorld, (ncclComm_t))
 
 NCCL_API ncclTeam_t ncclTeamLsa(ncclComm_t comm) {
   ncclTeam_t t{0, 0, 1};
@@ -612,6 +614,7 @@ NCCL_API ncclTeam_t ncclTeamLsa(ncclComm_t comm) {
   t.rank = l.rank;
   return t;
 }
+NCCL_API_ALIAS_OF(ncclTeam_t, ncclTeamLsa, (ncclComm_t))
 
 NCCL_API ncclTeam_t ncclTeamRail(ncclComm_t comm) {
   ncclTeam_t t{0, 0, 1};
@@ -622,16 +625,19 @@ NCCL_API ncclTeam_t ncclTeamRail(ncclComm_t comm) {
   t.stride = l.size;
   return t;
 }
+NCCL_API_ALIAS_OF(ncclTeam_t, ncclTeamRail, (ncclComm_t))
 
 NCCL_API int ncclTeamRankToWorld(ncclComm_t comm, ncclTeam_t team, int rank) {
   if (checkCommArg(comm, "ncclTeamRankToWorld") != ncclSuccess) return -1;
   return comm->rank + (rank - team.rank) * team.stride;
 }
+NCCL_API_ALIAS_OF(int, ncclTeamRankToWorld, (ncclComm_t, ncclTeam_t, int))
 
 NCCL_API int ncclTeamRankToLsa(ncclComm_t comm, ncclTeam_t team, int rank) {
   if (checkCommArg(comm, "ncclTeamRankToLsa") != ncclSuccess) return -1;
   return lsaTeamOf(comm).rank + (rank - team.rank) * team.stride;
 }
+NCCL_API_ALIAS_OF(int, ncclTeamRankToLsa, (ncclComm_t, ncclTeam_t, int))
 
 NCCL_API ncclResult_t ncclLsaBarrierCreateRequirement(ncclTeam_t team, int nBarriers, ncclLsaBarrierHandle_t* outHandle,
                                                       ncclDevResourceRequirements_t* outReq) {
@@ -652,3 +658,42 @@ NCCL_API ncclResult_t ncclLsaBarrierCreateRequirement(ncclTeam_t team, int nBarr
   return ncclSuccess;
   MCCL_API_END
 }
+NCCL_API_ALIAS(ncclLsaBarrierCreateRequirement)
+
+// The LL all-to-all (nccl_device/ll_a2a.h): a value of maxEltSize bytes takes a line per 8
+// of them; a block's buffer is a header line and two halves of nSlots lines (16 bytes each).
+NCCL_API int ncclLLA2ACalcSlots(int maxElts, int maxEltSize) {
+  if (maxElts < 0 || maxEltSize < 0) {
+    (void)MCCL_ERR(ncclInvalidArgument, nullptr, "ncclLLA2ACalcSlots: maxElts = %d and maxEltSize = %d must not be negative",
+                   maxElts, maxEltSize);
+    return -1;
+  }
+  const int64_t slots = static_cast<int64_t>(maxElts) * ((static_cast<int64_t>(maxEltSize) + 7) / 8);
+  if (slots > INT32_MAX) {
+    (void)MCCL_ERR(ncclInvalidArgument, nullptr, "ncclLLA2ACalcSlots: %d values of %d bytes need more than 2^31 slots",
+                   maxElts, maxEltSize);
+    return -1;
+  }
+  return static_cast<int>(slots);
+}
+NCCL_API_ALIAS(ncclLLA2ACalcSlots)
+
+NCCL_API ncclResult_t ncclLLA2ACreateRequirement(int nBlocks, int nSlots, ncclLLA2AHandle_t* outHandle,
+                                                 ncclDevResourceRequirements_t* outReq) {
+  MCCL_API_BEGIN
+  const char* call = "ncclLLA2ACreateRequirement";
+  if (outHandle == nullptr || outReq == nullptr)
+    return MCCL_ERR(ncclInvalidArgument, nullptr, "%s: %s is NULL", call, outHandle ? "outReq" : "outHandle");
+  if (nBlocks < 0 || nSlots < 0)
+    return MCCL_ERR(ncclInvalidArgument, nullptr, "%s: nBlocks = %d and nSlots = %d must not be negative", call, nBlocks,
+                    nSlots);
+  std::memset(outReq, 0, sizeof *outReq);
+  outReq->bufferSize = static_cast<size_t>(nBlocks) * (1 + 2 * static_cast<size_t>(nSlots)) * 16;
+  outReq->bufferAlign = 16;
+  outReq->outBufferHandle = &outHandle->bufHandle;
+  outHandle->bufHandle = 0;
+  outHandle->nSlots = static_cast<uint32_t>(nSlots);
+  return ncclSuccess;
+  MCCL_API_END
+}
+NCCL_API_ALIAS(ncclLLA2ACreateRequirement)

@@ -7,8 +7,9 @@
 #    (abi_probe.c compiled against each header; version numbers aside);
 # 3. a C++ program using __half, __nv_bfloat16 and the fp8 types builds with mccl's nccl.h
 #    alone (nccl-tests does);
-# 4. every function mccl's nccl.h declares is exported by libmccl, each pnccl* alias at the
-#    address of its nccl* function (the functions still to come are listed in PENDING);
+# 4. every function mccl's nccl.h declares, and every host function NVIDIA's nccl_device
+#    headers declare, is exported by libmccl with its pnccl* alias at the same address
+#    (the functions still to come are listed in PENDING);
 # 5. libmccl binds its own symbols: no dynamic relocation refers to an nccl*, pnccl* or
 #    mccl* symbol, so its internal calls cannot reach another library (NVIDIA's libnccl).
 set -u
@@ -66,20 +67,27 @@ fi
 
 # 4. Exports.
 nm -D --defined-only "$LIB" | awk '{print $1, $3}' | sed 's/@.*//' >"$T/exports"
+exported() {  # name: exported, and its pnccl* twin at the same address
+  grep -q " $1\$" "$T/exports" || { bad "libmccl does not export $1"; return; }
+  case $1 in pnccl*) return ;; esac
+  a=$(awk -v s="p$1" '$2 == s {print $1}' "$T/exports")
+  b=$(awk -v s="$1" '$2 == s {print $1}' "$T/exports")
+  [ -n "$a" ] && [ "$a" = "$b" ] || bad "p$1 is not an alias of $1 (${a:-missing} vs $b)"
+}
 for f in $(names func "$MINC/nccl.h"); do
   case " $PENDING " in *" $f "*) continue ;; esac
-  grep -q " $f\$" "$T/exports" || bad "libmccl does not export $f"
-  case $f in
-    pnccl*)
-      a=$(awk -v s="$f" '$2 == s {print $1}' "$T/exports")
-      b=$(awk -v s="${f#p}" '$2 == s {print $1}' "$T/exports")
-      [ -n "$a" ] && [ "$a" = "$b" ] || bad "$f is not an alias of ${f#p} ($a vs $b)" ;;
-  esac
+  exported "$f"
 done
-for f in mcclAlltoAllv ncclDevCommCreate ncclDevCommDestroy ncclLsaBarrierCreateRequirement \
-         ncclGinBarrierCreateRequirement ncclLLA2ACreateRequirement; do
-  grep -q " $f\$" "$T/exports" || bad "libmccl does not export $f"
-done
+grep -q " mcclAlltoAllv\$" "$T/exports" || bad "libmccl does not export mcclAlltoAllv"
+# The host functions of NVIDIA's device API headers (ncclDevCommCreate, the teams, the
+# requirement builders, ncclLLA2ACalcSlots, ...).
+devfuncs=$(cat "$NINC"/nccl_device.h "$NINC"/nccl_device/*.h 2>/dev/null | perl -0pe 's{/\*.*?\*/}{}gs; s{//[^\n]*}{}g' |
+  tr '\n' ' ' | grep -oE 'NCCL_EXTERN_C +__host__ [^(;{]*\bnccl[A-Za-z0-9_]*[[:space:]]*\(' |
+  grep -oE 'nccl[A-Za-z0-9_]*[[:space:]]*\($' | tr -d '( ' | sort -u)
+if [ -f "$NINC/nccl_device.h" ]; then
+  [ "$(echo "$devfuncs" | wc -w)" -ge 8 ] || bad "only $(echo "$devfuncs" | wc -w) host functions found in NVIDIA's device headers"
+  for f in $devfuncs; do exported "$f"; done
+fi
 
 # 5. Symbolic binding.
 relocs=$(readelf -rW "$LIB" | awk '{print $5}' | sed 's/@.*//' | grep -E '^p?(nccl|mccl)[A-Z]' | sort -u)

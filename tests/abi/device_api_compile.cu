@@ -118,6 +118,40 @@ __global__ void symPtrAndBcastKernel(ncclWindow_t win, struct ncclDevComm devCom
                      (q.lsaMultimemPtr(devComm) == nullptr);
 }
 
+// The LL all-to-all as an MoE dispatch would use it (a value to one peer, a bcast, a
+// reduction over what arrived, an epoch a round), the LSA form of ncclBarrierSession, and
+// nccl::utility's helpers.
+struct Pair3 {
+  float a, b, c;
+};
+__global__ void llA2AKernel(ncclDevComm devComm, ncclLLA2AHandle h, int rounds, float* out) {
+  using nccl::utility::divUp;
+  ncclCoopCta cta;
+  ncclTeam lsa = ncclTeamLsa(devComm);
+  ncclLLA2ASession<ncclCoopCta> a2a(cta, devComm, lsa, h, blockIdx.x, /*maxElts=*/2 * lsa.nRanks);
+  for (int r = 0; r < rounds; r++) {
+    if ((int)threadIdx.x < lsa.nRanks) a2a.send(threadIdx.x, lsa.rank, float(r + lsa.rank));
+    if (threadIdx.x == 0) a2a.bcast(lsa.nRanks + lsa.rank, Pair3{1.f, 2.f, float(r)});
+    if ((int)threadIdx.x < lsa.nRanks) out[threadIdx.x] += a2a.recv<float>(threadIdx.x);
+    if (threadIdx.x == 0) {
+      float sum = a2a.recvReduce<4, float>(0, lsa.nRanks, 1, [](float v) { return double(v); },
+                                           [](double x, double y) { return x + y; });
+      Pair3 p[2];
+      a2a.recvUnrolled<1, 2>(lsa.nRanks, lsa.nRanks < 2 ? lsa.nRanks : 2, 1, p);
+      out[32] = sum + p[0].c;
+    }
+    a2a.endEpoch(cta);
+  }
+  ncclBarrierSession<ncclCoopCta> bar(cta, ncclTeamTagLsa(), devComm, blockIdx.x);
+  bar.sync(cta, cuda::memory_order_acq_rel, ncclGinFenceLevel::Relaxed);
+  bar.lsaBarrier().arrive(cta, cuda::memory_order_release);
+  bar.lsaBarrier().wait(cta, cuda::memory_order_acquire);
+  if (threadIdx.x == 0)
+    out[33] = float(divUp(7, 2) + nccl::utility::roundUp(5, 4) + nccl::utility::alignUp(9u, 8u) +
+                    nccl::utility::rollingLessThan(0xffffffffu, 1u) +
+                    nccl::utility::idivFast32(100u, 7u, nccl::utility::idivRcp32(7u)) + nccl::utility::lane());
+}
+
 #define CHECK(call)                                                                     \
   do {                                                                                  \
     ncclResult_t r_ = (call);                                                           \
@@ -152,6 +186,11 @@ int runExample(ncclComm_t comm, size_t count, cudaStream_t stream) {
   bufReq.bufferAlign = 256;
   bufReq.outBufferHandle = &bufHandle;
   bufReq.next = &barReq;
+  ncclLLA2AHandle a2aHandle;
+  ncclDevResourceRequirements a2aReq;
+  const int nLsa = ncclTeamLsa(comm).nRanks;
+  CHECK(ncclLLA2ACreateRequirement(4, ncclLLA2ACalcSlots(2 * nLsa, sizeof(Pair3)), &a2aHandle, &a2aReq));
+  barReq.next = &a2aReq;
   reqs.resourceRequirementsList = &bufReq;
   ncclDevComm devComm;
   CHECK(ncclDevCommCreate(comm, &reqs, &devComm));
@@ -168,9 +207,13 @@ int runExample(ncclComm_t comm, size_t count, cudaStream_t stream) {
   long long* out2;
   cudaMalloc(&out2, 128 * sizeof(long long));
   symPtrAndBcastKernel<<<1, 128, 0, stream>>>(sendWin, devComm, out2);
+  float* out3;
+  cudaMalloc(&out3, 64 * sizeof(float));
+  llA2AKernel<<<4, 64, 0, stream>>>(devComm, a2aHandle, 3, out3);
   cudaStreamSynchronize(stream);
   cudaFree(out);
   cudaFree(out2);
+  cudaFree(out3);
 
   CHECK(ncclDevCommDestroy(comm, &devComm));
   CHECK(ncclCommWindowDeregister(comm, sendWin));

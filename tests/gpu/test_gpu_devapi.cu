@@ -180,6 +180,65 @@ __global__ void symPtrAndBcast(ncclWindow_t win, size_t offset, size_t count, in
   }
 }
 
+// The LL all-to-all: in every epoch each rank sends every member (itself too) a float and a
+// 24-byte Big (three lines a value), and broadcasts a 16-byte Two; each rank receives them
+// with recv, recvUnrolled and recvReduce and checks them against what the sender must have
+// sent in this epoch (errors[0]), the reduction in double (errors[1]). Slots: floats at
+// [0, n), Bigs at [n, 2n), Twos at [2n, 3n); maxElts 3n, so a Big's lines are s, s + 3n,
+// s + 6n. One session per block; `round` numbers the epochs across kernels.
+struct Big {
+  int from, to;
+  long long round;
+  float f, g;
+};
+struct Two {
+  double d;
+  int from, round;
+};
+__device__ __host__ float a2aValue(int from, int to, int block, int round) {
+  return (float)(from * 1000 + to * 100 + block * 10) + 0.25f * (float)(round % 1024);
+}
+constexpr int kA2AMaxRanks = 8;
+
+__global__ void llAllToAll(ncclDevComm devComm, ncclLLA2AHandle h, int firstRound, int epochs, unsigned* errors) {
+  ncclCoopCta cta;
+  ncclTeam team = ncclTeamLsa(devComm);
+  const int n = team.nRanks, me = team.rank, t = threadIdx.x, b = blockIdx.x;
+  ncclLLA2ASession<ncclCoopCta> a2a(cta, devComm, team, h, b, 3 * n);
+  for (int e = 0; e < epochs; e++) {
+    const int round = firstRound + e;
+    if (t < n) a2a.send(t, me, a2aValue(me, t, b, round));
+    if (t >= 32 && t < 32 + n) {
+      const int to = t - 32;
+      a2a.send(to, n + me, Big{me, to, 1000000007LL * round + b, a2aValue(me, to, b, round), -1.5f * round});
+    }
+    if (t == 64) a2a.bcast(2 * n + me, Two{0.5 * round + me, me, round});
+    if (t < n) {
+      if (a2a.recv<float>(t) != a2aValue(t, me, b, round)) atomicAdd(&errors[0], 1u);
+    } else if (t >= 32 && t < 32 + n) {
+      const int from = t - 32;
+      const Big v = a2a.recv<Big>(n + from);
+      if (v.from != from || v.to != me || v.round != 1000000007LL * round + b || v.f != a2aValue(from, me, b, round) ||
+          v.g != -1.5f * round)
+        atomicAdd(&errors[0], 1u);
+    } else if (t == 64) {
+      Two two[kA2AMaxRanks];
+      a2a.recvUnrolled<1, kA2AMaxRanks>(2 * n, n, 1, two);
+      for (int from = 0; from < n; from++)
+        if (two[from].d != 0.5 * round + from || two[from].from != from || two[from].round != round)
+          atomicAdd(&errors[0], 1u);
+    } else if (t == 96) {
+      // Unroll 2 over n floats: a full step and, for odd n, the tail.
+      const double sum = a2a.recvReduce<2, float>(0, n, 1, [](float v) { return (double)v; },
+                                                   [](double x, double y) { return x + y; });
+      double want = 0;
+      for (int from = 0; from < n; from++) want += a2aValue(from, me, b, round);
+      if (sum != want) atomicAdd(&errors[1], 1u);
+    }
+    a2a.endEpoch(cta);
+  }
+}
+
 }  // namespace
 
 TEST_F(DevApi, SymPtrAndCoopBcast) {
@@ -212,6 +271,63 @@ TEST_F(DevApi, SymPtrAndCoopBcast) {
   NCCL_OK(ncclDevCommDestroy(comm_, &devComm));
   NCCL_OK(ncclCommWindowDeregister(comm_, win));
   NCCL_OK(ncclMemFree(buf));
+}
+
+// ncclLLA2ASession over the LSA team: several kernels of several epochs (each block's epoch
+// kept between kernels in its header line), then the epochs carried across the wrap of the
+// 32-bit count (every rank sets its headers near it), where the halves must have been
+// cleared: lines from the first kernels carry the epochs the new cycle starts with.
+TEST_F(DevApi, LlAllToAllAcrossKernelsAndTheEpochWrap) {
+  const int n = worldSize();
+  if (n > kA2AMaxRanks) GTEST_SKIP() << "the test's kernel receives the broadcasts of at most 8 ranks";
+  const int nBlocks = 3, nThreads = 128, epochs = 5;
+  const int nSlots = ncclLLA2ACalcSlots(3 * n, sizeof(Big));
+  ASSERT_EQ(nSlots, 9 * n);
+  ncclLLA2AHandle h;
+  ncclDevResourceRequirements req;
+  NCCL_OK(ncclLLA2ACreateRequirement(nBlocks, nSlots, &h, &req));
+  ncclDevCommRequirements reqs = NCCL_DEV_COMM_REQUIREMENTS_INITIALIZER;
+  reqs.resourceRequirementsList = &req;
+  reqs.lsaBarrierCount = 1;
+  ncclDevComm devComm;
+  NCCL_OK(ncclDevCommCreate(comm_, &reqs, &devComm));
+  unsigned* errors = nullptr;
+  CUDA_OK(cudaMalloc(&errors, 2 * sizeof(unsigned)));
+  CUDA_OK(cudaMemset(errors, 0, 2 * sizeof(unsigned)));
+  char* buf = static_cast<char*>(devComm.resourceWindow_inlined.localPtr) + ncclGetResourceBufferOffset(h.bufHandle);
+  const size_t blockBytes = (1 + 2 * static_cast<size_t>(nSlots)) * 16;
+  auto headers = [&] {
+    std::vector<uint32_t> x(nBlocks);
+    for (int b = 0; b < nBlocks; b++)
+      EXPECT_EQ(cudaMemcpy(&x[b], buf + b * blockBytes, 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    return x;
+  };
+  int round = 0;
+  for (int k = 0; k < 3; k++, round += epochs) llAllToAll<<<nBlocks, nThreads, 0, stream_>>>(devComm, h, round, epochs, errors);
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaStreamSynchronize(stream_));
+  // Epochs start at 2 and the header keeps the next one minus 2.
+  for (uint32_t x : headers()) EXPECT_EQ(x, static_cast<uint32_t>(3 * epochs));
+  // Next epoch 2^32 - 3: the coming kernels run 2^32 - 3 .. 2^32 - 1, then 2, 3, ...
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int b = 0; b < nBlocks; b++) {
+    const uint32_t x = 0xfffffffdu - 2;
+    CUDA_OK(cudaMemcpy(buf + b * blockBytes, &x, 4, cudaMemcpyHostToDevice));
+  }
+  CUDA_OK(cudaDeviceSynchronize());
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int k = 0; k < 3; k++, round += epochs) llAllToAll<<<nBlocks, nThreads, 0, stream_>>>(devComm, h, round, epochs, errors);
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaStreamSynchronize(stream_));
+  // 15 epochs from 2^32 - 3: three before the wrap, then 2 .. 13; the next is 14.
+  for (uint32_t x : headers()) EXPECT_EQ(x, 14u - 2);
+  unsigned e[2];
+  CUDA_OK(cudaMemcpy(e, errors, sizeof e, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(e[0], 0u) << "a received value was not what its sender sent in that epoch";
+  EXPECT_EQ(e[1], 0u) << "recvReduce's sum was wrong";
+  MPI_Barrier(MPI_COMM_WORLD);
+  cudaFree(errors);
+  NCCL_OK(ncclDevCommDestroy(comm_, &devComm));
 }
 
 TEST_F(DevApi, LsaAllReduceThroughWindows) {

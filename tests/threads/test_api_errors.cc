@@ -559,7 +559,8 @@ TEST_F(ApiErrors, DeviceCommunicatorArguments) {
       {"GIN forced", ncclInvalidUsage, "GIN", [](ncclDevCommRequirements& r) { r.ginForceEnable = true; }},
       {"rail GIN barriers", ncclInvalidUsage, "GIN", [](ncclDevCommRequirements& r) { r.railGinBarrierCount = 4; }},
       {"world barriers", ncclInvalidUsage, "barrierCount", [](ncclDevCommRequirements& r) { r.barrierCount = 4; }},
-      {"LL all-to-all", ncclInvalidUsage, "LL all-to-all",
+      // Accepted (NCCL 2.28 has no handle for them), so refused only for the communicator.
+      {"LL all-to-all counts on a host communicator", ncclInvalidUsage, "host communicator",
        [](ncclDevCommRequirements& r) { r.lsaLLA2ABlockCount = 1, r.lsaLLA2ASlotCount = 8; }},
       {"resource with GIN signals", ncclInvalidUsage, "GIN signals",
        [&](ncclDevCommRequirements& r) {
@@ -638,11 +639,37 @@ TEST_F(ApiErrors, DeviceRequirementBuilders) {
   EXPECT_EQ(std::memcmp(&before, &req2, sizeof req2), 0);
   EXPECT_EQ(h2.bufHandle, 5u);
   ncclGinBarrierHandle gh;
-  ncclLLA2AHandle lh;
   EXPECT_EQ(ncclGinBarrierCreateRequirement(comm_, ncclTeam{1, 0, 1}, 1, &gh, &req2), ncclInvalidUsage);
   EXPECT_TRUE(contains(ncclGetLastError(comm_), "GIN"));
-  EXPECT_EQ(ncclLLA2ACreateRequirement(1, 0, &lh, &req2), ncclInvalidArgument);
-  EXPECT_EQ(ncclLLA2ACreateRequirement(1, 4, &lh, &req2), ncclInvalidUsage);
+  EXPECT_EQ(std::memcmp(&before, &req2, sizeof req2), 0);
+
+  // The LL all-to-all: a line per 8 bytes of a value; per block a header line and two
+  // halves of nSlots lines, 16 bytes each.
+  EXPECT_EQ(ncclLLA2ACalcSlots(10, 12), 20);
+  EXPECT_EQ(ncclLLA2ACalcSlots(7, 8), 7);
+  EXPECT_EQ(ncclLLA2ACalcSlots(3, 1), 3);
+  EXPECT_EQ(ncclLLA2ACalcSlots(0, 16), 0);
+  EXPECT_EQ(ncclLLA2ACalcSlots(-1, 8), -1);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "maxElts"));
+  EXPECT_EQ(ncclLLA2ACalcSlots(1 << 30, 64), -1);
+  ncclLLA2AHandle lh{9, 9};
+  NCCL_OK(ncclLLA2ACreateRequirement(3, 20, &lh, &req));
+  EXPECT_EQ(req.bufferSize, 3u * (1 + 2 * 20) * 16);
+  EXPECT_EQ(req.bufferAlign, 16u);
+  EXPECT_EQ(req.outBufferHandle, &lh.bufHandle);
+  EXPECT_EQ(req.next, nullptr);
+  EXPECT_EQ(req.ginSignalCount, 0);
+  EXPECT_EQ(lh.nSlots, 20u);
+  ncclLLA2AHandle lh2{9, 9};
+  EXPECT_EQ(ncclLLA2ACreateRequirement(-1, 4, &lh2, &req2), ncclInvalidArgument);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "nBlocks"));
+  EXPECT_EQ(ncclLLA2ACreateRequirement(1, -4, &lh2, &req2), ncclInvalidArgument);
+  EXPECT_EQ(ncclLLA2ACreateRequirement(1, 4, nullptr, &req2), ncclInvalidArgument);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "outHandle"));
+  EXPECT_EQ(ncclLLA2ACreateRequirement(1, 4, &lh2, nullptr), ncclInvalidArgument);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "outReq"));
+  EXPECT_EQ(std::memcmp(&before, &req2, sizeof req2), 0);
+  EXPECT_EQ(lh2.nSlots, 9u);
 }
 
 TEST_F(ApiErrors, HostTeams) {
