@@ -76,9 +76,12 @@ struct ncclLLA2ASession_internal {
   NCCL_DEVICE_INLINE uint32_t halfOffset() const {
     return (uint32_t)block * (1 + 2 * handle.nSlots) + 1 + (epoch & 1) * handle.nSlots;
   }
-  /* Member peer's lines of this epoch. */
+  /* Member peer's lines of this epoch, and this member's own (its local pointer). */
   NCCL_DEVICE_INLINE uint4* linesOf(int peer) const {
     return (uint4*)ncclGetResourceBufferPeerPointer(comm, handle.bufHandle, team, peer) + slotsOffset;
+  }
+  NCCL_DEVICE_INLINE uint4* ownLines() const {
+    return (uint4*)ncclGetResourceBufferLocalPointer(comm, handle.bufHandle) + slotsOffset;
   }
   template <typename T>
   NCCL_DEVICE_INLINE void store(uint4* line, const mccl_dev::LlA2AWords<T>& p) const {
@@ -144,7 +147,7 @@ struct ncclLLA2ASession : ncclLLA2ASession_internal<Coop> {
   template <int MinEltCount, int MaxEltCount, typename T>
   NCCL_DEVICE_INLINE void recvUnrolled(int eltStart, int eltCount, int eltStride, T (&vals)[MaxEltCount]) {
     constexpr int kLines = mccl_dev::LlA2AWords<T>::kLines;
-    const uint4* base = this->linesOf(this->team.rank) + eltStart;
+    const uint4* base = this->ownLines() + eltStart;
     uint4 got[MaxEltCount][kLines];
 #pragma unroll 1
     for (;;) {
@@ -175,32 +178,23 @@ struct ncclLLA2ASession : ncclLLA2ASession_internal<Coop> {
     }
   }
 
-  /* reduce over the eltCount (>= 1) values in slots eltStart + i * eltStride, in slot order,
-   * each first turned into the accumulator's type by eltToAcc; Unroll values in flight. */
+  /* reduce over the eltCount values in slots eltStart + i * eltStride, in slot order,
+   * each first turned into the accumulator's type by eltToAcc; Unroll values in flight.
+   * With eltCount < 1 nothing is waited for and the accumulator is value-initialised. */
   template <int Unroll, typename Elt, typename EltToAcc, typename Reduce>
   NCCL_DEVICE_INLINE auto recvReduce(int eltStart, int eltCount, int eltStride, EltToAcc eltToAcc, Reduce red)
       -> decltype(eltToAcc(nccl::utility::declval<Elt>())) {
     using Acc = decltype(eltToAcc(nccl::utility::declval<Elt>()));
-    Elt got[Unroll];
-    const int first = eltCount < Unroll ? eltCount : Unroll;
-    recvUnrolled<1, Unroll>(eltStart, first, eltStride, got);
-    Acc acc = eltToAcc(got[0]);
-#pragma unroll
-    for (int j = 1; j < Unroll; j++)
-      if (j < first) acc = red(acc, eltToAcc(got[j]));
+    Acc acc{};
 #pragma unroll 1
-    for (int i = Unroll; i < eltCount; i += Unroll) {
-      const int n = eltCount - i;
-      if (n >= Unroll) {
-        recvUnrolled<Unroll, Unroll>(eltStart + i * eltStride, Unroll, eltStride, got);
+    for (int i = 0; i < eltCount; i += Unroll) {
+      Elt got[Unroll];
+      const int n = eltCount - i < Unroll ? eltCount - i : Unroll;
+      if (n == Unroll) recvUnrolled<Unroll, Unroll>(eltStart + i * eltStride, Unroll, eltStride, got);
+      else recvUnrolled<1, Unroll>(eltStart + i * eltStride, n, eltStride, got);
 #pragma unroll
-        for (int j = 0; j < Unroll; j++) acc = red(acc, eltToAcc(got[j]));
-      } else {
-        recvUnrolled<1, Unroll>(eltStart + i * eltStride, n, eltStride, got);
-#pragma unroll
-        for (int j = 0; j < Unroll; j++)
-          if (j < n) acc = red(acc, eltToAcc(got[j]));
-      }
+      for (int j = 0; j < Unroll; j++)
+        if (j < n) acc = i == 0 && j == 0 ? eltToAcc(got[0]) : red(acc, eltToAcc(got[j]));
     }
     return acc;
   }
@@ -213,7 +207,7 @@ struct ncclLLA2ASession : ncclLLA2ASession_internal<Coop> {
        * carries an epoch of the coming cycle. Visible before this member's next sends,
        * which are what let a peer write into the half again. */
       this->coop.sync();
-      uint4* half = this->linesOf(this->team.rank);
+      uint4* half = this->ownLines();
       for (int i = this->coop.thread_rank(); i < (int)this->handle.nSlots; i += this->coop.size())
         half[i] = make_uint4(0, 0, 0, 0);
       __threadfence_system();

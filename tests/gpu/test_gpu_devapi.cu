@@ -234,8 +234,28 @@ __global__ void llAllToAll(ncclDevComm devComm, ncclLLA2AHandle h, int firstRoun
       double want = 0;
       for (int from = 0; from < n; from++) want += a2aValue(from, me, b, round);
       if (sum != want) atomicAdd(&errors[1], 1u);
+    } else if (t == 97) {
+      // No values: nothing to wait for, the accumulator value-initialised.
+      if (a2a.recvReduce<2, float>(0, 0, 1, [](float v) { return (double)v; }, [](double x, double y) { return x + y; }) != 0.0)
+        atomicAdd(&errors[1], 1u);
     }
     a2a.endEpoch(cta);
+  }
+}
+
+// The same with a session per warp (ncclCoopWarp; block index = the warp's index in the
+// grid): lane p sends a float to member p and receives member p's.
+__global__ void llAllToAllWarps(ncclDevComm devComm, ncclLLA2AHandle h, int firstRound, int epochs, unsigned* errors) {
+  ncclCoopWarp warp;
+  ncclTeam team = ncclTeamLsa(devComm);
+  const int n = team.nRanks, me = team.rank, lane = threadIdx.x % 32;
+  const int gw = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+  ncclLLA2ASession<ncclCoopWarp> a2a(warp, devComm, team, h, gw, n);
+  for (int e = 0; e < epochs; e++) {
+    const int round = firstRound + e;
+    if (lane < n) a2a.send(lane, me, a2aValue(me, lane, gw, round));
+    if (lane < n && a2a.recv<float>(lane) != a2aValue(lane, me, gw, round)) atomicAdd(&errors[0], 1u);
+    a2a.endEpoch(warp);
   }
 }
 
@@ -276,7 +296,8 @@ TEST_F(DevApi, SymPtrAndCoopBcast) {
 // ncclLLA2ASession over the LSA team: several kernels of several epochs (each block's epoch
 // kept between kernels in its header line), then the epochs carried across the wrap of the
 // 32-bit count (every rank sets its headers near it), where the halves must have been
-// cleared: lines from the first kernels carry the epochs the new cycle starts with.
+// cleared: lines from the first kernels carry the epochs the new cycle starts with. Then
+// sessions of warps on a second handle.
 TEST_F(DevApi, LlAllToAllAcrossKernelsAndTheEpochWrap) {
   const int n = worldSize();
   if (n > kA2AMaxRanks) GTEST_SKIP() << "the test's kernel receives the broadcasts of at most 8 ranks";
@@ -286,6 +307,10 @@ TEST_F(DevApi, LlAllToAllAcrossKernelsAndTheEpochWrap) {
   ncclLLA2AHandle h;
   ncclDevResourceRequirements req;
   NCCL_OK(ncclLLA2ACreateRequirement(nBlocks, nSlots, &h, &req));
+  ncclLLA2AHandle wh;
+  ncclDevResourceRequirements wreq;
+  NCCL_OK(ncclLLA2ACreateRequirement(8, ncclLLA2ACalcSlots(n, sizeof(float)), &wh, &wreq));
+  req.next = &wreq;
   ncclDevCommRequirements reqs = NCCL_DEV_COMM_REQUIREMENTS_INITIALIZER;
   reqs.resourceRequirementsList = &req;
   reqs.lsaBarrierCount = 1;
@@ -321,6 +346,11 @@ TEST_F(DevApi, LlAllToAllAcrossKernelsAndTheEpochWrap) {
   CUDA_OK(cudaStreamSynchronize(stream_));
   // 15 epochs from 2^32 - 3: three before the wrap, then 2 .. 13; the next is 14.
   for (uint32_t x : headers()) EXPECT_EQ(x, 14u - 2);
+  // Sessions of warps on a handle of their own: 2 blocks of 4 warps, 7 kernels of 9 epochs.
+  llAllToAllWarps<<<2, 128, 0, stream_>>>(devComm, wh, 0, 0, errors);  // sessions that end no epoch
+  for (int k = 0; k < 7; k++) llAllToAllWarps<<<2, 128, 0, stream_>>>(devComm, wh, 9 * k, 9, errors);
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaStreamSynchronize(stream_));
   unsigned e[2];
   CUDA_OK(cudaMemcpy(e, errors, sizeof e, cudaMemcpyDeviceToHost));
   EXPECT_EQ(e[0], 0u) << "a received value was not what its sender sent in that epoch";
