@@ -51,6 +51,25 @@ ncclResult_t mcclMpiReduceScatterBlock(const void* sendbuf, void* recvbuf, size_
 /* count: elements sent to each rank. */
 ncclResult_t mcclMpiAlltoall(const void* sendbuf, void* recvbuf, size_t count, MPI_Datatype datatype,
                              MPI_Comm comm, cudaStream_t stream);
+/* count: elements each rank sends to the root (Gather) or receives from it (Scatter).
+ * MPI_IN_PLACE: Gather's sendbuf at the root, Scatter's recvbuf at the root. */
+ncclResult_t mcclMpiGather(const void* sendbuf, void* recvbuf, size_t count, MPI_Datatype datatype, int root,
+                           MPI_Comm comm, cudaStream_t stream);
+ncclResult_t mcclMpiScatter(const void* sendbuf, void* recvbuf, size_t count, MPI_Datatype datatype, int root,
+                            MPI_Comm comm, cudaStream_t stream);
+/* The v-forms, with MPI's int count and displacement arrays (elements of datatype, one per
+ * rank; the same datatype on both sides). Allgatherv's sendcount must be recvcounts[rank].
+ * Alltoallv runs as mcclAlltoAllv; in place (sendbuf MPI_IN_PLACE) it sends recvcounts[j]
+ * elements from rdispls[j] of a copy of recvbuf. Reduce_scatter's blocks (recvcounts, the
+ * same array on every rank) of equal size run as ncclReduceScatter, else as one group of
+ * ncclReduce, block j to rank j. */
+ncclResult_t mcclMpiAllgatherv(const void* sendbuf, int sendcount, void* recvbuf, const int recvcounts[],
+                               const int displs[], MPI_Datatype datatype, MPI_Comm comm, cudaStream_t stream);
+ncclResult_t mcclMpiAlltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], void* recvbuf,
+                              const int recvcounts[], const int rdispls[], MPI_Datatype datatype, MPI_Comm comm,
+                              cudaStream_t stream);
+ncclResult_t mcclMpiReduceScatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                                  MPI_Op op, MPI_Comm comm, cudaStream_t stream);
 
 /* The NCCL datatype / operator an MPI one maps to (ncclInvalidArgument if none). */
 ncclResult_t mcclMpiDatatype(MPI_Datatype datatype, ncclDataType_t* type);

@@ -68,6 +68,11 @@ int deviceOf(const void* p) {
 }
 #endif
 
+#ifdef MCCL_HAVE_CUDA
+int execute(const char* call, size_t bytes, int dev, MPI_Comm comm, bool oneCall,
+            const std::function<ncclResult_t(cudaStream_t)>& run, int* rc);
+#endif
+
 // Decides and, when mccl takes the call, runs it. Returns 1 when handled (*rc is the MPI
 // result), 0 when the shim must call PMPI. oneCall: run is one mccl collective and nothing
 // after it, so its launch may raise a completion word the wait spins on (core/completion.h).
@@ -87,7 +92,8 @@ int route(const char* call, size_t bytes, const void* probe, MPI_Datatype dt, bo
   dev = deviceOf(probe);
   // Below the threshold a CUDA-aware MPI takes device buffers itself; one that is not
   // would fail on them, so mccl keeps those too.
-  if (dev < 0) why = "host buffer";
+  if (bytes == 0) why = "nothing to move";
+  else if (dev < 0) why = "host buffer";
   else if (bytes < static_cast<size_t>(knobInt(Knob::MpiThreshold)) && gMpiCudaAware.load() != 0)
     why = "below MCCL_MPI_THRESHOLD";
   else if (!mpiDatatypeQuiet(dt, &t) || (reduce && dt == MPI_BYTE)) why = "datatype not supported";
@@ -99,6 +105,14 @@ int route(const char* call, size_t bytes, const void* probe, MPI_Datatype dt, bo
     verbose(call, bytes, "MPI", why);
     return 0;
   }
+  return execute(call, bytes, dev, comm, oneCall, run, rc);
+#endif
+}
+
+#ifdef MCCL_HAVE_CUDA
+// Runs a call the route gave to mccl on device dev, on its stream, and waits for it.
+int execute(const char* call, size_t bytes, int dev, MPI_Comm comm, bool oneCall,
+            const std::function<ncclResult_t(cudaStream_t)>& run, int* rc) {
   int prev = -1;
   cudaGetDevice(&prev);
   if (prev != dev) cudaSetDevice(dev);
@@ -124,8 +138,8 @@ int route(const char* call, size_t bytes, const void* probe, MPI_Datatype dt, bo
   }
   *rc = MPI_SUCCESS;
   return 1;
-#endif
 }
+#endif
 
 size_t typeBytes(MPI_Datatype dt, size_t count) {
   int size = 0;
@@ -137,6 +151,27 @@ int commSize(MPI_Comm comm) {
   int n = 1;
   if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &n);
   return n;
+}
+
+int commRank(MPI_Comm comm) {
+  int r = 0;
+  if (comm != MPI_COMM_NULL) MPI_Comm_rank(comm, &r);
+  return r;
+}
+
+// The sum of a v-form's counts (elements), 0 for a NULL array (MPI reports that itself).
+size_t countSum(const int* counts, MPI_Comm comm) {
+  size_t total = 0;
+  if (counts == nullptr) return 0;
+  for (int q = 0, n = commSize(comm); q < n; ++q) total += counts[q] > 0 ? static_cast<size_t>(counts[q]) : 0;
+  return total;
+}
+
+bool mismatched(const char* call, MPI_Datatype a, MPI_Datatype b, bool countsDiffer) {
+  if (a == b && !countsDiffer) return false;
+  gViaMpi.fetch_add(1);
+  verbose(call, 0, "MPI", "send and receive signatures differ");
+  return true;
 }
 
 }  // namespace
@@ -213,6 +248,123 @@ NCCL_API int mcclMpiRouteAlltoall(const void* sendbuf, int sendcount, MPI_Dataty
                  return mcclMpiAlltoall(sendbuf, recvbuf, static_cast<size_t>(recvcount), recvtype, comm, s);
                },
                rc);
+}
+
+// Gather and Scatter: the root decides on its side that holds every block (its two sides
+// must agree), the others on their own block; in a program whose ranks pass the same count
+// and datatype every rank decides alike.
+NCCL_API int mcclMpiRouteGather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, int* rc) {
+  const int n = commSize(comm);
+  if (root < 0 || root >= n) return 0;  // MPI reports it
+  const bool atRoot = commRank(comm) == root;
+  if (atRoot && sendbuf != MPI_IN_PLACE && mismatched("MPI_Gather", sendtype, recvtype, sendcount != recvcount))
+    return 0;
+  const MPI_Datatype dt = atRoot ? recvtype : sendtype;
+  const int count = atRoot ? recvcount : sendcount;
+  return route("MPI_Gather", typeBytes(dt, static_cast<size_t>(count)) * static_cast<size_t>(n),
+               atRoot ? recvbuf : sendbuf, dt, false, MPI_OP_NULL, comm, false,
+               [&](cudaStream_t s) {
+                 return mcclMpiGather(sendbuf, recvbuf, static_cast<size_t>(count), dt, root, comm, s);
+               },
+               rc);
+}
+
+NCCL_API int mcclMpiRouteScatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, int* rc) {
+  const int n = commSize(comm);
+  if (root < 0 || root >= n) return 0;
+  const bool atRoot = commRank(comm) == root;
+  if (atRoot && recvbuf != MPI_IN_PLACE && mismatched("MPI_Scatter", sendtype, recvtype, sendcount != recvcount))
+    return 0;
+  const MPI_Datatype dt = atRoot ? sendtype : recvtype;
+  const int count = atRoot ? sendcount : recvcount;
+  return route("MPI_Scatter", typeBytes(dt, static_cast<size_t>(count)) * static_cast<size_t>(n),
+               atRoot ? sendbuf : recvbuf, dt, false, MPI_OP_NULL, comm, false,
+               [&](cudaStream_t s) {
+                 return mcclMpiScatter(sendbuf, recvbuf, static_cast<size_t>(count), dt, root, comm, s);
+               },
+               rc);
+}
+
+// recvcounts is the same array on every rank, so every rank sees the same total.
+NCCL_API int mcclMpiRouteAllgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                    int* rc) {
+  if (sendbuf != MPI_IN_PLACE && mismatched("MPI_Allgatherv", sendtype, recvtype, false)) return 0;
+  return route("MPI_Allgatherv", typeBytes(recvtype, countSum(recvcounts, comm)), recvbuf, recvtype, false,
+               MPI_OP_NULL, comm, false,
+               [&](cudaStream_t s) {
+                 return mcclMpiAllgatherv(sendbuf, sendcount, recvbuf, recvcounts, displs, recvtype, comm, s);
+               },
+               rc);
+}
+
+NCCL_API int mcclMpiRouteReduceScatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype dt,
+                                       MPI_Op op, MPI_Comm comm, int* rc) {
+  const void* probe = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  return route("MPI_Reduce_scatter", typeBytes(dt, countSum(recvcounts, comm)), probe, dt, true, op, comm, false,
+               [&](cudaStream_t s) { return mcclMpiReduceScatter(sendbuf, recvbuf, recvcounts, dt, op, comm, s); },
+               rc);
+}
+
+// Alltoallv: a rank's counts are its own (one may send and receive nothing, with NULL
+// buffers), so no rank can decide alone: the ranks vote with one small PMPI_Allreduce.
+// Any rank with data in host memory, or whose call mccl cannot take, sends everyone to
+// MPI; else, with data on the GPU somewhere, below MCCL_MPI_THRESHOLD bytes a rank on
+// average a CUDA-aware MPI keeps it, and above mccl takes it.
+NCCL_API int mcclMpiRouteAlltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                   MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+                                   MPI_Datatype recvtype, MPI_Comm comm, int* rc) {
+  const char* call = "MPI_Alltoallv";
+  int inter = 0;
+  if (comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter || sendcounts == nullptr ||
+      recvcounts == nullptr) {
+    gViaMpi.fetch_add(1);
+    verbose(call, 0, "MPI", "not an intracommunicator, or no counts");
+    return 0;
+  }
+#ifndef MCCL_HAVE_CUDA
+  (void)sendbuf; (void)sdispls; (void)sendtype; (void)recvbuf; (void)rdispls; (void)recvtype; (void)rc;
+  gViaMpi.fetch_add(1);
+  verbose(call, 0, "MPI", "mccl was built without CUDA");
+  return 0;
+#else
+  const bool inPlace = sendbuf == MPI_IN_PLACE;
+  const size_t sent = inPlace ? 0 : countSum(sendcounts, comm), received = countSum(recvcounts, comm);
+  ncclDataType_t t;
+  // {ranks that need MPI, ranks with data on a GPU, bytes received}
+  long long vote[3] = {0, 0, static_cast<long long>(typeBytes(recvtype, received))};
+  int dev = -1;
+  if ((!inPlace && sendtype != recvtype) || !mpiDatatypeQuiet(recvtype, &t)) {
+    vote[0] = 1;
+  } else {
+    const int sdev = sent > 0 ? deviceOf(sendbuf) : -2, rdev = received > 0 ? deviceOf(recvbuf) : -2;
+    if (sdev == -1 || rdev == -1 || (sdev >= 0 && rdev >= 0 && sdev != rdev)) vote[0] = 1;  // host memory
+    else if (sdev >= 0 || rdev >= 0) vote[1] = 1, dev = sdev >= 0 ? sdev : rdev;
+  }
+  long long all[3] = {0, 0, 0};
+  if (PMPI_Allreduce(vote, all, 3, MPI_LONG_LONG, MPI_SUM, comm) != MPI_SUCCESS) return 0;
+  const int n = commSize(comm);
+  const char* why = all[0] > 0   ? "host buffers or a datatype mccl does not take, on some rank"
+                    : all[1] == 0 ? "no data on a GPU"
+                    : static_cast<size_t>(all[2]) / static_cast<size_t>(n) < static_cast<size_t>(knobInt(Knob::MpiThreshold)) &&
+                              gMpiCudaAware.load() != 0
+                        ? "below MCCL_MPI_THRESHOLD"
+                        : nullptr;
+  if (why) {
+    gViaMpi.fetch_add(1);
+    verbose(call, static_cast<size_t>(all[2]), "MPI", why);
+    return 0;
+  }
+  if (dev < 0 && cudaGetDevice(&dev) != cudaSuccess) dev = 0;  // nothing of its own: its current GPU
+  return execute(call, vote[2] > 0 ? static_cast<size_t>(vote[2]) : 0, dev, comm, false,
+                 [&](cudaStream_t s) {
+                   return mcclMpiAlltoallv(sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, recvtype, comm,
+                                           s);
+                 },
+                 rc);
+#endif
 }
 
 // The shim tells what the MPI library's own MPIX_Query_cuda_support says (0: device

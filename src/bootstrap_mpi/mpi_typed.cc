@@ -4,6 +4,9 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <vector>
+#include <algorithm>
+#include <cstdlib>
 
 #include "bootstrap_mpi/bootstrap_mpi.h"
 #include "bootstrap_mpi/mpi_map.h"
@@ -13,6 +16,7 @@
 #include "core/cuda_util.h"
 #include "core/error.h"
 #include "core/types.h"
+#include "mccl.h"
 #include "mccl_mpi.h"
 
 #ifdef MCCL_HAVE_CUDA
@@ -80,6 +84,56 @@ ncclResult_t copyLocal(const Target& t, void* dst, const void* src, size_t bytes
 }
 
 bool isInPlace(const void* p) { return p == MPI_IN_PLACE; }
+
+// A copy of an in-place call's input to send from (the call overwrites the original while
+// peers still read it), in the communicator's memory kind: malloc'ed on a host
+// communicator, stream-ordered device memory on a GPU one; freed when it goes (on the GPU
+// after the stream's work so far).
+struct Staged {
+  const Target& tg;
+  cudaStream_t stream;
+  void* p = nullptr;
+  Staged(const Target& tg, cudaStream_t stream) : tg(tg), stream(stream) {}
+  Staged(const Staged&) = delete;
+  ~Staged() {
+    if (p == nullptr) return;
+    if (tg.host) std::free(p);
+#ifdef MCCL_HAVE_CUDA
+    else cudaFreeAsync(p, stream);
+#endif
+  }
+  ncclResult_t copyOf(const void* src, size_t bytes, const char* call) {
+    if (bytes == 0) return ncclSuccess;
+    if (tg.host) {
+      p = std::malloc(bytes);
+      if (p == nullptr) return MCCL_ERR(ncclSystemError, tg.comm, "%s: out of host memory (%zu bytes)", call, bytes);
+      std::memcpy(p, src, bytes);
+      return ncclSuccess;
+    }
+#ifdef MCCL_HAVE_CUDA
+    cudaError_t e = cudaMallocAsync(&p, bytes, stream);
+    if (e == cudaSuccess) e = cudaMemcpyAsync(p, src, bytes, cudaMemcpyDeviceToDevice, stream);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      return MCCL_ERR(ncclUnhandledCudaError, tg.comm, "%s: staging %zu bytes of the in-place input: %s", call, bytes,
+                      cudaGetErrorString(e));
+    }
+    return ncclSuccess;
+#else
+    return MCCL_ERR(ncclInternalError, tg.comm, "GPU communicator in a build without CUDA");
+#endif
+  }
+};
+
+// MPI's count and displacement arrays (ints, one per rank): none negative, NULL refused.
+ncclResult_t checkVector(const Target& tg, const int* v, const char* name, const char* call) {
+  if (v == nullptr) return MCCL_ERR(ncclInvalidArgument, tg.comm, "%s: %s is NULL", call, name);
+  for (int q = 0; q < tg.size; ++q)
+    if (v[q] < 0) return MCCL_ERR(ncclInvalidArgument, tg.comm, "%s: %s[%d] = %d is negative", call, name, q, v[q]);
+  return ncclSuccess;
+}
+
+size_t at(const int* displs, int q, size_t es) { return static_cast<size_t>(displs[q]) * es; }
 
 }  // namespace
 
@@ -241,41 +295,161 @@ NCCL_API ncclResult_t mcclMpiAlltoall(const void* sendbuf, void* recvbuf, size_t
   Target tg;
   MCCL_CHECK(target(comm, &tg));
   const size_t bytes = count * datatypeSize(t);
-  const void* src = sendbuf;
-  void* staged = nullptr;
-  if (isInPlace(sendbuf) && bytes > 0) {
-    // In place: the data to send is recvbuf itself; send from a copy.
-    size_t total = bytes * static_cast<size_t>(tg.size);
-    if (tg.host) {
-      staged = std::malloc(total);
-      if (!staged) return MCCL_ERR(ncclSystemError, tg.comm, "mcclMpiAlltoall: out of host memory");
-      std::memcpy(staged, recvbuf, total);
-    } else {
-#ifdef MCCL_HAVE_CUDA
-      cudaError_t e = cudaMallocAsync(&staged, total, stream);
-      if (e == cudaSuccess) e = cudaMemcpyAsync(staged, recvbuf, total, cudaMemcpyDeviceToDevice, stream);
-      if (e != cudaSuccess)
-        return MCCL_ERR(ncclUnhandledCudaError, tg.comm, "mcclMpiAlltoall: %s", cudaGetErrorString(e));
-#endif
-    }
-    src = staged;
-  } else if (isInPlace(sendbuf)) {
-    src = recvbuf;
-  }
+  // In place: the data to send is recvbuf itself; send from a copy.
+  Staged staged(tg, stream);
+  if (isInPlace(sendbuf)) MCCL_CHECK(staged.copyOf(recvbuf, bytes * static_cast<size_t>(tg.size), "mcclMpiAlltoall"));
+  const void* src = !isInPlace(sendbuf) ? sendbuf : staged.p ? staged.p : recvbuf;
   ncclResult_t r = ncclGroupStart();
   for (int q = 0; q < tg.size && r == ncclSuccess; ++q) {
     r = ncclSend(static_cast<const char*>(src) + q * bytes, count, t, q, tg.comm, stream);
     if (r == ncclSuccess) r = ncclRecv(static_cast<char*>(recvbuf) + q * bytes, count, t, q, tg.comm, stream);
   }
   ncclResult_t e = ncclGroupEnd();
-  if (r == ncclSuccess) r = e;
-  if (staged) {
-    if (tg.host) std::free(staged);
-#ifdef MCCL_HAVE_CUDA
-    else cudaFreeAsync(staged, stream);
-#endif
+  return r != ncclSuccess ? r : e;
+  MCCL_API_END
+}
+
+NCCL_API ncclResult_t mcclMpiGather(const void* sendbuf, void* recvbuf, size_t count, MPI_Datatype datatype, int root,
+                                    MPI_Comm comm, cudaStream_t stream) {
+  MCCL_API_BEGIN
+  ncclDataType_t t;
+  MCCL_CHECK(mcclMpiDatatype(datatype, &t));
+  Target tg;
+  MCCL_CHECK(target(comm, &tg));
+  if (isInPlace(sendbuf) && tg.rank != root)
+    return MCCL_ERR(ncclInvalidArgument, tg.comm, "mcclMpiGather: MPI_IN_PLACE is valid only at the root (rank %d)", root);
+  if (root < 0 || root >= tg.size)
+    return MCCL_ERR(ncclInvalidArgument, tg.comm, "mcclMpiGather: root %d is not a rank of the %d", root, tg.size);
+  // MPI_IN_PLACE at the root: its block is already in place (NCCL's in-place form).
+  const void* src = isInPlace(sendbuf)
+                        ? static_cast<char*>(recvbuf) + static_cast<size_t>(root) * count * datatypeSize(t)
+                        : sendbuf;
+  return ncclGather(src, recvbuf, count, t, root, tg.comm, stream);
+  MCCL_API_END
+}
+
+NCCL_API ncclResult_t mcclMpiScatter(const void* sendbuf, void* recvbuf, size_t count, MPI_Datatype datatype, int root,
+                                     MPI_Comm comm, cudaStream_t stream) {
+  MCCL_API_BEGIN
+  ncclDataType_t t;
+  MCCL_CHECK(mcclMpiDatatype(datatype, &t));
+  Target tg;
+  MCCL_CHECK(target(comm, &tg));
+  if (isInPlace(recvbuf) && tg.rank != root)
+    return MCCL_ERR(ncclInvalidArgument, tg.comm, "mcclMpiScatter: MPI_IN_PLACE is valid only at the root (rank %d)",
+                    root);
+  if (root < 0 || root >= tg.size)
+    return MCCL_ERR(ncclInvalidArgument, tg.comm, "mcclMpiScatter: root %d is not a rank of the %d", root, tg.size);
+  // MPI_IN_PLACE (as recvbuf) at the root: its block stays where it is in sendbuf.
+  void* dst = isInPlace(recvbuf) ? static_cast<char*>(const_cast<void*>(sendbuf)) +
+                                       static_cast<size_t>(root) * count * datatypeSize(t)
+                                 : recvbuf;
+  return ncclScatter(sendbuf, dst, count, t, root, tg.comm, stream);
+  MCCL_API_END
+}
+
+NCCL_API ncclResult_t mcclMpiAllgatherv(const void* sendbuf, int sendcount, void* recvbuf, const int recvcounts[],
+                                        const int displs[], MPI_Datatype datatype, MPI_Comm comm,
+                                        cudaStream_t stream) {
+  MCCL_API_BEGIN
+  const char* call = "mcclMpiAllgatherv";
+  ncclDataType_t t;
+  MCCL_CHECK(mcclMpiDatatype(datatype, &t));
+  Target tg;
+  MCCL_CHECK(target(comm, &tg));
+  MCCL_CHECK(checkVector(tg, recvcounts, "recvcounts", call));
+  MCCL_CHECK(checkVector(tg, displs, "displs", call));
+  const int me = tg.rank;
+  const bool inPlace = isInPlace(sendbuf);
+  if (!inPlace && sendcount != recvcounts[me])
+    return MCCL_ERR(ncclInvalidArgument, tg.comm, "%s: sendcount %d is not recvcounts[%d] = %d", call, sendcount, me,
+                    recvcounts[me]);
+  const size_t es = datatypeSize(t);
+  // In place this rank's block is already at displs[me]: it only goes to the others.
+  const char* mine = inPlace ? static_cast<const char*>(recvbuf) + at(displs, me, es) : static_cast<const char*>(sendbuf);
+  ncclResult_t r = ncclGroupStart();
+  for (int i = 1; i <= tg.size && r == ncclSuccess; ++i) {
+    const int q = (me + i) % tg.size;  // the peers after this rank first, itself last
+    if (q == me && inPlace) break;
+    r = ncclSend(mine, static_cast<size_t>(recvcounts[me]), t, q, tg.comm, stream);
+    if (r == ncclSuccess)
+      r = ncclRecv(static_cast<char*>(recvbuf) + at(displs, q, es), static_cast<size_t>(recvcounts[q]), t, q, tg.comm,
+                   stream);
   }
-  return r;
+  ncclResult_t e = ncclGroupEnd();
+  return r != ncclSuccess ? r : e;
+  MCCL_API_END
+}
+
+NCCL_API ncclResult_t mcclMpiAlltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], void* recvbuf,
+                                       const int recvcounts[], const int rdispls[], MPI_Datatype datatype,
+                                       MPI_Comm comm, cudaStream_t stream) {
+  MCCL_API_BEGIN
+  const char* call = "mcclMpiAlltoallv";
+  ncclDataType_t t;
+  MCCL_CHECK(mcclMpiDatatype(datatype, &t));
+  Target tg;
+  MCCL_CHECK(target(comm, &tg));
+  const bool inPlace = isInPlace(sendbuf);
+  // In place the blocks to send are the received ones' places, sent from a copy.
+  if (inPlace) {
+    sendcounts = recvcounts;
+    sdispls = rdispls;
+  }
+  MCCL_CHECK(checkVector(tg, sendcounts, inPlace ? "recvcounts" : "sendcounts", call));
+  MCCL_CHECK(checkVector(tg, sdispls, inPlace ? "rdispls" : "sdispls", call));
+  MCCL_CHECK(checkVector(tg, recvcounts, "recvcounts", call));
+  MCCL_CHECK(checkVector(tg, rdispls, "rdispls", call));
+  const size_t n = static_cast<size_t>(tg.size), es = datatypeSize(t);
+  std::vector<size_t> v(4 * n);
+  size_t extent = 0;
+  for (size_t q = 0; q < n; ++q) {
+    v[q] = static_cast<size_t>(sendcounts[q]);
+    v[n + q] = static_cast<size_t>(sdispls[q]);
+    v[2 * n + q] = static_cast<size_t>(recvcounts[q]);
+    v[3 * n + q] = static_cast<size_t>(rdispls[q]);
+    if (recvcounts[q] > 0) extent = std::max(extent, v[3 * n + q] + v[2 * n + q]);
+  }
+  Staged staged(tg, stream);
+  if (inPlace) MCCL_CHECK(staged.copyOf(recvbuf, extent * es, call));
+  const void* src = !inPlace ? sendbuf : staged.p ? staged.p : recvbuf;
+  return mcclAlltoAllv(src, v.data(), v.data() + n, recvbuf, v.data() + 2 * n, v.data() + 3 * n, t, tg.comm, stream);
+  MCCL_API_END
+}
+
+NCCL_API ncclResult_t mcclMpiReduceScatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, cudaStream_t stream) {
+  MCCL_API_BEGIN
+  const char* call = "mcclMpiReduceScatter";
+  ncclDataType_t t;
+  ncclRedOp_t o;
+  MCCL_CHECK(reductionTypes(datatype, op, &t, &o));
+  Target tg;
+  MCCL_CHECK(target(comm, &tg));
+  MCCL_CHECK(checkVector(tg, recvcounts, "recvcounts", call));
+  bool even = true;
+  size_t total = 0;
+  for (int q = 0; q < tg.size; ++q) {
+    even = even && recvcounts[q] == recvcounts[0];
+    total += static_cast<size_t>(recvcounts[q]);
+  }
+  if (even) return mcclMpiReduceScatterBlock(sendbuf, recvbuf, static_cast<size_t>(recvcounts[0]), datatype, op, comm,
+                                             stream);
+  // Blocks of different sizes: block q is a Reduce to rank q, all of them in one group.
+  // In place the input fills recvbuf, whose start this rank's result overwrites while the
+  // other blocks are read: they are reduced from a copy.
+  const size_t es = datatypeSize(t);
+  Staged staged(tg, stream);
+  if (isInPlace(sendbuf)) MCCL_CHECK(staged.copyOf(recvbuf, total * es, call));
+  const char* in = static_cast<const char*>(!isInPlace(sendbuf) ? sendbuf : staged.p ? staged.p : recvbuf);
+  ncclResult_t r = ncclGroupStart();
+  size_t off = 0;
+  for (int q = 0; q < tg.size && r == ncclSuccess; ++q) {
+    r = ncclReduce(in + off * es, recvbuf, static_cast<size_t>(recvcounts[q]), t, o, q, tg.comm, stream);
+    off += static_cast<size_t>(recvcounts[q]);
+  }
+  ncclResult_t e = ncclGroupEnd();
+  return r != ncclSuccess ? r : e;
   MCCL_API_END
 }
 

@@ -1,8 +1,9 @@
 /*
  * libmccl_mpi: the PMPI preload. Used with LD_PRELOAD=libmccl_mpi.so (or linked before
- * libmpi), it takes MPI_Allreduce, MPI_Reduce, MPI_Bcast, MPI_Allgather,
- * MPI_Reduce_scatter_block and MPI_Alltoall on large device buffers to mccl and forwards
- * everything else to PMPI_* unchanged. The decisions live in libmccl
+ * libmpi), it takes MPI_Allreduce, MPI_Reduce, MPI_Bcast, MPI_Allgather, MPI_Allgatherv,
+ * MPI_Reduce_scatter_block, MPI_Reduce_scatter, MPI_Alltoall, MPI_Alltoallv, MPI_Gather
+ * and MPI_Scatter on large device buffers to mccl and forwards everything else to PMPI_*
+ * unchanged. The decisions live in libmccl
  * (src/bootstrap_mpi/mpi_route.cc); this file only intercepts.
  */
 #define _GNU_SOURCE
@@ -15,6 +16,13 @@ int mcclMpiRouteBcast(void*, int, MPI_Datatype, int, MPI_Comm, int*);
 int mcclMpiRouteAllgather(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm, int*);
 int mcclMpiRouteReduceScatterBlock(const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm, int*);
 int mcclMpiRouteAlltoall(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm, int*);
+int mcclMpiRouteGather(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm, int*);
+int mcclMpiRouteScatter(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm, int*);
+int mcclMpiRouteAllgatherv(const void*, int, MPI_Datatype, void*, const int*, const int*, MPI_Datatype, MPI_Comm,
+                           int*);
+int mcclMpiRouteReduceScatter(const void*, void*, const int*, MPI_Datatype, MPI_Op, MPI_Comm, int*);
+int mcclMpiRouteAlltoallv(const void*, const int*, const int*, MPI_Datatype, void*, const int*, const int*,
+                          MPI_Datatype, MPI_Comm, int*);
 int mcclMpiRouteCudaAware(void);
 void mcclMpiRouteSetMpiCudaAware(int aware);
 
@@ -73,6 +81,49 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   realCudaAware();
   if (mcclMpiRouteAlltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &rc)) return rc;
   return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+               MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  int rc;
+  realCudaAware();
+  if (mcclMpiRouteGather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &rc)) return rc;
+  return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  int rc;
+  realCudaAware();
+  if (mcclMpiRouteScatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &rc)) return rc;
+  return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                   const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  int rc;
+  realCudaAware();
+  if (mcclMpiRouteAllgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &rc))
+    return rc;
+  return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+}
+
+int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                       MPI_Comm comm) {
+  int rc;
+  realCudaAware();
+  if (mcclMpiRouteReduceScatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, &rc)) return rc;
+  return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+}
+
+int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                  void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  int rc;
+  realCudaAware();
+  if (mcclMpiRouteAlltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
+                            &rc))
+    return rc;
+  return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 }
 
 /* Programs that ask whether MPI takes device buffers: the collectives above do. */

@@ -1,10 +1,11 @@
 // GPU machine: libmccl_mpi linked before libmpi takes MPI collectives on device buffers to
-// mccl (the counters prove it) with MPI's results; and mcclStreamSynchronize keeps MPI
+// mccl (the counters prove it) with MPI's results (the v-forms, Gather and Scatter too); and mcclStreamSynchronize keeps MPI
 // moving while a GPU collective waits for a rank that is blocked in MPI.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "mccl_mpi.h"
@@ -171,4 +172,123 @@ TEST(PreloadGpu, SmallCallsReturnWithTheirOwnResults) {
   cudaFree(in);
   cudaFree(out);
   cudaFree(seen);
+}
+
+// Gather, Scatter, Allgatherv, Alltoallv and Reduce_scatter on device buffers go to mccl and
+// give what MPI gives on host copies of the same data: blocks of different sizes with gaps,
+// every root, the in-place forms, and an Alltoallv where the last rank sends and receives
+// nothing through NULL buffers (the ranks vote, so it follows the others to mccl).
+TEST(PreloadGpu, VFormsGatherScatterOnDeviceBuffers) {
+  if (!gpusForAll()) GTEST_SKIP() << "needs a GPU per rank";
+  int r, n;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  const size_t kBig = 1 << 19;  // floats: 2 MiB, above MCCL_MPI_THRESHOLD
+  auto value = [](int rank, size_t i) { return static_cast<float>((rank + 1) * 10 + static_cast<int>(i % 101)); };
+  std::vector<float> h(kBig * (n + 1)), want, got;
+  float *d, *dout;
+  ASSERT_EQ(cudaMalloc(&d, sizeof(float) * kBig * (n + 1)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&dout, sizeof(float) * kBig * (n + 1)), cudaSuccess);
+  auto put = [&](float* dst, const std::vector<float>& src, size_t count) {
+    ASSERT_EQ(cudaMemcpy(dst, src.data(), sizeof(float) * count, cudaMemcpyHostToDevice), cudaSuccess);
+  };
+  auto take = [&](const float* src, size_t count) {
+    got.assign(count, 0);
+    EXPECT_EQ(cudaMemcpy(got.data(), src, sizeof(float) * count, cudaMemcpyDeviceToHost), cudaSuccess);
+  };
+  uint64_t m0, p0;
+  mcclMpiPathCounters(&m0, &p0);
+  int routed = 0;
+  for (size_t i = 0; i < h.size(); ++i) h[i] = value(r, i);
+
+  // Gather and Scatter from every root, kBig / n floats a rank; in place at the root.
+  const int c = static_cast<int>(kBig / n);
+  for (int root = 0; root < n; ++root) {
+    put(d, h, kBig);
+    want.assign(static_cast<size_t>(c) * n, -1);
+    MPI_Gather(h.data(), c, MPI_FLOAT, want.data(), c, MPI_FLOAT, root, MPI_COMM_WORLD);  // host: MPI
+    MPI_Gather(d, c, MPI_FLOAT, dout, c, MPI_FLOAT, root, MPI_COMM_WORLD);
+    take(dout, want.size());
+    if (r == root) EXPECT_EQ(got, want) << "Gather to " << root;
+    if (r == root) put(dout + static_cast<size_t>(root) * c, h, static_cast<size_t>(c));
+    MPI_Gather(r == root ? MPI_IN_PLACE : d, c, MPI_FLOAT, dout, c, MPI_FLOAT, root, MPI_COMM_WORLD);
+    take(dout, want.size());
+    if (r == root) EXPECT_EQ(got, want) << "Gather in place to " << root;
+    want.assign(static_cast<size_t>(c), -1);
+    MPI_Scatter(h.data(), c, MPI_FLOAT, want.data(), c, MPI_FLOAT, root, MPI_COMM_WORLD);
+    MPI_Scatter(d, c, MPI_FLOAT, dout, c, MPI_FLOAT, root, MPI_COMM_WORLD);
+    take(dout, want.size());
+    EXPECT_EQ(got, want) << "Scatter from " << root;
+    MPI_Scatter(d, c, MPI_FLOAT, r == root ? MPI_IN_PLACE : dout, c, MPI_FLOAT, root, MPI_COMM_WORLD);
+    take(r == root ? d + static_cast<size_t>(root) * c : dout, want.size());
+    EXPECT_EQ(got, want) << "Scatter in place from " << root;
+    routed += 4;
+  }
+
+  // Allgatherv: rank q gives (q + 1) * kBig / (2n) floats, blocks in reverse order, gaps of 5.
+  std::vector<int> counts(n), displs(n);
+  int extent = 0;
+  for (int q = n - 1; q >= 0; --q) {
+    counts[q] = static_cast<int>((q + 1) * kBig / (2 * n));
+    displs[q] = extent;
+    extent += counts[q] + 5;
+  }
+  want.assign(static_cast<size_t>(extent), -1);
+  put(d, h, kBig);
+  put(dout, want, want.size());
+  MPI_Allgatherv(h.data(), counts[r], MPI_FLOAT, want.data(), counts.data(), displs.data(), MPI_FLOAT, MPI_COMM_WORLD);
+  MPI_Allgatherv(d, counts[r], MPI_FLOAT, dout, counts.data(), displs.data(), MPI_FLOAT, MPI_COMM_WORLD);
+  take(dout, want.size());
+  EXPECT_EQ(got, want) << "Allgatherv";
+  std::vector<float> fresh(static_cast<size_t>(extent), -1);
+  std::copy(h.begin(), h.begin() + counts[r], fresh.begin() + displs[r]);
+  put(dout, fresh, fresh.size());
+  MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_FLOAT, dout, counts.data(), displs.data(), MPI_FLOAT, MPI_COMM_WORLD);
+  take(dout, want.size());
+  EXPECT_EQ(got, want) << "Allgatherv in place";
+  routed += 2;
+
+  // Alltoallv: (r + j + 1) * kBig / (4n) floats to rank j; the last rank (of 2 or more)
+  // sends and receives nothing, with NULL buffers.
+  const bool idle = n > 1 && r == n - 1;
+  auto blk = [&](int q, int j) { return (n > 1 && (q == n - 1 || j == n - 1)) ? 0 : (q + j + 1) * static_cast<int>(kBig) / (4 * n); };
+  std::vector<int> sc(n), sd(n), rc(n), rd(n);
+  int sx = 0, rx = 0;
+  for (int j = 0; j < n; ++j) {
+    sc[j] = blk(r, j);
+    sd[j] = sx;
+    sx += sc[j];
+    rc[j] = blk(j, r);
+    rd[j] = rx;
+    rx += rc[j] + 3;
+  }
+  want.assign(static_cast<size_t>(std::max(rx, 1)), -1);
+  put(dout, want, want.size());
+  MPI_Alltoallv(h.data(), sc.data(), sd.data(), MPI_FLOAT, want.data(), rc.data(), rd.data(), MPI_FLOAT, MPI_COMM_WORLD);
+  MPI_Alltoallv(idle ? nullptr : d, sc.data(), sd.data(), MPI_FLOAT, idle ? nullptr : dout, rc.data(), rd.data(),
+                MPI_FLOAT, MPI_COMM_WORLD);
+  take(dout, want.size());
+  if (!idle) EXPECT_EQ(got, want) << "Alltoallv";
+  routed += 1;
+
+  // Reduce_scatter: blocks of (q + 1) * kBig / (n (n + 1)) floats, from d and in place.
+  std::vector<int> rcounts(n);
+  int total = 0;
+  for (int q = 0; q < n; ++q) total += rcounts[q] = static_cast<int>((q + 1) * 2 * kBig / (n * (n + 1)));
+  want.assign(static_cast<size_t>(rcounts[r]), -1);
+  put(d, h, static_cast<size_t>(total));
+  MPI_Reduce_scatter(h.data(), want.data(), rcounts.data(), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Reduce_scatter(d, dout, rcounts.data(), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+  take(dout, want.size());
+  EXPECT_EQ(got, want) << "Reduce_scatter";
+  MPI_Reduce_scatter(MPI_IN_PLACE, d, rcounts.data(), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+  take(d, want.size());
+  EXPECT_EQ(got, want) << "Reduce_scatter in place";
+  routed += 2;
+
+  uint64_t m1, p1;
+  mcclMpiPathCounters(&m1, &p1);
+  EXPECT_EQ(m1 - m0, static_cast<uint64_t>(routed)) << "device-buffer calls that went to mccl";
+  cudaFree(d);
+  cudaFree(dout);
 }

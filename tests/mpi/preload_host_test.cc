@@ -33,8 +33,25 @@ TEST(PreloadHost, HostBuffersGoToMpiUnchanged) {
   EXPECT_EQ(rs[0], n * (n - 1));
   MPI_Alltoall(g.data(), 1000, MPI_INT, a2a.data(), 1000, MPI_INT, MPI_COMM_WORLD);
   EXPECT_EQ(a2a[0], n - 1);
+  // The v-forms, Gather, Scatter and Reduce_scatter (1000 ints a rank).
+  std::vector<int> counts(n, 1000), displs(n);
+  for (int q = 0; q < n; ++q) displs[q] = 1000 * q;
+  std::vector<int> gv(1000 * n, -1);
+  MPI_Allgatherv(b.data(), 1000, MPI_INT, gv.data(), counts.data(), displs.data(), MPI_INT, MPI_COMM_WORLD);
+  EXPECT_EQ(gv, g);
+  std::vector<int> a2av(1000 * n, -1);
+  MPI_Alltoallv(g.data(), counts.data(), displs.data(), MPI_INT, a2av.data(), counts.data(), displs.data(), MPI_INT,
+                MPI_COMM_WORLD);
+  EXPECT_EQ(a2av, a2a);
+  std::vector<int> gathered(1000 * n, -1), scattered(1000, -1), rsv(1000, 0);
+  MPI_Gather(b.data(), 1000, MPI_INT, gathered.data(), 1000, MPI_INT, 0, MPI_COMM_WORLD);
+  if (r == 0) EXPECT_EQ(gathered, g);
+  MPI_Scatter(g.data(), 1000, MPI_INT, scattered.data(), 1000, MPI_INT, n - 1, MPI_COMM_WORLD);
+  EXPECT_EQ(scattered[0], n - 1);
+  MPI_Reduce_scatter(g.data(), rsv.data(), counts.data(), MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_EQ(rsv[0], n * (n - 1));
   uint64_t mcclAfter, mpiAfter;
   mcclMpiPathCounters(&mcclAfter, &mpiAfter);
-  EXPECT_EQ(mcclAfter, mcclBefore);     // nothing went to mccl
-  EXPECT_GE(mpiAfter - mpiBefore, 6u);  // every call above was seen and forwarded
+  EXPECT_EQ(mcclAfter, mcclBefore);      // nothing went to mccl
+  EXPECT_GE(mpiAfter - mpiBefore, 11u);  // every call above was seen and forwarded
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -164,6 +165,143 @@ TEST(MpiTyped, EveryDatatypeAndOperatorAgainstMpi) {
     if (inplace != theirs) errs += std::string("Alltoall in place ") + t.name + "\n";
   }
   EXPECT_TRUE(errs.empty()) << errs;
+}
+
+// The v-forms, Gather, Scatter and Reduce_scatter against MPI's own, for every datatype:
+// blocks of different sizes (one of them empty), displacements with gaps and out of rank
+// order, every root, and the MPI_IN_PLACE forms.
+TEST(MpiTyped, VFormsGatherScatterAgainstMpi) {
+  const int r = worldRank(), n = worldSize();
+  std::string errs;
+  // Rank q's block to rank j: (q * 5 + j * 3) % 7 * 13 elements (0 where that is 0).
+  auto blk = [](int q, int j) { return (q * 5 + j * 3) % 7 * 13; };
+  for (const TypeCase& t : kTypes) {
+    const size_t es = t.size;
+    // Allgatherv: rank q contributes blk(q, 0) + 1 elements at a displacement counted from
+    // the end, with a gap of 3 elements between blocks.
+    std::vector<int> counts(n), displs(n);
+    int extent = 0;
+    for (int q = n - 1; q >= 0; --q) {
+      counts[q] = blk(q, 0) + (q == 1 ? 0 : 1);  // rank 1 contributes nothing
+      displs[q] = extent;
+      extent += counts[q] + 3;
+    }
+    std::vector<char> mine(std::max(counts[r], 1) * es);
+    fill(t, mine.data(), static_cast<size_t>(counts[r]), r + 1, MPI_SUM);
+    std::vector<char> ours(extent * es, 0x33), theirs(extent * es, 0x33);
+    NCCL_OK(mcclMpiAllgatherv(mine.data(), counts[r], ours.data(), counts.data(), displs.data(), t.mpi, MPI_COMM_WORLD,
+                              nullptr));
+    MPI_Allgatherv(mine.data(), counts[r], t.mpi, theirs.data(), counts.data(), displs.data(), t.mpi, MPI_COMM_WORLD);
+    if (ours != theirs) errs += std::string("Allgatherv ") + t.name + "\n";
+    std::vector<char> inplace(extent * es, 0x33);
+    std::memcpy(inplace.data() + displs[r] * es, mine.data(), counts[r] * es);
+    NCCL_OK(mcclMpiAllgatherv(MPI_IN_PLACE, 0, inplace.data(), counts.data(), displs.data(), t.mpi, MPI_COMM_WORLD,
+                              nullptr));
+    if (inplace != theirs) errs += std::string("Allgatherv in place ") + t.name + "\n";
+
+    // Alltoallv: blk(r, j) elements to rank j, send blocks in reverse rank order.
+    std::vector<int> sc(n), sd(n), rc(n), rd(n);
+    int sx = 0, rx = 0;
+    for (int j = n - 1; j >= 0; --j) {
+      sc[j] = blk(r, j);
+      sd[j] = sx;
+      sx += sc[j] + 1;
+    }
+    for (int q = 0; q < n; ++q) {
+      rc[q] = blk(q, r);
+      rd[q] = rx;
+      rx += rc[q] + 2;
+    }
+    std::vector<char> in(std::max(sx, 1) * es);
+    fill(t, in.data(), static_cast<size_t>(sx), r, MPI_SUM);
+    ours.assign(std::max(rx, 1) * es, 0x44);
+    theirs = ours;
+    NCCL_OK(mcclMpiAlltoallv(in.data(), sc.data(), sd.data(), ours.data(), rc.data(), rd.data(), t.mpi,
+                             MPI_COMM_WORLD, nullptr));
+    MPI_Alltoallv(in.data(), sc.data(), sd.data(), t.mpi, theirs.data(), rc.data(), rd.data(), t.mpi, MPI_COMM_WORLD);
+    if (ours != theirs) errs += std::string("Alltoallv ") + t.name + "\n";
+    // In place: counts symmetric (rank q sends rank j as many as j sends q), recvbuf both.
+    std::vector<int> ic(n), id(n);
+    int ix = 0;
+    for (int j = 0; j < n; ++j) {
+      ic[j] = (r + j) % 4 * 11;
+      id[j] = ix;
+      ix += ic[j] + 1;
+    }
+    std::vector<char> ip(std::max(ix, 1) * es), ipWant;
+    fill(t, ip.data(), static_cast<size_t>(ix), r, MPI_SUM);
+    ipWant = ip;
+    MPI_Alltoallv(MPI_IN_PLACE, nullptr, nullptr, t.mpi, ipWant.data(), ic.data(), id.data(), t.mpi, MPI_COMM_WORLD);
+    NCCL_OK(mcclMpiAlltoallv(MPI_IN_PLACE, nullptr, nullptr, ip.data(), ic.data(), id.data(), t.mpi, MPI_COMM_WORLD,
+                             nullptr));
+    if (ip != ipWant) errs += std::string("Alltoallv in place ") + t.name + "\n";
+
+    // Gather and Scatter from every root, 29 elements a rank, and in place at the root.
+    const size_t count = 29;
+    std::vector<char> blockIn(count * es), all(count * n * es);
+    fill(t, blockIn.data(), count, r, MPI_SUM);
+    fill(t, all.data(), count * n, r + 7, MPI_SUM);
+    for (int root = 0; root < n; ++root) {
+      std::vector<char> g1(count * n * es, 0x55), g2 = g1;
+      NCCL_OK(mcclMpiGather(blockIn.data(), g1.data(), count, t.mpi, root, MPI_COMM_WORLD, nullptr));
+      MPI_Gather(blockIn.data(), static_cast<int>(count), t.mpi, g2.data(), static_cast<int>(count), t.mpi, root,
+                 MPI_COMM_WORLD);
+      if (r == root && g1 != g2) errs += std::string("Gather ") + t.name + "\n";
+      std::vector<char> g3(count * n * es, 0x55);
+      if (r == root) std::memcpy(g3.data() + root * count * es, blockIn.data(), count * es);
+      NCCL_OK(mcclMpiGather(r == root ? MPI_IN_PLACE : blockIn.data(), g3.data(), count, t.mpi, root, MPI_COMM_WORLD,
+                            nullptr));
+      if (r == root && g3 != g2) errs += std::string("Gather in place ") + t.name + "\n";
+
+      std::vector<char> s1(count * es, 0x66), s2 = s1;
+      NCCL_OK(mcclMpiScatter(all.data(), s1.data(), count, t.mpi, root, MPI_COMM_WORLD, nullptr));
+      MPI_Scatter(all.data(), static_cast<int>(count), t.mpi, s2.data(), static_cast<int>(count), t.mpi, root,
+                  MPI_COMM_WORLD);
+      if (s1 != s2) errs += std::string("Scatter ") + t.name + "\n";
+      std::vector<char> s3 = all;
+      NCCL_OK(mcclMpiScatter(s3.data(), r == root ? MPI_IN_PLACE : s1.data(), count, t.mpi, root, MPI_COMM_WORLD,
+                             nullptr));
+      if (r == root ? s3 != all : s1 != s2) errs += std::string("Scatter in place ") + t.name + "\n";
+    }
+
+    // Reduce_scatter: blocks of 0, 17, 34, ... elements (uneven), and all of 23 (even).
+    for (bool even : {false, true}) {
+      std::vector<int> rcounts(n);
+      int total = 0;
+      for (int q = 0; q < n; ++q) total += rcounts[q] = even ? 23 : q * 17;
+      if (t.mpi == MPI_BYTE) continue;
+      std::vector<char> x(std::max(total, 1) * es);
+      fill(t, x.data(), static_cast<size_t>(total), r, MPI_SUM);
+      std::vector<char> o1(std::max(rcounts[r], 1) * es, 0x77), o2 = o1;
+      NCCL_OK(mcclMpiReduceScatter(x.data(), o1.data(), rcounts.data(), t.mpi, MPI_SUM, MPI_COMM_WORLD, nullptr));
+      MPI_Reduce_scatter(x.data(), o2.data(), rcounts.data(), t.mpi, MPI_SUM, MPI_COMM_WORLD);
+      if (o1 != o2) errs += std::string("Reduce_scatter ") + (even ? "even " : "") + t.name + "\n";
+      std::vector<char> xi = x;
+      NCCL_OK(mcclMpiReduceScatter(MPI_IN_PLACE, xi.data(), rcounts.data(), t.mpi, MPI_SUM, MPI_COMM_WORLD, nullptr));
+      if (std::memcmp(xi.data(), o2.data(), rcounts[r] * es) != 0)
+        errs += std::string("Reduce_scatter in place ") + (even ? "even " : "") + t.name + "\n";
+    }
+  }
+  EXPECT_TRUE(errs.empty()) << errs;
+  // Bad arrays are refused with a sentence.
+  std::vector<int> c(n, 1), d(n, 0), neg(n, 1);
+  neg[n - 1] = -1;
+  std::vector<int> buf(n + 1);
+  EXPECT_EQ(mcclMpiAllgatherv(buf.data(), 1, buf.data(), nullptr, d.data(), MPI_INT, MPI_COMM_WORLD, nullptr),
+            ncclInvalidArgument);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "recvcounts is NULL")) << ncclGetLastError(nullptr);
+  EXPECT_EQ(mcclMpiAlltoallv(buf.data(), c.data(), neg.data(), buf.data(), c.data(), d.data(), MPI_INT, MPI_COMM_WORLD,
+                             nullptr),
+            ncclInvalidArgument);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "negative")) << ncclGetLastError(nullptr);
+  EXPECT_EQ(mcclMpiAllgatherv(buf.data(), 2, buf.data(), c.data(), d.data(), MPI_INT, MPI_COMM_WORLD, nullptr),
+            ncclInvalidArgument);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "sendcount")) << ncclGetLastError(nullptr);
+  EXPECT_EQ(mcclMpiGather(MPI_IN_PLACE, buf.data(), 1, MPI_INT, n == 1 ? 1 : (r + 1) % n, MPI_COMM_WORLD, nullptr),
+            ncclInvalidArgument);
+  EXPECT_EQ(mcclMpiReduceScatter(buf.data(), buf.data(), c.data(), MPI_INT, MPI_MAXLOC, MPI_COMM_WORLD, nullptr),
+            ncclInvalidArgument);
+  EXPECT_TRUE(contains(ncclGetLastError(nullptr), "MPI_MAXLOC"));
 }
 
 TEST(MpiTyped, UnsupportedDatatypesAndOperatorsAreNamed) {
