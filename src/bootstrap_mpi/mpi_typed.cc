@@ -135,6 +135,19 @@ ncclResult_t checkVector(const Target& tg, const int* v, const char* name, const
 
 size_t at(const int* displs, int q, size_t es) { return static_cast<size_t>(displs[q]) * es; }
 
+// The datatype and communicator of a call with a root (Gather, Scatter): the root a rank of
+// comm, MPI_IN_PLACE only at it.
+ncclResult_t rooted(const char* call, MPI_Datatype datatype, int root, bool inPlace, MPI_Comm comm, ncclDataType_t* t,
+                    Target* tg) {
+  MCCL_CHECK(mcclMpiDatatype(datatype, t));
+  MCCL_CHECK(target(comm, tg));
+  if (root < 0 || root >= tg->size)
+    return MCCL_ERR(ncclInvalidArgument, tg->comm, "%s: root %d is not a rank of the %d", call, root, tg->size);
+  if (inPlace && tg->rank != root)
+    return MCCL_ERR(ncclInvalidArgument, tg->comm, "%s: MPI_IN_PLACE is valid only at the root (rank %d)", call, root);
+  return ncclSuccess;
+}
+
 }  // namespace
 
 namespace mccl {
@@ -313,13 +326,8 @@ NCCL_API ncclResult_t mcclMpiGather(const void* sendbuf, void* recvbuf, size_t c
                                     MPI_Comm comm, cudaStream_t stream) {
   MCCL_API_BEGIN
   ncclDataType_t t;
-  MCCL_CHECK(mcclMpiDatatype(datatype, &t));
   Target tg;
-  MCCL_CHECK(target(comm, &tg));
-  if (isInPlace(sendbuf) && tg.rank != root)
-    return MCCL_ERR(ncclInvalidArgument, tg.comm, "mcclMpiGather: MPI_IN_PLACE is valid only at the root (rank %d)", root);
-  if (root < 0 || root >= tg.size)
-    return MCCL_ERR(ncclInvalidArgument, tg.comm, "mcclMpiGather: root %d is not a rank of the %d", root, tg.size);
+  MCCL_CHECK(rooted("mcclMpiGather", datatype, root, isInPlace(sendbuf), comm, &t, &tg));
   // MPI_IN_PLACE at the root: its block is already in place (NCCL's in-place form).
   const void* src = isInPlace(sendbuf)
                         ? static_cast<char*>(recvbuf) + static_cast<size_t>(root) * count * datatypeSize(t)
@@ -332,14 +340,8 @@ NCCL_API ncclResult_t mcclMpiScatter(const void* sendbuf, void* recvbuf, size_t 
                                      MPI_Comm comm, cudaStream_t stream) {
   MCCL_API_BEGIN
   ncclDataType_t t;
-  MCCL_CHECK(mcclMpiDatatype(datatype, &t));
   Target tg;
-  MCCL_CHECK(target(comm, &tg));
-  if (isInPlace(recvbuf) && tg.rank != root)
-    return MCCL_ERR(ncclInvalidArgument, tg.comm, "mcclMpiScatter: MPI_IN_PLACE is valid only at the root (rank %d)",
-                    root);
-  if (root < 0 || root >= tg.size)
-    return MCCL_ERR(ncclInvalidArgument, tg.comm, "mcclMpiScatter: root %d is not a rank of the %d", root, tg.size);
+  MCCL_CHECK(rooted("mcclMpiScatter", datatype, root, isInPlace(recvbuf), comm, &t, &tg));
   // MPI_IN_PLACE (as recvbuf) at the root: its block stays where it is in sendbuf.
   void* dst = isInPlace(recvbuf) ? static_cast<char*>(const_cast<void*>(sendbuf)) +
                                        static_cast<size_t>(root) * count * datatypeSize(t)
