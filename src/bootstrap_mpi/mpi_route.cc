@@ -317,20 +317,20 @@ NCCL_API int mcclMpiRouteAlltoallv(const void* sendbuf, const int sendcounts[], 
                                    MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
                                    MPI_Datatype recvtype, MPI_Comm comm, int* rc) {
   const char* call = "MPI_Alltoallv";
+  const bool inPlace = sendbuf == MPI_IN_PLACE;  // then sendcounts and sdispls are ignored (may be NULL)
   int inter = 0;
-  if (comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter || sendcounts == nullptr ||
-      recvcounts == nullptr) {
+  if (comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
+      (!inPlace && sendcounts == nullptr) || recvcounts == nullptr) {
     gViaMpi.fetch_add(1);
     verbose(call, 0, "MPI", "not an intracommunicator, or no counts");
     return 0;
   }
 #ifndef MCCL_HAVE_CUDA
-  (void)sendbuf; (void)sdispls; (void)sendtype; (void)recvbuf; (void)rdispls; (void)recvtype; (void)rc;
+  (void)inPlace; (void)sdispls; (void)sendtype; (void)recvbuf; (void)rdispls; (void)recvtype; (void)rc;
   gViaMpi.fetch_add(1);
   verbose(call, 0, "MPI", "mccl was built without CUDA");
   return 0;
 #else
-  const bool inPlace = sendbuf == MPI_IN_PLACE;
   const size_t sent = inPlace ? 0 : countSum(sendcounts, comm), received = countSum(recvcounts, comm);
   ncclDataType_t t;
   // {ranks that need MPI, ranks with data on a GPU, bytes received}

@@ -269,7 +269,21 @@ TEST(PreloadGpu, VFormsGatherScatterOnDeviceBuffers) {
                 MPI_FLOAT, MPI_COMM_WORLD);
   take(dout, want.size());
   if (!idle) EXPECT_EQ(got, want) << "Alltoallv";
-  routed += 1;
+  // In place (sendcounts and sdispls NULL): rank q and rank j exchange (q + j) % 3 blocks.
+  std::vector<int> ic(n), id(n);
+  int ix = 0;
+  for (int j = 0; j < n; ++j) {
+    ic[j] = (r + j) % 3 * static_cast<int>(kBig) / (8 * n);
+    id[j] = ix;
+    ix += ic[j] + 1;
+  }
+  want.assign(h.begin(), h.begin() + std::max(ix, 1));
+  put(dout, want, want.size());
+  MPI_Alltoallv(MPI_IN_PLACE, nullptr, nullptr, MPI_FLOAT, want.data(), ic.data(), id.data(), MPI_FLOAT, MPI_COMM_WORLD);
+  MPI_Alltoallv(MPI_IN_PLACE, nullptr, nullptr, MPI_FLOAT, dout, ic.data(), id.data(), MPI_FLOAT, MPI_COMM_WORLD);
+  take(dout, want.size());
+  EXPECT_EQ(got, want) << "Alltoallv in place";
+  routed += 2;
 
   // Reduce_scatter: blocks of (q + 1) * kBig / (n (n + 1)) floats, from d and in place.
   std::vector<int> rcounts(n);
