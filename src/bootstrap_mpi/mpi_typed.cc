@@ -179,7 +179,16 @@ bool mpiDatatypeQuiet(MPI_Datatype dt, ncclDataType_t* type) {
     *type = sizeof(long) == 8 ? (isSigned ? ncclInt64 : ncclUint64) : (isSigned ? ncclInt32 : ncclUint32);
     return true;
   }
-  return false;
+  // Fortran's types (a Fortran program's calls through libmccl_mpi's Fortran names), by
+  // the size this MPI gives them (compiler flags such as -fdefault-real-8 change it).
+  const bool real = dt == MPI_REAL || dt == MPI_DOUBLE_PRECISION || dt == MPI_REAL4 || dt == MPI_REAL8;
+  const bool integer = dt == MPI_INTEGER || dt == MPI_INTEGER1 || dt == MPI_INTEGER4 || dt == MPI_INTEGER8;
+  int size = 0;
+  if ((!real && !integer) || MPI_Type_size(dt, &size) != MPI_SUCCESS) return false;
+  if (real && (size == 4 || size == 8)) *type = size == 4 ? ncclFloat32 : ncclFloat64;
+  else if (integer && (size == 1 || size == 4 || size == 8)) *type = size == 1 ? ncclInt8 : size == 4 ? ncclInt32 : ncclInt64;
+  else return false;
+  return true;
 }
 
 bool mpiOpQuiet(MPI_Op op, ncclRedOp_t* ncclOp) {
@@ -206,7 +215,8 @@ NCCL_API ncclResult_t mcclMpiDatatype(MPI_Datatype dt, ncclDataType_t* type) {
                     mpiTypeName(dt).c_str());
   return MCCL_ERR(ncclInvalidArgument, nullptr,
                   "datatype %s has no NCCL equivalent (supported: signed/unsigned 8, 32 and 64-bit "
-                  "integers, MPI_FLOAT, MPI_DOUBLE)",
+                  "integers, MPI_FLOAT, MPI_DOUBLE, and Fortran's MPI_INTEGER, MPI_REAL and "
+                  "MPI_DOUBLE_PRECISION of those sizes)",
                   mpiTypeName(dt).c_str());
 }
 

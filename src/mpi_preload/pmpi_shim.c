@@ -132,3 +132,139 @@ int MPIX_Query_cuda_support(void) {
   int v = mcclMpiRouteCudaAware();
   return v >= 0 ? v : real;
 }
+
+/*
+ * The Fortran bindings. Open MPI's Fortran wrappers (mpif.h, `use mpi`, `use mpi_f08`)
+ * call PMPI_* directly, so the C functions above never see a Fortran program's calls. The
+ * preload therefore also defines the Fortran entry points of the same collectives under
+ * every name a Fortran compiler links to (mpi_allreduce, mpi_allreduce_, mpi_allreduce__,
+ * MPI_ALLREDUCE) and under ompi_allreduce_f, the function Open MPI's `use mpi_f08` module
+ * calls. Each turns the Fortran handles and constants into C ones and calls the C function
+ * above, which routes the call or forwards it to PMPI_* as Open MPI's own wrapper would.
+ */
+#include <stddef.h>
+
+_Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER count arrays are passed on as int arrays");
+
+/* Fortran's MPI_IN_PLACE and MPI_BOTTOM are the addresses of Open MPI's common blocks, as
+ * the program and the MPI libraries resolved them (the first definition in load order). */
+static void* fortranConstant(const char* const names[4]) {
+  for (int i = 0; i < 4; ++i) {
+    void* p = dlsym(RTLD_DEFAULT, names[i]);
+    if (p) return p;
+  }
+  return NULL;
+}
+static void* fortranBuffer(void* p) {
+  static void* inPlace = (void*)-1;
+  static void* bottom = (void*)-1;
+  if (inPlace == (void*)-1) {
+    static const char* const ip[4] = {"mpi_fortran_in_place_", "mpi_fortran_in_place", "mpi_fortran_in_place__",
+                                      "MPI_FORTRAN_IN_PLACE"};
+    static const char* const bt[4] = {"mpi_fortran_bottom_", "mpi_fortran_bottom", "mpi_fortran_bottom__",
+                                      "MPI_FORTRAN_BOTTOM"};
+    bottom = fortranConstant(bt);
+    inPlace = fortranConstant(ip);
+  }
+  if (p != NULL && p == inPlace) return MPI_IN_PLACE;
+  if (p != NULL && p == bottom) return MPI_BOTTOM;
+  return p;
+}
+
+/* The Fortran names of MPI_<base> (mpi_<base> with 0-2 underscores, UPPER, and Open MPI's
+ * ompi_<base>_f) as aliases of impl. */
+#define FORTRAN_NAMES(base, UPPER, impl, params)                                                  \
+  void mpi_##base params __attribute__((alias(#impl), visibility("default")));                  \
+  void mpi_##base##_ params __attribute__((alias(#impl), visibility("default")));               \
+  void mpi_##base##__ params __attribute__((alias(#impl), visibility("default")));              \
+  void UPPER params __attribute__((alias(#impl), visibility("default")));                       \
+  void ompi_##base##_f params __attribute__((alias(#impl), visibility("default")));
+
+#define FT(x) MPI_Type_f2c(*(x))
+#define FO(x) MPI_Op_f2c(*(x))
+#define FC(x) MPI_Comm_f2c(*(x))
+
+static void fAllreduce(char* sendbuf, char* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op,
+                       MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = (MPI_Fint)MPI_Allreduce(fortranBuffer(sendbuf), fortranBuffer(recvbuf), *count, FT(datatype), FO(op), FC(comm));
+}
+FORTRAN_NAMES(allreduce, MPI_ALLREDUCE, fAllreduce,
+              (char*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+static void fReduce(char* sendbuf, char* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* root,
+                    MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = (MPI_Fint)MPI_Reduce(fortranBuffer(sendbuf), fortranBuffer(recvbuf), *count, FT(datatype), FO(op), *root,
+                               FC(comm));
+}
+FORTRAN_NAMES(reduce, MPI_REDUCE, fReduce,
+              (char*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+static void fBcast(char* buffer, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = (MPI_Fint)MPI_Bcast(fortranBuffer(buffer), *count, FT(datatype), *root, FC(comm));
+}
+FORTRAN_NAMES(bcast, MPI_BCAST, fBcast, (char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+static void fAllgather(char* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, char* recvbuf, MPI_Fint* recvcount,
+                       MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = (MPI_Fint)MPI_Allgather(fortranBuffer(sendbuf), *sendcount, FT(sendtype), fortranBuffer(recvbuf), *recvcount,
+                                  FT(recvtype), FC(comm));
+}
+FORTRAN_NAMES(allgather, MPI_ALLGATHER, fAllgather,
+              (char*, MPI_Fint*, MPI_Fint*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+static void fAllgatherv(char* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, char* recvbuf, MPI_Fint* recvcounts,
+                        MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = (MPI_Fint)MPI_Allgatherv(fortranBuffer(sendbuf), *sendcount, FT(sendtype), fortranBuffer(recvbuf),
+                                   (const int*)recvcounts, (const int*)displs, FT(recvtype), FC(comm));
+}
+FORTRAN_NAMES(allgatherv, MPI_ALLGATHERV, fAllgatherv,
+              (char*, MPI_Fint*, MPI_Fint*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+static void fReduceScatterBlock(char* sendbuf, char* recvbuf, MPI_Fint* recvcount, MPI_Fint* datatype, MPI_Fint* op,
+                                MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = (MPI_Fint)MPI_Reduce_scatter_block(fortranBuffer(sendbuf), fortranBuffer(recvbuf), *recvcount, FT(datatype),
+                                             FO(op), FC(comm));
+}
+FORTRAN_NAMES(reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK, fReduceScatterBlock,
+              (char*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+static void fReduceScatter(char* sendbuf, char* recvbuf, MPI_Fint* recvcounts, MPI_Fint* datatype, MPI_Fint* op,
+                           MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = (MPI_Fint)MPI_Reduce_scatter(fortranBuffer(sendbuf), fortranBuffer(recvbuf), (const int*)recvcounts,
+                                       FT(datatype), FO(op), FC(comm));
+}
+FORTRAN_NAMES(reduce_scatter, MPI_REDUCE_SCATTER, fReduceScatter,
+              (char*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+static void fAlltoall(char* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, char* recvbuf, MPI_Fint* recvcount,
+                      MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = (MPI_Fint)MPI_Alltoall(fortranBuffer(sendbuf), *sendcount, FT(sendtype), fortranBuffer(recvbuf), *recvcount,
+                                 FT(recvtype), FC(comm));
+}
+FORTRAN_NAMES(alltoall, MPI_ALLTOALL, fAlltoall,
+              (char*, MPI_Fint*, MPI_Fint*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+static void fAlltoallv(char* sendbuf, MPI_Fint* sendcounts, MPI_Fint* sdispls, MPI_Fint* sendtype, char* recvbuf,
+                       MPI_Fint* recvcounts, MPI_Fint* rdispls, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = (MPI_Fint)MPI_Alltoallv(fortranBuffer(sendbuf), (const int*)sendcounts, (const int*)sdispls, FT(sendtype),
+                                  fortranBuffer(recvbuf), (const int*)recvcounts, (const int*)rdispls, FT(recvtype),
+                                  FC(comm));
+}
+FORTRAN_NAMES(alltoallv, MPI_ALLTOALLV, fAlltoallv,
+              (char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+static void fGather(char* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, char* recvbuf, MPI_Fint* recvcount,
+                    MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = (MPI_Fint)MPI_Gather(fortranBuffer(sendbuf), *sendcount, FT(sendtype), fortranBuffer(recvbuf), *recvcount,
+                               FT(recvtype), *root, FC(comm));
+}
+FORTRAN_NAMES(gather, MPI_GATHER, fGather,
+              (char*, MPI_Fint*, MPI_Fint*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+static void fScatter(char* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, char* recvbuf, MPI_Fint* recvcount,
+                     MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = (MPI_Fint)MPI_Scatter(fortranBuffer(sendbuf), *sendcount, FT(sendtype), fortranBuffer(recvbuf), *recvcount,
+                                FT(recvtype), *root, FC(comm));
+}
+FORTRAN_NAMES(scatter, MPI_SCATTER, fScatter,
+              (char*, MPI_Fint*, MPI_Fint*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))

@@ -306,3 +306,58 @@ TEST(PreloadGpu, VFormsGatherScatterOnDeviceBuffers) {
   cudaFree(d);
   cudaFree(dout);
 }
+
+// A Fortran program's calls (Open MPI's Fortran bindings call PMPI_* directly, so only the
+// preload's Fortran names can see them), here made as Fortran would make them, on device
+// buffers: they go to mccl (the counters) with MPI's results, Fortran's MPI_IN_PLACE too.
+extern "C" {
+extern int mpi_fortran_in_place_;
+void mpi_allreduce_(void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
+void ompi_allreduce_f(void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
+void mpi_alltoallv_(void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+                    MPI_Fint*);
+}
+
+TEST(PreloadGpu, FortranCallsOnDeviceBuffersGoToMccl) {
+  if (!gpusForAll()) GTEST_SKIP() << "needs a GPU per rank";
+  int r, n;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  const int kCount = 1 << 19;  // 2 MiB of REAL, 4 MiB of DOUBLE PRECISION
+  MPI_Fint comm = MPI_Comm_c2f(MPI_COMM_WORLD), real = MPI_Type_c2f(MPI_REAL),
+           dbl = MPI_Type_c2f(MPI_DOUBLE_PRECISION), sum = MPI_Op_c2f(MPI_SUM), ierr = -1, count = kCount;
+  std::vector<double> h(kCount), want(kCount), got(kCount);
+  for (int i = 0; i < kCount; ++i) h[i] = r + i % 9;
+  double *d, *dout;
+  ASSERT_EQ(cudaMalloc(&d, sizeof(double) * kCount), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&dout, sizeof(double) * kCount), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(d, h.data(), sizeof(double) * kCount, cudaMemcpyHostToDevice), cudaSuccess);
+  uint64_t m0, p0;
+  mcclMpiPathCounters(&m0, &p0);
+  MPI_Allreduce(h.data(), want.data(), kCount, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  mpi_allreduce_(d, dout, &count, &dbl, &sum, &comm, &ierr);
+  EXPECT_EQ(ierr, MPI_SUCCESS);
+  ASSERT_EQ(cudaMemcpy(got.data(), dout, sizeof(double) * kCount, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(got, want) << "MPI_ALLREDUCE of DOUBLE PRECISION";
+  ompi_allreduce_f(&mpi_fortran_in_place_, d, &count, &dbl, &sum, &comm, &ierr);  // `use mpi_f08`, in place
+  ASSERT_EQ(cudaMemcpy(got.data(), d, sizeof(double) * kCount, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(got, want) << "MPI_ALLREDUCE in place";
+  // Alltoallv of REAL: kCount / (2n) to each rank.
+  std::vector<MPI_Fint> cnt(n, kCount / (2 * n)), dsp(n);
+  for (int q = 0; q < n; ++q) dsp[q] = q * (kCount / (2 * n));
+  std::vector<float> hs(kCount / 2), wantf(kCount / 2, -1), gotf(kCount / 2);
+  for (int i = 0; i < kCount / 2; ++i) hs[i] = static_cast<float>(r * 1000 + i % 997);
+  float* fs = reinterpret_cast<float*>(d);
+  float* fr = reinterpret_cast<float*>(dout);
+  ASSERT_EQ(cudaMemcpy(fs, hs.data(), sizeof(float) * hs.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  MPI_Alltoallv(hs.data(), cnt.data(), dsp.data(), MPI_FLOAT, wantf.data(), cnt.data(), dsp.data(), MPI_FLOAT,
+                MPI_COMM_WORLD);
+  mpi_alltoallv_(fs, cnt.data(), dsp.data(), &real, fr, cnt.data(), dsp.data(), &real, &comm, &ierr);
+  ASSERT_EQ(cudaMemcpy(gotf.data(), fr, sizeof(float) * gotf.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(gotf, wantf) << "MPI_ALLTOALLV of REAL";
+  uint64_t m1, p1;
+  mcclMpiPathCounters(&m1, &p1);
+  EXPECT_EQ(m1 - m0, 3u) << "Fortran calls on device buffers that went to mccl";
+  cudaFree(d);
+  cudaFree(dout);
+}

@@ -59,3 +59,79 @@ TEST(PreloadHost, HostBuffersGoToMpiUnchanged) {
   EXPECT_EQ(mcclAfter, mcclBefore);      // nothing went to mccl
   EXPECT_GE(mpiAfter - mpiBefore, 12u);  // every call above was seen and forwarded
 }
+
+// Open MPI's Fortran bindings call PMPI_* directly, so libmccl_mpi defines the Fortran
+// entry points too. Called here as a Fortran program would (Fortran handles, Fortran's
+// MPI_IN_PLACE, counts by reference) under each of the names a compiler links to: the calls
+// are seen (the counters) and give MPI's results.
+extern "C" {
+extern int mpi_fortran_in_place_;  // Open MPI's Fortran MPI_IN_PLACE (libmpi)
+void mpi_allreduce_(void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
+void MPI_ALLREDUCE(void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
+void ompi_allreduce_f(void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
+void mpi_bcast__(void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
+void mpi_allgatherv(void*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
+void mpi_alltoallv_(void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+                    MPI_Fint*);
+void mpi_reduce_scatter_(void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
+void mpi_gather_(void*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
+}
+
+TEST(PreloadHost, FortranNamesAreSeenAndForwarded) {
+  int r, n;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  uint64_t mccl0, mpi0;
+  mcclMpiPathCounters(&mccl0, &mpi0);
+  MPI_Fint comm = MPI_Comm_c2f(MPI_COMM_WORLD), dbl = MPI_Type_c2f(MPI_DOUBLE_PRECISION),
+           integer = MPI_Type_c2f(MPI_INTEGER), sum = MPI_Op_c2f(MPI_SUM), ierr = -1;
+  MPI_Fint count = 1000, root = n - 1;
+  std::vector<double> a(1000), b(1000, -1);
+  for (int i = 0; i < 1000; ++i) a[i] = r + i % 7;
+  mpi_allreduce_(a.data(), b.data(), &count, &dbl, &sum, &comm, &ierr);
+  EXPECT_EQ(ierr, MPI_SUCCESS);
+  for (int i = 0; i < 1000; i += 111) ASSERT_EQ(b[i], n * (n - 1) / 2.0 + n * (i % 7));
+  std::vector<double> c = a;
+  MPI_ALLREDUCE(&mpi_fortran_in_place_, c.data(), &count, &dbl, &sum, &comm, &ierr);  // in place
+  EXPECT_EQ(c, b);
+  c = a;
+  ompi_allreduce_f(&mpi_fortran_in_place_, c.data(), &count, &dbl, &sum, &comm, &ierr);  // what `use mpi_f08` calls
+  EXPECT_EQ(c, b);
+  std::vector<MPI_Fint> v(1000, r);
+  mpi_bcast__(v.data(), &count, &integer, &root, &comm, &ierr);
+  EXPECT_EQ(v[999], n - 1);
+  // Allgatherv in place of rank q's q + 1 integers; Alltoallv of 2 to each; Reduce_scatter
+  // of 3 each; Gather of 5 each to the last rank.
+  std::vector<MPI_Fint> counts(n), displs(n), two(n, 2), twoDispls(n), three(n, 3);
+  int extent = 0;
+  for (int q = 0; q < n; ++q) {
+    counts[q] = q + 1;
+    displs[q] = extent;
+    extent += q + 1;
+    twoDispls[q] = 2 * q;
+  }
+  std::vector<MPI_Fint> g(extent, -1);
+  for (int i = 0; i <= r; ++i) g[displs[r] + i] = 100 * r + i;
+  MPI_Fint zero = 0;
+  mpi_allgatherv(&mpi_fortran_in_place_, &zero, &integer, g.data(), counts.data(), displs.data(), &integer, &comm, &ierr);
+  for (int q = 0; q < n; ++q)
+    for (int i = 0; i <= q; ++i) ASSERT_EQ(g[displs[q] + i], 100 * q + i);
+  std::vector<MPI_Fint> s(2 * n), t(2 * n, -1);
+  for (int j = 0; j < 2 * n; ++j) s[j] = 1000 * r + j;
+  mpi_alltoallv_(s.data(), two.data(), twoDispls.data(), &integer, t.data(), two.data(), twoDispls.data(), &integer,
+                 &comm, &ierr);
+  for (int q = 0; q < n; ++q) ASSERT_EQ(t[2 * q + 1], 1000 * q + 2 * r + 1);
+  std::vector<MPI_Fint> x(3 * n, 1), y(3, 0);
+  mpi_reduce_scatter_(x.data(), y.data(), three.data(), &integer, &sum, &comm, &ierr);
+  EXPECT_EQ(y[2], n);
+  MPI_Fint five = 5;
+  std::vector<MPI_Fint> mine(5, r), all(5 * n, -1);
+  mpi_gather_(mine.data(), &five, &integer, all.data(), &five, &integer, &root, &comm, &ierr);
+  if (r == n - 1)
+    for (int q = 0; q < n; ++q) ASSERT_EQ(all[5 * q + 4], q);
+  EXPECT_EQ(ierr, MPI_SUCCESS);
+  uint64_t mccl1, mpi1;
+  mcclMpiPathCounters(&mccl1, &mpi1);
+  EXPECT_EQ(mccl1, mccl0);       // host buffers: nothing went to mccl
+  EXPECT_GE(mpi1 - mpi0, 8u);  // but every Fortran call was seen
+}

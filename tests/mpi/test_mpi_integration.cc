@@ -84,6 +84,10 @@ const TypeCase kTypes[] = {
     {MPI_INT64_T, 8, false, "MPI_INT64_T"}, {MPI_UNSIGNED_LONG, sizeof(long), false, "MPI_UNSIGNED_LONG"},
     {MPI_UNSIGNED_LONG_LONG, 8, false, "MPI_UNSIGNED_LONG_LONG"}, {MPI_UINT64_T, 8, false, "MPI_UINT64_T"},
     {MPI_FLOAT, 4, true, "MPI_FLOAT"}, {MPI_DOUBLE, 8, true, "MPI_DOUBLE"},
+    // Fortran's (gfortran's default sizes, checked in the test).
+    {MPI_INTEGER, 4, false, "MPI_INTEGER"}, {MPI_INTEGER1, 1, false, "MPI_INTEGER1"},
+    {MPI_INTEGER8, 8, false, "MPI_INTEGER8"}, {MPI_REAL, 4, true, "MPI_REAL"},
+    {MPI_DOUBLE_PRECISION, 8, true, "MPI_DOUBLE_PRECISION"}, {MPI_REAL8, 8, true, "MPI_REAL8"},
 };
 
 // Small values whose sums, products, max and min are exact in every type.
@@ -91,8 +95,8 @@ void fill(const TypeCase& t, void* buf, size_t count, int rank, MPI_Op op) {
   for (size_t i = 0; i < count; ++i) {
     long v = op == MPI_PROD ? (static_cast<long>((i + rank) % 3 == 0) + 1) : static_cast<long>((i * 7 + rank * 3) % 11);
     char* p = static_cast<char*>(buf) + i * t.size;
-    if (t.mpi == MPI_FLOAT) { float f = static_cast<float>(v); std::memcpy(p, &f, 4); }
-    else if (t.mpi == MPI_DOUBLE) { double d = static_cast<double>(v); std::memcpy(p, &d, 8); }
+    if (t.isFloat && t.size == 4) { float f = static_cast<float>(v); std::memcpy(p, &f, 4); }
+    else if (t.isFloat) { double d = static_cast<double>(v); std::memcpy(p, &d, 8); }
     else std::memcpy(p, &v, t.size);  // little-endian: low bytes
   }
 }
@@ -100,6 +104,11 @@ void fill(const TypeCase& t, void* buf, size_t count, int rank, MPI_Op op) {
 
 TEST(MpiTyped, EveryDatatypeAndOperatorAgainstMpi) {
   int r = worldRank(), n = worldSize();
+  for (const TypeCase& t : kTypes) {
+    int size = 0;
+    MPI_Type_size(t.mpi, &size);
+    ASSERT_EQ(static_cast<size_t>(size), t.size) << t.name;
+  }
   const size_t count = 1003;
   std::string errs;
   for (const TypeCase& t : kTypes) {
