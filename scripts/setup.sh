@@ -4,7 +4,7 @@
 set -euo pipefail
 
 PACKAGES=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libucx-dev ucx-utils
-          libhwloc-dev libgtest-dev)
+          libhwloc-dev libgtest-dev gfortran)
 # Optional: clang (fuzzing) and the sanitizer runtimes come with gcc/clang.
 [ "${MCCL_SETUP_FUZZ:-0}" = 1 ] && PACKAGES+=(clang libclang-rt-dev)
 

@@ -1,0 +1,51 @@
+! libmccl_mpi under a Fortran program that uses `use mpi_f08` (Open MPI's f08 bindings call
+! ompi_*_f, then PMPI_*): the collectives the preload takes are seen by it (its counters)
+! and give MPI's results on host buffers, MPI_IN_PLACE included. Exits non-zero on failure.
+program preload_fortran_f08
+  use mpi_f08
+  use iso_c_binding
+  implicit none
+  interface
+    subroutine mcclMpiPathCounters(viaMccl, viaMpi) bind(C, name="mcclMpiPathCounters")
+      import :: c_int64_t
+      integer(c_int64_t) :: viaMccl, viaMpi
+    end subroutine
+  end interface
+  integer :: rank, n, q, i, extent
+  integer(c_int64_t) :: mccl0, mpi0, mccl1, mpi1
+  double precision :: a(100), b(100)
+  real :: r(64)
+  integer, allocatable :: counts(:), displs(:), g(:)
+  call MPI_Init()
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank)
+  call MPI_Comm_size(MPI_COMM_WORLD, n)
+  call mcclMpiPathCounters(mccl0, mpi0)
+  a = rank + 1
+  call MPI_Allreduce(a, b, 100, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD)
+  if (any(b /= n * (n + 1) / 2.0d0)) error stop "MPI_Allreduce"
+  call MPI_Allreduce(MPI_IN_PLACE, a, 100, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD)
+  if (any(a /= b)) error stop "MPI_Allreduce in place"
+  r = rank
+  call MPI_Bcast(r, 64, MPI_REAL, n - 1, MPI_COMM_WORLD)
+  if (any(r /= n - 1)) error stop "MPI_Bcast"
+  allocate(counts(n), displs(n))
+  extent = 0
+  do q = 1, n
+    counts(q) = q
+    displs(q) = extent
+    extent = extent + q
+  end do
+  allocate(g(extent))
+  g = -1
+  g(displs(rank + 1) + 1 : displs(rank + 1) + rank + 1) = rank
+  call MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_INTEGER, g, counts, displs, MPI_INTEGER, MPI_COMM_WORLD)
+  do q = 1, n
+    do i = 1, q
+      if (g(displs(q) + i) /= q - 1) error stop "MPI_Allgatherv in place"
+    end do
+  end do
+  call mcclMpiPathCounters(mccl1, mpi1)
+  if (mpi1 - mpi0 < 4) error stop "the calls were not seen by libmccl_mpi"
+  if (mccl1 /= mccl0) error stop "host buffers went to mccl"
+  call MPI_Finalize()
+end program
