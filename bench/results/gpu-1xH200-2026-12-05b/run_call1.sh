@@ -6,7 +6,7 @@
 #  - libmccl_mpi's new routes (MPI_Gather, MPI_Scatter, MPI_Allgatherv, MPI_Alltoallv,
 #    MPI_Reduce_scatter on device buffers: PreloadGpu.VFormsGatherScatterOnDeviceBuffers)
 #    with the other preload tests, on 2 and 3 processes sharing the GPU;
-# then the unit tests with a GPU and every single-process GPU test on 2 ranks as threads
+# then the unit tests with a GPU and the main single-process GPU tests on 2 ranks as threads
 # sharing the GPU (the host-side changes of 2026-12-05 touch code the GPU path shares).
 cd "$(dirname "$0")/../../.."
 . bench/device_call.sh
@@ -25,5 +25,5 @@ done
 cp $T $OUT/tests.txt
 timeout 90 $B/mccl_unit_tests > $W/unit.log 2>&1
 res "unit" $? $W/unit.log
-gtests 2 "*-GpuSingleProcess.ConnectionTableMemoryFollowsConnectedPeers" 300
+gtests 2 "GpuSingleProcess.EveryTypeOpAndForm:GpuSingleProcess.PointToPoint*:GpuSingleProcess.*Graph*:GpuSingleProcess.SymmetricWindows*:GpuSingleProcess.AlltoAll*" 200
 finish call1
