@@ -350,6 +350,8 @@ TEST(PreloadGpu, FortranCallsOnDeviceBuffersGoToMccl) {
   float* fs = reinterpret_cast<float*>(d);
   float* fr = reinterpret_cast<float*>(dout);
   ASSERT_EQ(cudaMemcpy(fs, hs.data(), sizeof(float) * hs.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  // What no block covers (kCount / 2 is not a multiple of n) stays -1 on both sides.
+  ASSERT_EQ(cudaMemcpy(fr, wantf.data(), sizeof(float) * wantf.size(), cudaMemcpyHostToDevice), cudaSuccess);
   MPI_Alltoallv(hs.data(), cnt.data(), dsp.data(), MPI_FLOAT, wantf.data(), cnt.data(), dsp.data(), MPI_FLOAT,
                 MPI_COMM_WORLD);
   mpi_alltoallv_(fs, cnt.data(), dsp.data(), &real, fr, cnt.data(), dsp.data(), &real, &comm, &ierr);
