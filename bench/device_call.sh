@@ -36,6 +36,10 @@ W=$(mktemp -d)
 T=$W/tests.txt
 RUN_TIMEOUT=${RUN_TIMEOUT:-90}
 
+gtestLines() {  # LOG: each test's verdict line, colours taken out
+  sed 's/\x1b\[[0-9;]*m//g' "$1" | grep -aE '^\[ +(OK|FAILED|SKIPPED) '
+}
+
 res() {
   echo "$1: rc=$2 $(grep -aE 'PASSED|FAILED' "$3" | tr -d '\033' | tr '\n' ' ')" >> $T
   grep -a -m8 -E 'rank [0-9]+:|Failure|expected|Which is|FAILED' "$3" | tr -d '\033' | cut -c1-300 >> $T
@@ -60,7 +64,7 @@ gtests() {
   env MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=$nr MCCL_TIMEOUT=10 NCCL_MAX_NCHANNELS=$((nr > 2 ? 4 : 16)) \
     timeout $limit $B/mccl_gpu_tests --gtest_filter="$f" > $W/t_$nr.log 2>&1
   res "tests $nr ranks" $? $W/t_$nr.log
-  grep -aE '^\[ +(OK|FAILED|SKIPPED) ' $W/t_$nr.log >> $T
+  gtestLines $W/t_$nr.log >> $T
   cp $T $OUT/tests.txt
 }
 
@@ -69,7 +73,7 @@ mpitests() {  # FILTER LIMIT: the MPI GPU tests of FILTER on NP processes sharin
   timeout $limit $M -x MCCL_SHARED_GPU=2 -x MCCL_DUMP_SCHEDULE=0 $B/mccl_gpu_mpi_tests --gtest_filter="$f" \
     > $W/mpi.log 2>&1
   res "mpi np$NP" $? $W/mpi.log
-  grep -aE '^\[ +(OK|FAILED|SKIPPED) ' $W/mpi.log >> $T
+  gtestLines $W/mpi.log >> $T
 }
 
 tb() {

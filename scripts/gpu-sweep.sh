@@ -285,7 +285,7 @@ if has modes; then
       perf modes_${lib}_R$r $lib -b 8 -e "${MODES_MAX:-2G}" -f 4 -o "$mops" -t 3 -R $r
       perf modes_${lib}_R${r}_graph $lib -b 8 -e 1M -f 8 -o "$mops" -t 3 -G 10 -R $r -c 0
     done
-    PERF_X="-x NCCL_CTA_POLICY=2" perf modes_${lib}_R2_ce $lib -b 1M -e "${MODES_MAX:-2G}" -f 4 \
+    PERF_X="-x NCCL_CTA_POLICY=2" perf modes_${lib}_R2_ce $lib -b 8 -e "${MODES_MAX:-2G}" -f 4 \
       -o allgather,broadcast,alltoall,gather,scatter,sendrecv -t 3 -R 2 -c 0
     PERF_X=""
   done

@@ -18,6 +18,7 @@
 #include "core/knobs.h"
 #if MCCL_HAVE_CUDA
 #include "core/cuda_guard.h"
+#include "ipc_transport/ce_sync.h"
 #include "ipc_transport/sym_map.h"
 #include "kernels/work/direct.h"
 #endif
@@ -98,6 +99,7 @@ SymState::~SymState() {
     unmap(*kv.second);
     freeWindow(*kv.second);
   }
+  ceSync_.reset();
   if (directBarrierBuf_) {
     cudaFree(directBarrierBuf_);
     comm_->mem.sub(MemKind::Control, kDirectFlagBytes);
@@ -261,12 +263,34 @@ ncclResult_t SymState::ensureDirectBarrier(const char* call) {
     return r;
   }
   comm_->mem.add(MemKind::Control, kDirectFlagBytes);
+  // The copy engines' barriers as stream memory operations, named after what only this
+  // communicator has: its hash and the first rank's barrier array (its process and address).
+  std::unique_ptr<CeSync> ce;
+  if (knobInt(Knob::CeSync) != 0) {
+    const SymExport& first = windows_.at(win)->recs.at(0);
+    const uint64_t name = comm_->commHash ^ (first.processHash * 0x9e3779b97f4a7c15ull) ^ (first.ptr >> 4);
+    std::string why;
+    ce = CeSync::create(comm_, name, &why);
+    if (!ce)
+      INFO(kLogInit, "rank %d: copy-engine barriers stay kernels (%s)", comm_->rank, why.c_str());
+  }
   std::lock_guard<std::mutex> lock(directMu_);
   directBarrier_ = win;
   directBarrierBuf_ = buf;
+  ceSync_ = std::move(ce);
   directFlagPtrs_.clear();
   for (char* p : windows_.at(win)->ptrs) directFlagPtrs_.push_back(reinterpret_cast<uint64_t*>(p));
   return ncclSuccess;
+}
+
+CeSync* SymState::ceSync() const {
+  std::lock_guard<std::mutex> lock(directMu_);
+  return ceSync_.get();
+}
+
+void SymState::releaseCeWaits() {
+  std::lock_guard<std::mutex> lock(directMu_);
+  if (ceSync_) ceSync_->release();
 }
 
 bool SymState::directFlags(uint64_t** each) const {
@@ -329,6 +353,7 @@ ncclResult_t SymState::deregisterWindow(ncclWindow_t win, const char* call) {
 ncclResult_t SymState::releaseDirectBarrier(const char* call) {
   ncclWindow_t win;
   void* buf;
+  std::unique_ptr<CeSync> ce;
   {
     std::lock_guard<std::mutex> lock(directMu_);
     win = directBarrier_;
@@ -336,7 +361,9 @@ ncclResult_t SymState::releaseDirectBarrier(const char* call) {
     directBarrier_ = nullptr;
     directBarrierBuf_ = nullptr;
     directFlagPtrs_.clear();
+    ce = std::move(ceSync_);
   }
+  ce.reset();
   if (!win) return ncclSuccess;
   ncclResult_t r = deregisterWindow(win, call);
   CudaDeviceGuard guard(comm_->cudaDev, true);
@@ -435,12 +462,15 @@ ncclResult_t SymState::destroyDevComm(const ncclDevComm* devComm, const char* ca
 #else  // no CUDA: every communicator is a host communicator, refused before this
 
 class SymMapper {};
+class CeSync {};
 struct SymState::Window {};
 SymState::SymState(ncclComm* comm) : comm_(comm) {}
 SymState::~SymState() = default;
 ncclResult_t SymState::unmap(Window&) { return ncclSuccess; }
 void SymState::freeWindow(Window&) {}
 bool SymState::directFlags(uint64_t**) const { return false; }
+CeSync* SymState::ceSync() const { return nullptr; }
+void SymState::releaseCeWaits() {}
 bool SymState::directBuffer(const void*, size_t, uint8_t**) const { return false; }
 ncclResult_t SymState::registerWindow(void*, size_t, int, const char* call, ncclWindow_t*, bool) {
   return MCCL_ERR(ncclInvalidUsage, comm_, "%s: this mccl was built without CUDA", call);

@@ -20,6 +20,7 @@ struct ncclDevCommRequirements;
 namespace mccl {
 
 class SymMapper;
+class CeSync;
 
 // The ranks sharing load/store access with this one (NCCL's LSA team): the run of
 // consecutive ranks on this rank's host, every one with a GPU; team member i is world
@@ -66,6 +67,12 @@ class SymState {
   // Changes whenever a window joins or leaves the direct path: a plan made from
   // directBuffer() before a change is stale after it.
   uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
+  // The copy-engine path's barriers as stream memory operations (ipc_transport/ce_sync.h):
+  // made with the barrier arrays under MCCL_CE_SYNC=1 where every rank could; null
+  // otherwise (the barrier kernel then). Valid until the last direct window goes.
+  CeSync* ceSync() const;
+  // Abort and a lost peer: every copy-engine barrier this rank has enqueued passes.
+  void releaseCeWaits();
 
  private:
   struct Window;
@@ -88,6 +95,7 @@ class SymState {
   void* directBarrierBuf_ = nullptr;
   int directWindows_ = 0;  // windows whose collectives take the direct path
   std::vector<uint64_t*> directFlagPtrs_;  // each rank's barrier array as reached here
+  std::unique_ptr<CeSync> ceSync_;  // with the barrier arrays, where MCCL_CE_SYNC made it
 };
 
 }  // namespace mccl

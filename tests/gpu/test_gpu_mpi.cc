@@ -13,7 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "core/comm.h"
+#include "core/window.h"
 #include "gpu_util.h"
+#include "ipc_transport/ce_sync.h"
 #include "ipc_transport/user_buffers.h"
 #include "scoped_env.h"
 #include "mccl_mpi.h"
@@ -239,6 +242,104 @@ TEST(GpuMpi, SymmetricWindowCollectives) {
   }
   EXPECT_TRUE(errs.empty()) << errs;
   NCCL_OK(ncclCommDestroy(comm));
+}
+
+// The copy engines' barriers (collectives on symmetric windows under NCCL_CTA_POLICY_ZERO):
+// stream memory operations on words in host memory, two per launch and no kernel, with
+// every result right (AllGather, AlltoAll, Broadcast from 2 MiB, Gather from every root, in
+// and out of place); under MCCL_CE_SYNC=0 the barrier kernel, with the same results.
+TEST(GpuMpi, CopyEngineBarriersAsStreamMemoryOperations) {
+  if (!gpusForAll()) GTEST_SKIP() << "needs a GPU per rank";
+  const int r = worldRank(), n = worldSize();
+  if (n < 2) GTEST_SKIP() << "needs 2 ranks";
+  for (const char* mode : {"1", "0"}) {
+    ScopedEnv env({{"NCCL_CTA_POLICY", "2"}, {"MCCL_CE_SYNC", mode}});
+    ncclComm_t comm;
+    NCCL_OK(mcclCommInitFromMpi(&comm, MPI_COMM_WORLD, MCCL_DEVICE_AUTO, nullptr));
+    int dev;
+    NCCL_OK(ncclCommCuDevice(comm, &dev));
+    std::string errs;
+    {
+      WindowMemory mem(comm, dev, size_t{64} << 20);
+      ASSERT_TRUE(mem.error.empty()) << mem.error;
+      mccl::CeSync* ce = comm->sym->ceSync();
+      if (mode[0] == '1') ASSERT_NE(ce, nullptr) << "MCCL_CE_SYNC=1 made no memory-operation barriers";
+      else ASSERT_EQ(ce, nullptr) << "MCCL_CE_SYNC=0 made memory-operation barriers";
+      const uint64_t before = ce ? ce->barriers() : 0;
+      std::vector<CollCase> cases;
+      uint64_t seed = 7001;
+      size_t ti = 0;
+      for (bool inPlace : {false, true}) {
+        for (size_t count : {size_t{4099}, size_t{(1 << 16) + 3}}) {
+          cases.push_back({CollKind::AllGather, kAllTypes[ti++ % 12], ncclSum, false, false, count, 0, inPlace, seed++});
+          cases.push_back({CollKind::AlltoAll, kAllTypes[ti++ % 12], ncclSum, false, false, count, 0, inPlace, seed++});
+          for (int root = 0; root < n; ++root)
+            cases.push_back({CollKind::Gather, kAllTypes[ti++ % 12], ncclSum, false, false, count, root, inPlace, seed++});
+        }
+        cases.push_back({CollKind::Broadcast, ncclFloat32, ncclSum, false, false, (size_t{1} << 20) + 5, n - 1, inPlace,
+                         seed++});
+      }
+      for (const CollCase& c : cases) {
+        std::string e = runCollCase(comm, r, n, c, &mem);
+        if (!e.empty() && errs.size() < 4000) errs += e;
+      }
+      if (ce) {
+        // Two barriers a launch, every case one launch on the copy engines (2 MiB and up
+        // for the Broadcast; blocks above 4 KiB for the others).
+        EXPECT_EQ(ce->barriers() - before, 2 * cases.size()) << "not every case went to the copy engines";
+      }
+      MPI_Barrier(MPI_COMM_WORLD);
+    }
+    EXPECT_TRUE(errs.empty()) << "MCCL_CE_SYNC=" << mode << ": " << errs;
+    NCCL_OK(ncclCommDestroy(comm));
+  }
+}
+
+// A copy-engine AllGather whose peers never come: its entry barrier holds the stream (the
+// copies must not write into windows still in use), and ncclCommAbort lets the stream go in
+// bounded time, with memory-operation barriers (which no abort flag reaches: abort writes
+// their words) as with the barrier kernel.
+TEST(GpuMpi, AbortReleasesCopyEngineBarriers) {
+  if (!gpusForAll()) GTEST_SKIP() << "needs a GPU per rank";
+  const int r = worldRank(), n = worldSize();
+  if (n < 2) GTEST_SKIP() << "needs 2 ranks";
+  for (const char* mode : {"1", "0"}) {
+    ScopedEnv env({{"NCCL_CTA_POLICY", "2"}, {"MCCL_CE_SYNC", mode}});
+    ncclComm_t comm;
+    NCCL_OK(mcclCommInitFromMpi(&comm, MPI_COMM_WORLD, MCCL_DEVICE_AUTO, nullptr));
+    int dev;
+    NCCL_OK(ncclCommCuDevice(comm, &dev));
+    cudaSetDevice(dev);
+    const size_t count = size_t{1} << 16, bytes = count * sizeof(float);
+    void* base = nullptr;
+    NCCL_OK(ncclMemAlloc(&base, bytes * static_cast<size_t>(n + 1)));
+    ncclWindow_t win = nullptr;
+    NCCL_OK(ncclCommWindowRegister(comm, base, bytes * static_cast<size_t>(n + 1), &win, NCCL_WIN_COLL_SYMMETRIC));
+    cudaStream_t s;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    if (r == 0) {
+      float* in = static_cast<float*>(base);
+      NCCL_OK(ncclAllGather(in, in + count, count, ncclFloat32, comm, s));
+      usleep(300 * 1000);
+      EXPECT_EQ(cudaStreamQuery(s), cudaErrorNotReady)
+          << "MCCL_CE_SYNC=" << mode << ": the AllGather ended while its peers never called it";
+      NCCL_OK(ncclCommAbort(comm));
+      cudaError_t q = cudaErrorNotReady;
+      for (int i = 0; i < 1000 && q == cudaErrorNotReady; ++i) {
+        usleep(10 * 1000);
+        q = cudaStreamQuery(s);
+      }
+      EXPECT_EQ(q, cudaSuccess) << "MCCL_CE_SYNC=" << mode << ": the stream still waits 10 s after ncclCommAbort ("
+                                << cudaGetErrorString(q) << ")";
+    }
+    // Rank 0's copies, let go, may still write into the others' windows: those stay until
+    // rank 0's stream is through.
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (r != 0) NCCL_OK(ncclCommAbort(comm));
+    cudaStreamDestroy(s);
+    ncclMemFree(base);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
 }
 
 // Plain cudaMalloc'ed buffers a case releases are kept and handed out again for the next

@@ -390,7 +390,7 @@ ncclResult_t GpuDataPath::launch(const GpuPlan& p, uint64_t planStart, uint64_t 
     cw->value = doneTarget;
   }
   MCCL_CHECK(launchDirect(comm_, hComm_, p.direct, launchThreads(), stream));
-  MCCL_CHECK(launchCopyEngines(comm_, hComm_, p.engine, p.engineP2p, p.engineP2pOps, &lanes_, stream));
+  MCCL_CHECK(launchCopyEngines(comm_, hComm_, p.engine, p.engineP2p, p.engineP2pOps, &lanes_, stream, capturing));
   const uint64_t tKernel = tLaunch ? steadyNs() : 0;
   if (!capturing) {
     const OpDesc& first = p.ops.front();

@@ -125,6 +125,8 @@ class GpuDataPath : public DataPath {
 
   void abort() override {
     if (hostFlags_) reinterpret_cast<volatile int32_t*>(hostFlags_)[0] = 1;
+    // The copy engines' barriers wait in the stream, where no abort flag is read.
+    if (comm_->sym) comm_->sym->releaseCeWaits();
   }
   void peerLost() override { abort(); }
 

@@ -17,6 +17,7 @@
 #include "core/planner.h"
 #include "core/types.h"
 #include "core/window.h"
+#include "ipc_transport/ce_sync.h"
 #include "ipc_transport/user_buffers.h"
 #include "kernels/launch/direct_launch.h"
 
@@ -306,7 +307,7 @@ bool planEngineP2p(ncclComm* comm, const OpDesc& op, EngineCopy* copy) {
 // MCCL_TIMEOUT and graph replays behave as on the direct path; the data moves on no SM.
 ncclResult_t launchCopyEngines(ncclComm* comm, const DevComm& devComm, const std::vector<DirectWork>& works,
                                const std::vector<EngineCopy>& p2p, size_t p2pOps, CopyEngineLanes* lanes,
-                               cudaStream_t stream) {
+                               cudaStream_t stream, bool capturing) {
   if (works.empty() && p2pOps == 0) return ncclSuccess;
   using Copy = EngineCopy;
   std::vector<Copy> copies;
@@ -331,7 +332,11 @@ ncclResult_t launchCopyEngines(ncclComm* comm, const DevComm& devComm, const std
   sync.nchannels = 1;
   const std::vector<DirectWork> barrier(1, sync);
   constexpr int kBarrierThreads = 32;  // a thread per peer
-  MCCL_CHECK(launchDirect(comm, devComm, barrier, kBarrierThreads, stream));
+  // Eager: stream memory operations, no block (ipc_transport/ce_sync.h); captured, or
+  // where they could not be had: the direct kernel on one block.
+  CeSync* ce = capturing || !comm->sym ? nullptr : comm->sym->ceSync();
+  auto meet = [&]() { return ce ? ce->barrier(comm, stream) : launchDirect(comm, devComm, barrier, kBarrierThreads, stream); };
+  MCCL_CHECK(meet());
   // Copy i on lane i % nl: lane 0 is stream, lane j > 0 the side stream j - 1, forked from
   // stream after the barrier and joined back before the closing one.
   const int nl = static_cast<int>(std::min<size_t>(copies.size(), kDirectMaxRanks));
@@ -346,7 +351,7 @@ ncclResult_t launchCopyEngines(ncclComm* comm, const DevComm& devComm, const std
                       static_cast<unsigned long long>(c.bytes), c.peer, cudaGetErrorString(e));
   }
   MCCL_CHECK(lanes->joinInto(comm, stream, nl - 1));
-  return launchDirect(comm, devComm, barrier, kBarrierThreads, stream);
+  return meet();
 }
 
 ncclResult_t CopyEngineLanes::forkFrom(ncclComm* comm, cudaStream_t stream, int k) {

@@ -103,9 +103,10 @@ struct CopyEngineLanes {
 // copies into the peers' windows (spread over stream and lanes' side streams), a barrier.
 // works are AllGathers and Broadcasts, p2p the copies of the Sends planEngineP2p took;
 // p2pOps counts the Sends and Recvs it took (a Recv adds no copy but needs the barriers).
+// The barriers are stream memory operations (no SM) unless capturing or MCCL_CE_SYNC=0.
 ncclResult_t launchCopyEngines(ncclComm* comm, const DevComm& devComm, const std::vector<DirectWork>& works,
                                const std::vector<EngineCopy>& p2p, size_t p2pOps, CopyEngineLanes* lanes,
-                               cudaStream_t stream);
+                               cudaStream_t stream, bool capturing);
 
 // Launches the direct works of a group on stream, in call order, once per arithmetic type.
 ncclResult_t launchDirect(ncclComm* comm, const DevComm& devComm, const std::vector<DirectWork>& works, int threads,
