@@ -320,8 +320,17 @@ if has knobab; then
       -o allreduce,reducescatter,allgather -t 3
     PERF_X=""
     perf knobab_nccl_band_r$round nccl -b 256K -e 16M -f 2 -o allreduce,reducescatter,allgather -t 3
+    # A user's Send/Recv on the copy engines (MCCL_P2P_CE_MIN_BYTES, off by default until
+    # this measures it; 2026-12-05c), against the SMs and NCCL, plain and windows.
+    for R in 0 2; do
+      PERF_X="-x MCCL_P2P_CE_MIN_BYTES=1M" perf knobab_p2pce_R${R}_r$round mccl -b 1M -e 2G -f 4 -o sendrecv -t 3 -R $R
+      PERF_X=""
+      perf knobab_p2psm_R${R}_r$round mccl -b 1M -e 2G -f 4 -o sendrecv -t 3 -R $R
+      perf knobab_nccl_p2pR${R}_r$round nccl -b 1M -e 2G -f 4 -o sendrecv -t 3 -R $R
+    done
   done
-  for c in selfce selfkernel nccl_p2p band fifo nccl_band ll24 ll32 nccl_ll ll24g ll32g nccl_llg; do
+  for c in selfce selfkernel nccl_p2p band fifo nccl_band ll24 ll32 nccl_ll ll24g ll32g nccl_llg p2pce_R0 p2psm_R0 \
+      nccl_p2pR0 p2pce_R2 p2psm_R2 nccl_p2pR2; do
     echo "== $c"; cat "$OUT"/knobab_${c}_r*.csv 2>/dev/null | sort -u
   done > "$OUT/knobab.txt"
   cat "$OUT/knobab.txt"

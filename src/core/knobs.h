@@ -106,6 +106,8 @@ enum class KnobType { Int, Size, Bool, String };
     "GPU: AllGather and Broadcast on symmetric windows of at least this many bytes per rank, and AlltoAll blocks of at least this many bytes whose outputs are symmetric windows, are moved by the copy engines (0: only under NCCL_CTA_POLICY_ZERO)") \
   X(CeSync, "MCCL_CE_SYNC", Int, "1",                                                           \
     "GPU: the barriers around copy-engine collectives on symmetric windows as stream memory operations on words in host memory, with no block waiting (1), or a kernel of one block (0); a CUDA graph capture always takes the kernel") \
+  X(P2pCeMinBytes, "MCCL_P2P_CE_MIN_BYTES", Size, "0",                                         \
+    "GPU: a user's Send/Recv of at least this many bytes with a peer of this node moves on the copy engines (no SM), the two hosts meeting in shared memory without waiting for each other (0: never)") \
   X(PlainDirect, "MCCL_PLAIN_DIRECT", Int, "1",                                                 \
     "GPU communicators of one node: AllReduce, ReduceScatter and AllGather on buffers that are no window read and write the peers' buffers in place, their addresses exchanged in the kernel (a buffer a peer does not map yet, or that CUDA IPC cannot share, goes through the LL FIFOs instead): 1 at the sizes where that measured faster, when NCCL_PROTO and NCCL_ALGO are unset, 2 at every size, 3 at every size with every part through the FIFOs (tests), 0 never") \
   X(TreeThreshold, "MCCL_TREE_THRESHOLD", Size, "0",                                            \

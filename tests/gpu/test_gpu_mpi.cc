@@ -17,6 +17,8 @@
 #include "core/window.h"
 #include "gpu_util.h"
 #include "ipc_transport/ce_sync.h"
+#include "ipc_transport/p2p_engine.h"
+#include "kernels/launch/gpu_datapath_impl.h"
 #include "ipc_transport/user_buffers.h"
 #include "scoped_env.h"
 #include "mccl_mpi.h"
@@ -404,6 +406,98 @@ static const char* userBufferTestSkip() {
   if (std::getenv("MCCL_SHARED_GPU")) return "ranks sharing a GPU allocate from the stream-ordered pool";
   return nullptr;
 }
+
+// A user's Send/Recv on the copy engines (MCCL_P2P_CE_MIN_BYTES=1: every size): the hosts
+// meet in shared memory, the first to come offers its buffer (a plain cudaMalloc'ed one is
+// offered from its second use), the second issues the copy. Every pattern three times over
+// reused buffers (the first round on the FIFOs, the next on the copy engines), every value
+// checked; then rank 0 sends in one group and receives in the next while rank 1 does both
+// in one (the copies run beside the kernels, never behind them); then a Send whose Recv
+// never comes holds the stream until ncclCommAbort lets it go.
+TEST(GpuMpi, SendRecvOnTheCopyEngines) {
+  if (const char* why = gpuPairSkip()) GTEST_SKIP() << why;
+  const int r = worldRank(), n = worldSize();
+  ScopedEnv env({{"MCCL_P2P_CE_MIN_BYTES", "1"}});
+  ncclComm_t comm;
+  NCCL_OK(mcclCommInitFromMpi(&comm, MPI_COMM_WORLD, MCCL_DEVICE_AUTO, nullptr));
+  int dev;
+  NCCL_OK(ncclCommCuDevice(comm, &dev));
+  cudaSetDevice(dev);
+  auto* gpu = dynamic_cast<mccl::GpuDataPath*>(comm->dataPath.get());
+  ASSERT_NE(gpu, nullptr);
+  mccl::PeerEngines& pe = gpu->peerEngines();
+  std::string errs;
+  {
+    ReusedMemory mem(dev, true);
+    uint64_t seed = 9001;
+    size_t ti = 0;
+    for (const char* pattern : {"ring", "pairs", "neighbor", "alltoall"})
+      for (size_t count : {size_t{1}, size_t{1023}, size_t{(1 << 18) + 3}})
+        for (int round = 0; round < 3; ++round) {
+          std::string e = runP2pPattern(comm, r, n, pattern, count, kAllTypes[ti % 12], 0, seed, &mem);
+          if (!e.empty() && errs.size() < 4000) errs += std::string(pattern) + ": " + e;
+          if (round == 2) ++ti, ++seed;
+        }
+  }
+  unsigned long long mine[2] = {pe.opsTaken(), pe.copiesIssued()}, all[2] = {0, 0};
+  MPI_Allreduce(mine, all, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_TRUE(errs.empty()) << errs;
+  EXPECT_GT(all[1], 0u) << "no Send/Recv went to the copy engines";
+  EXPECT_EQ(all[0], 2 * all[1]) << "every copy is one Send and one Recv, and one end issues it";
+
+  // Rank 0: Send to 1, then in another group Recv from 1; rank 1: both in one group.
+  const size_t count = (size_t{1} << 20) + 7, bytes = count * sizeof(int32_t);
+  void *sbuf = nullptr, *rbuf = nullptr;
+  ASSERT_EQ(cudaMalloc(&sbuf, bytes), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&rbuf, bytes), cudaSuccess);
+  cudaStream_t s;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+  std::vector<int32_t> h(count), got(count);
+  for (int round = 0; round < 3 && r < 2; ++round) {
+    for (size_t i = 0; i < count; ++i) h[i] = static_cast<int32_t>(i * 7 + static_cast<size_t>(r) * 1000003 + round);
+    ASSERT_EQ(cudaMemcpy(sbuf, h.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemset(rbuf, 0xff, bytes), cudaSuccess);
+    const int peer = 1 - r;
+    if (r == 0) {
+      NCCL_OK(ncclSend(sbuf, count, ncclInt32, peer, comm, s));
+      NCCL_OK(ncclRecv(rbuf, count, ncclInt32, peer, comm, s));
+    } else {
+      NCCL_OK(ncclGroupStart());
+      NCCL_OK(ncclSend(sbuf, count, ncclInt32, peer, comm, s));
+      NCCL_OK(ncclRecv(rbuf, count, ncclInt32, peer, comm, s));
+      NCCL_OK(ncclGroupEnd());
+    }
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(got.data(), rbuf, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    size_t bad = 0;
+    for (size_t i = 0; i < count; ++i)
+      bad += got[i] != static_cast<int32_t>(i * 7 + static_cast<size_t>(peer) * 1000003 + round);
+    EXPECT_EQ(bad, 0u) << "rank " << r << " round " << round << ": groups split differently";
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+
+  // A Send whose Recv never comes: rank 0 comes first and offers (rank 1's page is ready
+  // from the rounds above), its stream waits for rank 1 until the abort.
+  if (r == 0) {
+    NCCL_OK(ncclSend(sbuf, count, ncclInt32, 1, comm, s));
+    usleep(300 * 1000);
+    EXPECT_EQ(cudaStreamQuery(s), cudaErrorNotReady) << "the Send ended with no Recv";
+    NCCL_OK(ncclCommAbort(comm));
+    cudaError_t q = cudaErrorNotReady;
+    for (int i = 0; i < 1000 && q == cudaErrorNotReady; ++i) {
+      usleep(10 * 1000);
+      q = cudaStreamQuery(s);
+    }
+    EXPECT_EQ(q, cudaSuccess) << "the stream still waits 10 s after ncclCommAbort (" << cudaGetErrorString(q) << ")";
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (r != 0) NCCL_OK(ncclCommAbort(comm));
+  cudaStreamDestroy(s);
+  cudaFree(sbuf);
+  cudaFree(rbuf);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 
 // A communicator of MPI_COMM_WORLD on this rank's GPU, and that GPU.
 static ncclResult_t commOnOwnGpu(ncclComm_t* comm, int* dev) {

@@ -289,7 +289,7 @@ ncclResult_t GpuDataPath::asyncStatus() {
 ncclResult_t GpuDataPath::launch(const GpuPlan& p, uint64_t planStart, uint64_t planEnd) {
   const int blocks = static_cast<int>(p.queues.size());
   if (blocks == 0 && p.copies.empty() && p.selfCopies.empty() && p.direct.empty() && p.engine.empty() &&
-      p.engineP2pOps == 0)
+      p.engineP2pOps == 0 && p.peerEngine.empty())
     return ncclSuccess;  // nothing moves
   CudaDeviceGuard guard(comm_->cudaDev);
   cudaStream_t stream = p.ops.empty() ? nullptr : p.ops[0].stream;
@@ -321,7 +321,7 @@ ncclResult_t GpuDataPath::launch(const GpuPlan& p, uint64_t planStart, uint64_t 
   const bool raise = cw != nullptr && cw->armed && !capturing && p.parts.size() == 1 && !p.parts[0].spec.large &&
                      (p.parts[0].spec.kind == LaunchKind::LlReduce || p.parts[0].spec.kind == LaunchKind::LlCopy) &&
                      p.direct.empty() && p.engine.empty() && p.engineP2pOps == 0 && p.selfCopies.empty() &&
-                     others.empty();
+                     p.peerEngine.empty() && others.empty();
   uint32_t doneTarget = 0;
   if (raise) {
     // The count wraps after 2^32 blocks; a target of 0 means none, so it restarts from 0.
@@ -338,6 +338,9 @@ ncclResult_t GpuDataPath::launch(const GpuPlan& p, uint64_t planStart, uint64_t 
   uint64_t tRuntime = 0;
   for (const GpuPlan::Copy& c : p.copies)
     CUDA_TRY(cudaMemcpyAsync(c.dst, c.src, c.bytes, cudaMemcpyDefault, stream), "cudaMemcpyAsync");
+  // A user's Sends and Recvs on the copy engines: beside the kernels, on a side stream
+  // forked here and joined after them (ipc_transport/p2p_engine.h).
+  MCCL_CHECK(peers_.launch(p.peerEngine, stream));
   // A rank's copies to itself on the copy engines, beside the kernels: after what came
   // before on the stream, and before what comes after (GpuPlan::selfCopies).
   if (!p.selfCopies.empty()) {
@@ -391,6 +394,7 @@ ncclResult_t GpuDataPath::launch(const GpuPlan& p, uint64_t planStart, uint64_t 
   }
   MCCL_CHECK(launchDirect(comm_, hComm_, p.direct, launchThreads(), stream));
   MCCL_CHECK(launchCopyEngines(comm_, hComm_, p.engine, p.engineP2p, p.engineP2pOps, &lanes_, stream, capturing));
+  if (!p.peerEngine.empty()) MCCL_CHECK(peers_.join(stream));
   const uint64_t tKernel = tLaunch ? steadyNs() : 0;
   if (!capturing) {
     const OpDesc& first = p.ops.front();
@@ -445,7 +449,7 @@ bool GpuDataPath::runCached(const OpDesc* ops, size_t n, ncclResult_t* result) {
 // Dumps and TUNING lines are printed per call, so not while either is on.
 void GpuDataPath::remember(GpuPlan&& p) {
   if (!cacheOn_ || p.ops.empty() || p.ops.size() > static_cast<size_t>(kPlanCacheOps) || p.capturing ||
-      p.userBuffers)
+      p.userBuffers || p.meets)
     return;
   if (knobBool(Knob::DumpSchedule) || (comm_->rank == 0 && logEnabled(LogLevel::Info, kLogTuning))) return;
   if (knobsGeneration() != cacheKnobs_) {

@@ -26,6 +26,7 @@
 #include "core/planner.h"
 #include "core/types.h"
 #include "core/window.h"
+#include "ipc_transport/p2p_engine.h"
 #include "ipc_transport/ipc.h"
 #include "ipc_transport/user_buffers.h"
 #include "kernels/plan/direct_plan.h"
@@ -127,6 +128,7 @@ class GpuDataPath : public DataPath {
     if (hostFlags_) reinterpret_cast<volatile int32_t*>(hostFlags_)[0] = 1;
     // The copy engines' barriers wait in the stream, where no abort flag is read.
     if (comm_->sym) comm_->sym->releaseCeWaits();
+    peers_.release();
   }
   void peerLost() override { abort(); }
 
@@ -177,6 +179,7 @@ class GpuDataPath : public DataPath {
 
   IpcTransport& ipc() { return ipc_; }
   CopyEngineLanes* copyLanes() { return &lanes_; }
+  PeerEngines& peerEngines() { return peers_; }
   const DevComm& devCommHost() const { return hComm_; }
   // The device's ring tables (null: the identity ring) and nodeFirst (null: none).
   const int32_t* devRing() const { return ringEntries_ ? dRing_ : nullptr; }
@@ -242,6 +245,7 @@ class GpuDataPath : public DataPath {
   volatile uint32_t* doneHost_ = nullptr;
   uint32_t doneIssued_ = 0;
   CopyEngineLanes lanes_;  // side streams of the copy-engine path (direct_plan.h)
+  PeerEngines peers_{comm_};  // a user's Send/Recv on the copy engines (p2p_engine.h)
   int64_t selfBacklog_ = 0;
   // The plans of the last eager launches (runCached, remember), valid while the knobs and
   // the symmetric windows they were made under stay.

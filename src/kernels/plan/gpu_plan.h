@@ -12,6 +12,7 @@
 
 #include "core/op.h"
 #include "core/planner.h"
+#include "ipc_transport/p2p_engine.h"
 #include "kernels/work/direct.h"
 #include "kernels/plan/direct_plan.h"
 #include "kernels/work/dev_work.h"
@@ -51,6 +52,10 @@ struct GpuPlan {
   // the Sends' copies, and how many operations (Recvs too) take part in their barriers.
   std::vector<EngineCopy> engineP2p;
   size_t engineP2pOps = 0;
+  // A user's Sends and Recvs the copy engines move (ipc_transport/p2p_engine.h), and whether
+  // any operation met its peer to decide (then the plan is never reused: each call meets).
+  std::vector<PeerEngineOp> peerEngine;
+  bool meets = false;
   // One launch of the group: its kernel and the works it runs (in call order).
   struct LaunchPart {
     LaunchSpec spec;

@@ -204,6 +204,25 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
   const bool p2pUnits = comm_->nranks == 2 && peerOps <= static_cast<size_t>(kSmallLaunch);
   for (size_t oi = 0; oi < partner.size(); ++oi) {
     const OpDesc& op = p_.ops[oi];
+    if (ipc.canReach(op.root) && dp_->peerEngines().eligible(op)) {
+      // A user's large Send or Recv: the two hosts meet (ipc_transport/p2p_engine.h); where
+      // the first to come offered its buffer, the copy engines move it.
+      p_.meets = true;
+      PeerEngineOp pe;
+      ncclResult_t res = ncclSuccess;
+      if (dp_->peerEngines().meet(op, p_.capturing, &pe, &res)) {
+        if (dump)
+          std::printf("[mccl rank %d] %s %s rank %d: on the copy engines (%s the copy)\n", comm_->rank,
+                      opKindName(op.kind), op.kind == OpKind::Send ? "to" : "from", op.root,
+                      pe.issuer ? "this rank issues" : "the peer issues");
+        if (comm_->rank == 0 && logEnabled(LogLevel::Info, kLogTuning))
+          INFO(kLogTuning, "%s: %zu Bytes -> Algo copy-engines channels 0 (no SM moves data)", opKindName(op.kind),
+               op.bytes());
+        p_.peerEngine.push_back(pe);
+        continue;
+      }
+      if (res != ncclSuccess) return res;
+    }
     EngineCopy ec;
     if (planEngineP2p(comm_, op, &ec)) {
       // A block of an AlltoAll, Gather or Scatter on symmetric windows: the copy engines of
