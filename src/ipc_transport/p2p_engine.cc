@@ -1,17 +1,14 @@
 #include "ipc_transport/p2p_engine.h"
 
 #include <cuda.h>
-#include <fcntl.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstddef>
 #include <cstdio>
-#include <cstring>
 
 #include "core/comm.h"
 #include "core/cuda_guard.h"
@@ -19,20 +16,12 @@
 #include "core/error.h"
 #include "core/knobs.h"
 #include "core/op.h"
+#include "ipc_transport/mem_ops.h"
 #include "ipc_transport/user_buffers.h"
 
 namespace mccl {
 
 namespace {
-
-typedef CUresult (*BatchMemOpFn)(CUstream, unsigned int, CUstreamBatchMemOpParams*, unsigned int);
-
-BatchMemOpFn batchMemOp() {
-  static const BatchMemOpFn fn = reinterpret_cast<BatchMemOpFn>(cudaDriverFunction("cuStreamBatchMemOp"));
-  return fn;
-}
-
-constexpr uint64_t kReleaseAhead = uint64_t{1} << 40;  // see release()
 
 // One operation's meeting: 3 a round on state (the first arrival, the second, the second's
 // reading of the first's offer), so the slot is free again at 3 (round + 1).
@@ -126,34 +115,18 @@ PeerEngines::Pair* PeerEngines::pair(int peer) {
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   p->bytes = (sizeof(Page) + page - 1) / page * page;
   // Both ends open it with O_CREAT: the first makes it (zero-filled), the other finds it.
-  const int fd = shm_open(p->name, O_CREAT | O_RDWR, 0600);
-  if (fd < 0) {
-    (void)MCCL_ERR(ncclSystemError, comm_, "Send/Recv on the copy engines: shm_open(%s): %s", p->name, std::strerror(errno));
-    return nullptr;
-  }
-  void* m = MAP_FAILED;
-  if (ftruncate(fd, static_cast<off_t>(p->bytes)) == 0)
-    m = mmap(nullptr, p->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  const int err = errno;
-  close(fd);
-  if (m == MAP_FAILED) {
-    (void)MCCL_ERR(ncclSystemError, comm_, "Send/Recv on the copy engines: mapping %s: %s", p->name, std::strerror(err));
+  std::string why;
+  void* m = mapSharedPage(p->name, p->bytes, true, false, &why);
+  if (m == nullptr) {
+    (void)MCCL_ERR(ncclSystemError, comm_, "Send/Recv on the copy engines: %s", why.c_str());
     return nullptr;
   }
   p->page = static_cast<Page*>(m);
   // Without a registration (or without stream memory operations) this rank still meets its
-  // peer in the slots, and never proposes: both ends then take the FIFO path.
-  void* d = nullptr;
+  // peer in the slots, and never offers: both ends then take the FIFO path.
   CaptureModeRelaxed relaxed;  // a first meeting may come while the user's stream is captured
-  if (batchMemOp() && cudaHostRegister(m, p->bytes, cudaHostRegisterMapped | cudaHostRegisterPortable) == cudaSuccess) {
-    if (cudaHostGetDevicePointer(&d, m, 0) == cudaSuccess) {
-      p->dev = reinterpret_cast<uint64_t>(d);
-      p->page->ready[p->role].store(1, std::memory_order_release);
-    } else {
-      cudaHostUnregister(m);
-    }
-  }
-  cudaGetLastError();
+  if (batchMemOp() && memOps64(comm_->cudaDev)) p->dev = registerSharedPage(m, p->bytes);
+  if (p->dev) p->page->ready[p->role].store(1, std::memory_order_release);
   Pair* out = p.get();
   pairs_[peer] = std::move(p);
   return out;
@@ -270,16 +243,7 @@ ncclResult_t PeerEngines::launch(const std::vector<PeerEngineOp>& ops, cudaStrea
                             "bytes with rank %d: %s", o.bytes, o.peer, cudaGetErrorString(e));
           issued_.fetch_add(1, std::memory_order_relaxed);
         }
-        CUstreamBatchMemOpParams m[2];
-        std::memset(m, 0, sizeof m);
-        m[0].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_64;
-        m[0].writeValue.address = word(o, 1 - role, kind);
-        m[0].writeValue.value64 = o.k;
-        m[0].writeValue.flags = CU_STREAM_WRITE_VALUE_DEFAULT;
-        m[1].waitValue.operation = CU_STREAM_MEM_OP_WAIT_VALUE_64;
-        m[1].waitValue.address = word(o, role, kind);
-        m[1].waitValue.value64 = o.k;
-        m[1].waitValue.flags = CU_STREAM_WAIT_VALUE_GEQ;
+        CUstreamBatchMemOpParams m[2] = {memOpWrite(word(o, 1 - role, kind), o.k), memOpWaitGeq(word(o, role, kind), o.k)};
         const CUresult r = batchMemOp()(reinterpret_cast<CUstream>(side), 2, m, 0);
         if (r != CUDA_SUCCESS)
           return MCCL_ERR(ncclUnhandledCudaError, comm_, "Send/Recv on the copy engines: cuStreamBatchMemOp: CUDA "
@@ -303,7 +267,7 @@ void PeerEngines::release() {
   for (auto& kv : pairs_) {
     Pair& p = *kv.second;
     for (int d = 0; d < 2; ++d) {
-      const uint64_t v = p.count[d].load(std::memory_order_relaxed) + kReleaseAhead;
+      const uint64_t v = p.count[d].load(std::memory_order_relaxed) + kMemOpReleaseAhead;
       for (int kind = 0; kind < 2; ++kind) __atomic_store_n(&p.page->words[p.role][d][kind], v, __ATOMIC_RELEASE);
     }
   }

@@ -297,6 +297,21 @@ TEST(GpuMpi, CopyEngineBarriersAsStreamMemoryOperations) {
   }
 }
 
+// What stream s was given waits for peers that never come: still running 300 ms later;
+// ncclCommAbort(comm) then lets the stream go within 10 s.
+static void expectHeldUntilAbort(ncclComm_t comm, cudaStream_t s, const std::string& what) {
+  usleep(300 * 1000);
+  EXPECT_EQ(cudaStreamQuery(s), cudaErrorNotReady) << what << ": ended without its peers";
+  NCCL_OK(ncclCommAbort(comm));
+  cudaError_t q = cudaErrorNotReady;
+  for (int i = 0; i < 1000 && q == cudaErrorNotReady; ++i) {
+    usleep(10 * 1000);
+    q = cudaStreamQuery(s);
+  }
+  EXPECT_EQ(q, cudaSuccess) << what << ": the stream still waits 10 s after ncclCommAbort (" << cudaGetErrorString(q)
+                            << ")";
+}
+
 // A copy-engine AllGather whose peers never come: its entry barrier holds the stream (the
 // copies must not write into windows still in use), and ncclCommAbort lets the stream go in
 // bounded time, with memory-operation barriers (which no abort flag reaches: abort writes
@@ -322,17 +337,7 @@ TEST(GpuMpi, AbortReleasesCopyEngineBarriers) {
     if (r == 0) {
       float* in = static_cast<float*>(base);
       NCCL_OK(ncclAllGather(in, in + count, count, ncclFloat32, comm, s));
-      usleep(300 * 1000);
-      EXPECT_EQ(cudaStreamQuery(s), cudaErrorNotReady)
-          << "MCCL_CE_SYNC=" << mode << ": the AllGather ended while its peers never called it";
-      NCCL_OK(ncclCommAbort(comm));
-      cudaError_t q = cudaErrorNotReady;
-      for (int i = 0; i < 1000 && q == cudaErrorNotReady; ++i) {
-        usleep(10 * 1000);
-        q = cudaStreamQuery(s);
-      }
-      EXPECT_EQ(q, cudaSuccess) << "MCCL_CE_SYNC=" << mode << ": the stream still waits 10 s after ncclCommAbort ("
-                                << cudaGetErrorString(q) << ")";
+      expectHeldUntilAbort(comm, s, std::string("MCCL_CE_SYNC=") + mode + ", an AllGather whose peers never call it");
     }
     // Rank 0's copies, let go, may still write into the others' windows: those stay until
     // rank 0's stream is through.
@@ -480,15 +485,7 @@ TEST(GpuMpi, SendRecvOnTheCopyEngines) {
   // from the rounds above), its stream waits for rank 1 until the abort.
   if (r == 0) {
     NCCL_OK(ncclSend(sbuf, count, ncclInt32, 1, comm, s));
-    usleep(300 * 1000);
-    EXPECT_EQ(cudaStreamQuery(s), cudaErrorNotReady) << "the Send ended with no Recv";
-    NCCL_OK(ncclCommAbort(comm));
-    cudaError_t q = cudaErrorNotReady;
-    for (int i = 0; i < 1000 && q == cudaErrorNotReady; ++i) {
-      usleep(10 * 1000);
-      q = cudaStreamQuery(s);
-    }
-    EXPECT_EQ(q, cudaSuccess) << "the stream still waits 10 s after ncclCommAbort (" << cudaGetErrorString(q) << ")";
+    expectHeldUntilAbort(comm, s, "a Send whose Recv never comes");
   }
   MPI_Barrier(MPI_COMM_WORLD);
   if (r != 0) NCCL_OK(ncclCommAbort(comm));
