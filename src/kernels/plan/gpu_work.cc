@@ -204,7 +204,7 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
   const bool p2pUnits = comm_->nranks == 2 && peerOps <= static_cast<size_t>(kSmallLaunch);
   for (size_t oi = 0; oi < partner.size(); ++oi) {
     const OpDesc& op = p_.ops[oi];
-    if (ipc.canReach(op.root) && dp_->peerEngines().eligible(op)) {
+    if (dp_->peerEngines().eligible(op) && ipc.canReach(op.root)) {
       // A user's large Send or Recv: the two hosts meet (ipc_transport/p2p_engine.h); where
       // the first to come offered its buffer, the copy engines move it.
       p_.meets = true;
