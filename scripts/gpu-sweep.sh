@@ -32,7 +32,8 @@
 #           copy engines), eager 8 B - 2 GiB and graphs 8 B - 1 MiB, mccl and NCCL in one
 #           call: mode against mode, and mccl's plain buffers against NCCL's best (modes.md)
 #   knobab  the knob choices made on one shared GPU (copies to itself on the copy engines,
-#           the plain-buffer direct band) against their off values, NCCL alongside
+#           the plain-buffer direct band, Send/Recv and the data-moving collectives on plain
+#           buffers on the copy engines) against their off values, NCCL alongside
 #   chprofile  MCCL_PROFILE of Simple at PROF_CH channels (16 24 64): blocks' run times, SMs
 #   hoststall  a collective order run with MCCL_PROFILE's host phases (host time per call
 #           as long as the kernel's, seen once in an eager sweep), then AllGather alone
@@ -328,9 +329,30 @@ if has knobab; then
       perf knobab_p2psm_R${R}_r$round mccl -b 1M -e 2G -f 4 -o sendrecv -t 3 -R $R
       perf knobab_nccl_p2pR${R}_r$round nccl -b 1M -e 2G -f 4 -o sendrecv -t 3 -R $R
     done
+    # AllGather, Broadcast, AlltoAll, Gather, Scatter on plain and registered buffers on the
+    # copy engines (MCCL_PLAIN_CE_MIN_BYTES, off by default until this measures it;
+    # 2026-12-05d), against the SMs and NCCL's best modes (plain, registered, and the copy
+    # engines on windows under NCCL_CTA_POLICY=2).
+    for R in 0 1; do
+      PERF_X="-x MCCL_PLAIN_CE_MIN_BYTES=1M" perf knobab_collce_R${R}_r$round mccl -b 1M -e 2G -f 4 \
+        -o allgather,broadcast,alltoall,gather,scatter -t 3 -R $R
+      PERF_X=""
+      perf knobab_collsm_R${R}_r$round mccl -b 1M -e 2G -f 4 -o allgather,broadcast,alltoall,gather,scatter -t 3 -R $R
+      perf knobab_nccl_collR${R}_r$round nccl -b 1M -e 2G -f 4 -o allgather,broadcast,alltoall,gather,scatter -t 3 -R $R
+    done
+    PERF_X="-x NCCL_CTA_POLICY=2" perf knobab_nccl_collzero_r$round nccl -b 1M -e 2G -f 4 \
+      -o allgather,broadcast,alltoall,gather,scatter -t 3 -R 2
+    # The direct kernels on symmetric windows take up to 32 blocks (32 KiB of the whole a
+    # block), NCCL's symmetric kernels 3-9 (gpu-2xH200-2026-11-26c channels.md): what 8 cost.
+    PERF_X="-x NCCL_MAX_NCHANNELS=8" perf knobab_win8_r$round mccl -b 256K -e 64M -f 2 \
+      -o allreduce,reducescatter,allgather,broadcast -t 3 -R 2
+    PERF_X=""
+    perf knobab_win32_r$round mccl -b 256K -e 64M -f 2 -o allreduce,reducescatter,allgather,broadcast -t 3 -R 2
+    perf knobab_nccl_win_r$round nccl -b 256K -e 64M -f 2 -o allreduce,reducescatter,allgather,broadcast -t 3 -R 2
   done
   for c in selfce selfkernel nccl_p2p band fifo nccl_band ll24 ll32 nccl_ll ll24g ll32g nccl_llg p2pce_R0 p2psm_R0 \
-      nccl_p2pR0 p2pce_R2 p2psm_R2 nccl_p2pR2; do
+      nccl_p2pR0 p2pce_R2 p2psm_R2 nccl_p2pR2 collce_R0 collsm_R0 nccl_collR0 collce_R1 collsm_R1 nccl_collR1 \
+      nccl_collzero win8 win32 nccl_win; do
     echo "== $c"; cat "$OUT"/knobab_${c}_r*.csv 2>/dev/null | sort -u
   done > "$OUT/knobab.txt"
   cat "$OUT/knobab.txt"

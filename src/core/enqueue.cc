@@ -34,6 +34,8 @@ const char* p2pCallName(P2pCall c) {
     case P2pCall::AlltoAll: return "AlltoAll";
     case P2pCall::Gather: return "Gather";
     case P2pCall::Scatter: return "Scatter";
+    case P2pCall::AllGather: return "AllGather";
+    case P2pCall::Broadcast: return "Broadcast";
   }
   return "?";
 }

@@ -15,8 +15,10 @@ namespace mccl {
 // the host engine never see these three kinds.
 enum class OpKind : uint8_t { AllReduce, Broadcast, Reduce, AllGather, ReduceScatter, Send, Recv, AlltoAll, Gather, Scatter };
 
-// What made a Send or Recv: the user's own call, or one of the collectives made of them.
-enum class P2pCall : uint8_t { User, AlltoAll, Gather, Scatter };
+// What made a Send or Recv: the user's own call, or one of the collectives made of them
+// (AlltoAll, Gather, Scatter at the API; AllGather and Broadcast on plain buffers where the
+// copy engines may move them, by the GPU path's planner: kernels/plan/gpu_work.cc).
+enum class P2pCall : uint8_t { User, AlltoAll, Gather, Scatter, AllGather, Broadcast };
 
 const char* opKindName(OpKind k);
 const char* p2pCallName(P2pCall c);
@@ -34,7 +36,7 @@ struct OpDesc {
   RedOpInfo red;
   int root = 0;  // Broadcast/Reduce/Gather/Scatter root; Send/Recv peer
   // The call a Send or Recv came from (api_alltoall.cc); both ends of each pair know it
-  // alike. A Gather's or Scatter's go one way (oneWay()): nothing flows back from the peer
+  // alike. A Gather's, Scatter's or Broadcast's go one way (oneWay()): nothing flows back from the peer
   // in the same call, so the protocol thresholds differ (planner.cc); an AlltoAll's go both
   // ways (the user-buffer path, kernels/plan/gpu_work.cc markUserBuffers).
   P2pCall call = P2pCall::User;
@@ -53,7 +55,7 @@ struct OpDesc {
   bool isP2p() const { return kind == OpKind::Send || kind == OpKind::Recv; }
   // AlltoAll, Gather, Scatter run whole (the kinds above).
   bool isWholeP2pCall() const { return kind == OpKind::AlltoAll || kind == OpKind::Gather || kind == OpKind::Scatter; }
-  bool oneWay() const { return call == P2pCall::Gather || call == P2pCall::Scatter; }
+  bool oneWay() const { return call == P2pCall::Gather || call == P2pCall::Scatter || call == P2pCall::Broadcast; }
   bool hasReduction() const {
     return kind == OpKind::AllReduce || kind == OpKind::Reduce || kind == OpKind::ReduceScatter;
   }

@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "core/knobs.h"
 #include "core/op.h"
+#include "core/planner.h"
 #include "ipc_transport/mem_ops.h"
 #include "ipc_transport/user_buffers.h"
 
@@ -35,13 +36,13 @@ struct Slot {
 struct Page {
   std::atomic<uint64_t> ready[2];  // by role: its mapping is registered with CUDA (stays 1)
   uint64_t pad0[6];
-  // [waiting role][direction][0 arrival, 1 end]: the direction's operations the other role
-  // has reached (written by its stream, read by this role's stream).
-  uint64_t words[2][2][2];
-  uint64_t pad1[8];
-  Slot slots[2][kMeetSlots];  // by direction
+  // [waiting role][lane][0 arrival, 1 end]: the lane's operations the other role has
+  // reached (written by its stream, read by this role's stream).
+  uint64_t words[2][kMeetLanes][2];
+  Slot slots[kMeetLanes][kMeetSlots];
 };
-static_assert(sizeof(Slot) * 2 * kMeetSlots == kMeetRingBytes, "the rings' size as the header says");
+static_assert(sizeof(Slot) * kMeetLanes * kMeetSlots == kMeetRingBytes, "the rings' size as the header says");
+static_assert(offsetof(Page, slots) % 64 == 0, "the slots start on a cache line");
 static_assert(sizeof(std::atomic<uint64_t>) == 8 && std::atomic<uint64_t>::is_always_lock_free,
               "the page's counters are plain 64-bit words any process may update");
 
@@ -53,8 +54,13 @@ struct PeerEngines::Pair {
   uint64_t dev = 0;  // the page as the device reaches it (registered), else 0
   char name[64] = {0};
   int role = 0;
-  std::atomic<uint64_t> count[2] = {{0}, {0}};  // by direction: operations met so far
+  std::atomic<uint64_t> count[kMeetLanes] = {{0}, {0}, {0}, {0}};  // by lane: operations met so far
 };
+
+int meetLane(const OpDesc& op, int me) {
+  const bool up = op.kind == OpKind::Send ? me < op.root : op.root < me;  // from the lower rank to the higher
+  return (op.call == P2pCall::User ? 0 : 2) + (up ? 0 : 1);
+}
 
 int meetInRing(void* rings, int dir, int role, uint64_t k, uint64_t offer, uint64_t* theirs) {
   Slot& s = static_cast<Slot*>(rings)[static_cast<size_t>(dir) * kMeetSlots + (k - 1) % kMeetSlots];
@@ -90,14 +96,35 @@ PeerEngines::~PeerEngines() {
   cudaGetLastError();
 }
 
+bool PeerEngines::wanted(P2pCall call, size_t bytes) const {
+  if (call == P2pCall::User) {
+    const int64_t min = knobInt(Knob::P2pCeMinBytes);
+    return min > 0 && bytes >= static_cast<size_t>(min);
+  }
+  const int64_t min = knobInt(Knob::PlainCeMinBytes);
+  if (min > 0 && bytes >= static_cast<size_t>(min)) return true;
+  // Under the zero-CTA policy, where the windows' copy engines start (direct_plan.cc
+  // copyEnginesMove says why): above what one LL block moves, a Broadcast from 2 MiB.
+  constexpr size_t kZeroBroadcastBytes = size_t{2} << 20;
+  return comm_->config.ctaPolicy == NCCL_CTA_POLICY_ZERO &&
+         (call == P2pCall::Broadcast ? bytes >= kZeroBroadcastBytes : bytes > kLlBytesPerChannel);
+}
+
 bool PeerEngines::eligible(const OpDesc& op) const {
-  if (!op.isP2p() || op.call != P2pCall::User || op.root == comm_->rank || op.count == 0) return false;
-  const int64_t min = knobInt(Knob::P2pCeMinBytes);
-  if (min <= 0 || op.bytes() < static_cast<size_t>(min)) return false;
+  if (!op.isP2p() || op.root == comm_->rank || op.count == 0 || !wanted(op.call, op.bytes())) return false;
   const PeerInfo* info = comm_->topo.localPeer(op.root);
   // Never where ranks of one process share a GPU (on any rank: every rank decides alike),
   // where a copy between two addresses of one device waits for a peer's spinning kernel.
   return info != nullptr && info->cudaDev >= 0 && !comm_->topo.processSharesDevice();
+}
+
+bool PeerEngines::everyPeerMeets() const {
+  if (comm_->topo.processSharesDevice()) return false;
+  for (int r = 0; r < comm_->nranks; ++r) {
+    const PeerInfo* info = comm_->topo.localPeer(r);
+    if (info == nullptr || info->cudaDev < 0) return false;
+  }
+  return true;
 }
 
 PeerEngines::Pair* PeerEngines::pair(int peer) {
@@ -118,7 +145,7 @@ PeerEngines::Pair* PeerEngines::pair(int peer) {
   std::string why;
   void* m = mapSharedPage(p->name, p->bytes, true, false, &why);
   if (m == nullptr) {
-    (void)MCCL_ERR(ncclSystemError, comm_, "Send/Recv on the copy engines: %s", why.c_str());
+    (void)MCCL_ERR(ncclSystemError, comm_, "copy engines with rank %d: %s", peer, why.c_str());
     return nullptr;
   }
   p->page = static_cast<Page*>(m);
@@ -141,7 +168,7 @@ bool PeerEngines::meet(const OpDesc& op, bool capturing, PeerEngineOp* out, nccl
   }
   const bool send = op.kind == OpKind::Send;
   const int role = p->role, other = 1 - role;
-  const int dir = send ? (me < peer ? 0 : 1) : (peer < me ? 0 : 1);
+  const int dir = meetLane(op, me);
   const uint64_t k = p->count[dir].fetch_add(1, std::memory_order_relaxed) + 1;
   void* mine = const_cast<void*>(send ? op.sendbuff : static_cast<const void*>(op.recvbuff));
   uint64_t offer = 0;
@@ -149,27 +176,29 @@ bool PeerEngines::meet(const OpDesc& op, bool capturing, PeerEngineOp* out, nccl
     offer = reinterpret_cast<uint64_t>(offerUserBuffer(comm_, peer, mine, op.bytes(), false));
   uint64_t theirs = 0;
   int met = meetInRing(p->page->slots, dir, role, k, offer, &theirs);
-  // The slot's last round is not over (this end ran kMeetSlots operations ahead of its
-  // peer's host): wait, as long as the communicator lives and MCCL_TIMEOUT allows.
+  // The slot's last round is not over (this end ran kMeetSlots operations of the lane ahead
+  // of its peer's host): wait, as long as the communicator lives and MCCL_TIMEOUT allows.
   const int64_t timeout = knobInt(Knob::Timeout);
   const auto start = std::chrono::steady_clock::now();
   while (met == 0) {
     if (comm_->aborted.load()) {
-      *res = MCCL_ERR(ncclInvalidUsage, comm_, "Send/Recv with rank %d: the communicator was aborted", peer);
+      *res = MCCL_ERR(ncclInvalidUsage, comm_, "%s with rank %d: the communicator was aborted",
+                      p2pCallName(op.call), peer);
       return false;
     }
     if (timeout > 0 && std::chrono::steady_clock::now() - start > std::chrono::seconds(timeout)) {
       *res = MCCL_ERR(ncclRemoteError, comm_,
-                      "Send/Recv with rank %d: %d operations of this direction wait for rank %d to call theirs "
-                      "(MCCL_TIMEOUT %lld s)", peer, kMeetSlots, peer, static_cast<long long>(timeout));
+                      "%s with rank %d: %d operations of this direction wait for rank %d to call theirs "
+                      "(MCCL_TIMEOUT %lld s)", p2pCallName(op.call), peer, kMeetSlots, peer,
+                      static_cast<long long>(timeout));
       return false;
     }
     sched_yield();
     met = meetInRing(p->page->slots, dir, role, k, offer, &theirs);
   }
   if (met < 0) {
-    *res = MCCL_ERR(ncclInternalError, comm_, "Send/Recv with rank %d: operation %llu met its slot out of step", peer,
-                    static_cast<unsigned long long>(k));
+    *res = MCCL_ERR(ncclInternalError, comm_, "%s with rank %d: operation %llu met its slot out of step",
+                    p2pCallName(op.call), peer, static_cast<unsigned long long>(k));
     return false;
   }
   const bool second = met == 2;
@@ -199,11 +228,11 @@ bool PeerEngines::meet(const OpDesc& op, bool capturing, PeerEngineOp* out, nccl
 ncclResult_t PeerEngines::launch(const std::vector<PeerEngineOp>& ops, cudaStream_t stream) {
   joins_ = 0;
   if (ops.empty()) return ncclSuccess;
-  // One side stream per (peer, direction) of the launch, its operations in count order: the
-  // two ends of a direction take its operations in the same order, and no operation waits
-  // behind another direction's (rank 0 sending in one group and receiving in the next
+  // One side stream per (peer, lane) of the launch, its operations in count order: the
+  // two ends of a lane take its operations in the same order, and no operation waits
+  // behind another lane's (rank 0 sending in one group and receiving in the next
   // while rank 1 does both in one: rank 1's Send must not wait for rank 0's Recv).
-  std::vector<std::pair<int, int>> lanes;  // (peer, direction)
+  std::vector<std::pair<int, int>> lanes;  // (peer, lane)
   for (const PeerEngineOp& o : ops)
     if (std::find(lanes.begin(), lanes.end(), std::make_pair(o.peer, o.dir)) == lanes.end())
       lanes.emplace_back(o.peer, o.dir);
@@ -217,11 +246,11 @@ ncclResult_t PeerEngines::launch(const std::vector<PeerEngineOp>& ops, cudaStrea
     joinEvents_.push_back(ev);
   }
   MCCL_CUDA_TRY(comm_, cudaEventRecord(fork_, stream), "cudaEventRecord(fork)");
-  // The words, as the device reaches them: [waiting role][direction][0 arrival, 1 end].
+  // The words, as the device reaches them: [waiting role][lane][0 arrival, 1 end].
   auto word = [&](const PeerEngineOp& o, int role, int kind) {
     std::lock_guard<std::mutex> lock(mu_);
     const Pair& p = *pairs_.at(o.peer);
-    return p.dev + offsetof(Page, words) + ((static_cast<uint64_t>(role) * 2 + o.dir) * 2 + kind) * 8;
+    return p.dev + offsetof(Page, words) + ((static_cast<uint64_t>(role) * kMeetLanes + o.dir) * 2 + kind) * 8;
   };
   auto roleOf = [&](int peer) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -239,15 +268,15 @@ ncclResult_t PeerEngines::launch(const std::vector<PeerEngineOp>& ops, cudaStrea
         if (kind == 1 && o.issuer) {
           const cudaError_t e = cudaMemcpyAsync(o.dst, o.src, o.bytes, cudaMemcpyDeviceToDevice, side);
           if (e != cudaSuccess)
-            return MCCL_ERR(ncclUnhandledCudaError, comm_, "Send/Recv on the copy engines: cudaMemcpyAsync of %zu "
-                            "bytes with rank %d: %s", o.bytes, o.peer, cudaGetErrorString(e));
+            return MCCL_ERR(ncclUnhandledCudaError, comm_, "copy engines: cudaMemcpyAsync of %zu bytes with rank %d: %s",
+                            o.bytes, o.peer, cudaGetErrorString(e));
           issued_.fetch_add(1, std::memory_order_relaxed);
         }
         CUstreamBatchMemOpParams m[2] = {memOpWrite(word(o, 1 - role, kind), o.k), memOpWaitGeq(word(o, role, kind), o.k)};
         const CUresult r = batchMemOp()(reinterpret_cast<CUstream>(side), 2, m, 0);
         if (r != CUDA_SUCCESS)
-          return MCCL_ERR(ncclUnhandledCudaError, comm_, "Send/Recv on the copy engines: cuStreamBatchMemOp: CUDA "
-                          "driver error %d", static_cast<int>(r));
+          return MCCL_ERR(ncclUnhandledCudaError, comm_, "copy engines with rank %d: cuStreamBatchMemOp: CUDA "
+                          "driver error %d", o.peer, static_cast<int>(r));
       }
     }
     MCCL_CUDA_TRY(comm_, cudaEventRecord(joinEvents_[j], side), "cudaEventRecord(join)");
@@ -266,7 +295,7 @@ void PeerEngines::release() {
   std::lock_guard<std::mutex> lock(mu_);
   for (auto& kv : pairs_) {
     Pair& p = *kv.second;
-    for (int d = 0; d < 2; ++d) {
+    for (int d = 0; d < kMeetLanes; ++d) {
       const uint64_t v = p.count[d].load(std::memory_order_relaxed) + kMemOpReleaseAhead;
       for (int kind = 0; kind < 2; ++kind) __atomic_store_n(&p.page->words[p.role][d][kind], v, __ATOMIC_RELEASE);
     }

@@ -460,8 +460,9 @@ TEST(GpuMpi, SendRecvOnTheCopyEngines) {
   std::vector<int32_t> h(count), got(count);
   for (int round = 0; round < 3 && r < 2; ++round) {
     for (size_t i = 0; i < count; ++i) h[i] = static_cast<int32_t>(i * 7 + static_cast<size_t>(r) * 1000003 + round);
-    ASSERT_EQ(cudaMemcpy(sbuf, h.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
-    ASSERT_EQ(cudaMemset(rbuf, 0xff, bytes), cudaSuccess);
+    // On s: a cudaMemset on the legacy stream does not order with a non-blocking stream.
+    ASSERT_EQ(cudaMemcpyAsync(sbuf, h.data(), bytes, cudaMemcpyHostToDevice, s), cudaSuccess);
+    ASSERT_EQ(cudaMemsetAsync(rbuf, 0xff, bytes, s), cudaSuccess);
     const int peer = 1 - r;
     if (r == 0) {
       NCCL_OK(ncclSend(sbuf, count, ncclInt32, peer, comm, s));
@@ -500,6 +501,140 @@ TEST(GpuMpi, SendRecvOnTheCopyEngines) {
 static ncclResult_t commOnOwnGpu(ncclComm_t* comm, int* dev) {
   ncclResult_t rc = mcclCommInitFromMpi(comm, MPI_COMM_WORLD, MCCL_DEVICE_AUTO, nullptr);
   return rc == ncclSuccess ? ncclCommCuDevice(*comm, dev) : rc;
+}
+
+// The collectives that only move data, on plain cudaMalloc'ed buffers, on the copy engines
+// (MCCL_PLAIN_CE_MIN_BYTES=1: every size): AllGather and Broadcast cut into their Sends and
+// Recvs by the planner, AlltoAll, Gather and Scatter; each pair's hosts meet as a user's
+// Send/Recv's do, the first to come offers its buffer (a plain one from its second use).
+// Every case three times over reused buffers (the first round on the FIFOs, the next on the
+// copy engines), in place and out, every root, every value checked. Then one group holds an
+// AllGather and a user's Send/Recv with the same peer, in opposite orders on even and odd
+// ranks: the two kinds meet in lanes of their own, so neither is paired with the other's.
+// Then under NCCL_CTA_POLICY=2 (the knob unset): AllGather above 4 KiB a rank moves on the
+// copy engines, at 4 KiB on the kernel.
+TEST(GpuMpi, PlainCollectivesOnTheCopyEngines) {
+  if (const char* why = gpuPairSkip()) GTEST_SKIP() << why;
+  const int r = worldRank(), n = worldSize();
+  std::string errs;
+  unsigned long long mine[2] = {0, 0}, all[2] = {0, 0};
+  {
+    ScopedEnv env({{"MCCL_PLAIN_CE_MIN_BYTES", "1"}, {"MCCL_P2P_CE_MIN_BYTES", "1"}});
+    ncclComm_t comm;
+    int dev;
+    NCCL_OK(commOnOwnGpu(&comm, &dev));
+    auto* gpu = dynamic_cast<mccl::GpuDataPath*>(comm->dataPath.get());
+    ASSERT_NE(gpu, nullptr);
+    mccl::PeerEngines& pe = gpu->peerEngines();
+    ReusedMemory mem(dev, true);
+    uint64_t seed = 12001;
+    size_t ti = 0;
+    for (size_t count : {size_t{1}, size_t{1023}, size_t{(1 << 18) + 3}})
+      for (bool inPlace : {false, true}) {
+        std::vector<CollCase> cases;
+        const ncclDataType_t t = kAllTypes[ti++ % 12];
+        cases.push_back({CollKind::AllGather, t, ncclSum, false, false, count, 0, inPlace, seed++});
+        cases.push_back({CollKind::AlltoAll, t, ncclSum, false, false, count, 0, inPlace, seed++});
+        for (int root = 0; root < n; ++root) {
+          cases.push_back({CollKind::Broadcast, t, ncclSum, false, false, count, root, inPlace, seed++});
+          cases.push_back({CollKind::Gather, t, ncclSum, false, false, count, root, inPlace, seed++});
+          cases.push_back({CollKind::Scatter, t, ncclSum, false, false, count, root, inPlace, seed++});
+        }
+        for (const CollCase& c : cases)
+          for (int round = 0; round < 3; ++round) {
+            std::string e = runCollCase(comm, r, n, c, &mem);
+            if (!e.empty() && errs.size() < 4000) errs += "round " + std::to_string(round) + ": " + e;
+          }
+      }
+    mine[0] = pe.opsTaken();
+    mine[1] = pe.copiesIssued();
+    MPI_Allreduce(mine, all, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    EXPECT_TRUE(errs.empty()) << errs;
+    EXPECT_GT(all[1], 0u) << "no collective's transfer went to the copy engines";
+    EXPECT_EQ(all[0], 2 * all[1]) << "every copy is one Send and one Recv, and one end issues it";
+
+    // An AllGather and a ring of Sends and Recvs in one group, in opposite orders on even and
+    // odd ranks; five rounds over the same buffers.
+    errs.clear();
+    const size_t count = (size_t{1} << 16) + 5, bytes = count * sizeof(int32_t);
+    const int next = (r + 1) % n, prev = (r - 1 + n) % n;
+    void *sbuf = nullptr, *rbuf = nullptr, *gin = nullptr, *gout = nullptr;
+    ASSERT_EQ(cudaMalloc(&sbuf, bytes), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&rbuf, bytes), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&gin, bytes), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&gout, bytes * static_cast<size_t>(n)), cudaSuccess);
+    cudaStream_t s;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    auto value = [](int rank, size_t i, int round, int what) {
+      return static_cast<int32_t>(i * 13 + static_cast<size_t>(rank) * 1000003 + static_cast<size_t>(round) * 7 + what);
+    };
+    std::vector<int32_t> h(count), got(count * static_cast<size_t>(n));
+    const uint64_t takenBefore = pe.opsTaken();
+    std::vector<int32_t> h2(count);
+    for (int round = 0; round < 5; ++round) {
+      // Every buffer set on s before the group (a cudaMemset on the legacy stream does not
+      // order with a non-blocking stream: it could land after a peer's copy).
+      for (size_t i = 0; i < count; ++i) h[i] = value(r, i, round, 0), h2[i] = value(r, i, round, 1);
+      ASSERT_EQ(cudaMemcpyAsync(sbuf, h.data(), bytes, cudaMemcpyHostToDevice, s), cudaSuccess);
+      ASSERT_EQ(cudaMemcpyAsync(gin, h2.data(), bytes, cudaMemcpyHostToDevice, s), cudaSuccess);
+      ASSERT_EQ(cudaMemsetAsync(rbuf, 0xff, bytes, s), cudaSuccess);
+      ASSERT_EQ(cudaMemsetAsync(gout, 0xff, bytes * static_cast<size_t>(n), s), cudaSuccess);
+      auto gather = [&] { NCCL_OK(ncclAllGather(gin, gout, count, ncclInt32, comm, s)); };
+      auto ring = [&] {
+        NCCL_OK(ncclSend(sbuf, count, ncclInt32, next, comm, s));
+        NCCL_OK(ncclRecv(rbuf, count, ncclInt32, prev, comm, s));
+      };
+      NCCL_OK(ncclGroupStart());
+      if (r % 2 == 0) gather(), ring();
+      else ring(), gather();
+      NCCL_OK(ncclGroupEnd());
+      ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(got.data(), rbuf, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+      size_t bad = 0;
+      for (size_t i = 0; i < count; ++i) bad += got[i] != value(prev, i, round, 0);
+      ASSERT_EQ(cudaMemcpy(got.data(), gout, bytes * static_cast<size_t>(n), cudaMemcpyDeviceToHost), cudaSuccess);
+      for (int q = 0; q < n; ++q)
+        for (size_t i = 0; i < count; ++i) bad += got[static_cast<size_t>(q) * count + i] != value(q, i, round, 1);
+      EXPECT_EQ(bad, 0u) << "rank " << r << " round " << round << ": an AllGather and a Send/Recv ring in one group";
+    }
+    EXPECT_GT(pe.opsTaken(), takenBefore) << "the mixed group never went to the copy engines";
+    MPI_Barrier(MPI_COMM_WORLD);
+    cudaStreamDestroy(s);
+    cudaFree(sbuf);
+    cudaFree(rbuf);
+    cudaFree(gin);
+    cudaFree(gout);
+    NCCL_OK(ncclCommDestroy(comm));
+  }
+  {
+    ScopedEnv env({{"NCCL_CTA_POLICY", "2"}});
+    ncclComm_t comm;
+    int dev;
+    NCCL_OK(commOnOwnGpu(&comm, &dev));
+    auto* gpu = dynamic_cast<mccl::GpuDataPath*>(comm->dataPath.get());
+    ASSERT_NE(gpu, nullptr);
+    mccl::PeerEngines& pe = gpu->peerEngines();
+    ReusedMemory mem(dev, true);
+    errs.clear();
+    uint64_t seed = 13001;
+    uint64_t taken[2] = {0, 0};
+    for (int big = 0; big < 2; ++big) {
+      const uint64_t before = pe.opsTaken();
+      const size_t count = big ? 1024 + 1 : 1024;  // floats: 4 KiB a rank, and 4 bytes more
+      for (int round = 0; round < 3; ++round) {
+        std::string e = runCollCase(comm, r, n, {CollKind::AllGather, ncclFloat32, ncclSum, false, false, count, 0, false, seed++}, &mem);
+        if (!e.empty() && errs.size() < 4000) errs += e;
+      }
+      taken[big] = pe.opsTaken() - before;
+    }
+    EXPECT_TRUE(errs.empty()) << "NCCL_CTA_POLICY=2: " << errs;
+    unsigned long long t[2] = {taken[0], taken[1]}, sum[2] = {0, 0};
+    MPI_Allreduce(t, sum, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    EXPECT_EQ(sum[0], 0u) << "NCCL_CTA_POLICY=2: an AllGather of 4 KiB a rank went to the copy engines";
+    EXPECT_GT(sum[1], 0u) << "NCCL_CTA_POLICY=2: an AllGather above 4 KiB a rank never went to the copy engines";
+    MPI_Barrier(MPI_COMM_WORLD);
+    NCCL_OK(ncclCommDestroy(comm));
+  }
 }
 
 // The user-buffer path (ipc_transport/user_buffers.h): Simple AllGather, AllReduce's final

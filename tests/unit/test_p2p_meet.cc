@@ -105,4 +105,29 @@ TEST(P2pMeet, AFullRingWaitsAndAThirdArrivalIsOutOfStep) {
   // The other direction's ring is its own.
   EXPECT_EQ(meetInRing(rings, 1, 1, 1, 9, &theirs), 1);
 }
+
+// Both ends of a transfer name the same lane (the Send's rank and the Recv's see it from
+// opposite sides), its direction by the ranks' order; a user's Sends and Recvs and a
+// collective's take lanes of their own, so that ranks ordering the two kinds differently in
+// a group never pair one kind's Send with the other's Recv.
+TEST(P2pMeet, BothEndsNameOneLaneAndAUsersAndACollectivesDiffer) {
+  for (P2pCall call : {P2pCall::User, P2pCall::AlltoAll, P2pCall::Gather, P2pCall::Scatter, P2pCall::AllGather,
+                       P2pCall::Broadcast})
+    for (int a = 0; a < 5; ++a)
+      for (int b = 0; b < 5; ++b) {
+        if (a == b) continue;
+        OpDesc send, recv;
+        send.kind = OpKind::Send;
+        send.root = b;
+        send.call = call;
+        recv.kind = OpKind::Recv;
+        recv.root = a;
+        recv.call = call;
+        const int lane = meetLane(send, a);
+        EXPECT_EQ(lane, meetLane(recv, b)) << "ranks " << a << " -> " << b;
+        EXPECT_EQ(lane % 2, a < b ? 0 : 1) << "the direction of " << a << " -> " << b;
+        EXPECT_EQ(lane >= 2, call != P2pCall::User) << p2pCallName(call);
+        EXPECT_LT(lane, kMeetLanes);
+      }
+}
 #endif

@@ -76,6 +76,7 @@ class GpuWork : public Work {
   bool planCopies();
   std::vector<int> pairSelf(const std::vector<OpDesc>& ops, size_t slotBytes);
   bool selfCopyEngine(size_t bytes) const;
+  void cutForEngines();
   void markUserBuffers(const OpDesc& op, const Schedule& s, DevWork* w, bool bothWays);
   ncclComm* comm_;
   GpuDataPath* dp_;

@@ -164,6 +164,74 @@ void GpuWork::markUserBuffers(const OpDesc& op, const Schedule& s, DevWork* w, b
   w->offer = offerUserBuffer(comm_, from, w->out, outBytes, p_.capturing);
 }
 
+// AllGather and Broadcast on buffers that are no symmetric window, at sizes the copy engines
+// take (PeerEngines::wanted: MCCL_PLAIN_CE_MIN_BYTES, or the zero-CTA policy), become their
+// Sends and Recvs (OpDesc::call names the collective), which meet their peers' as AlltoAll's
+// do (ipc_transport/p2p_engine.h): in each pair the first end to come decides, the copy
+// engines where it offered its buffer, else (a plain buffer's first use, a peer's process
+// that cannot import it) that pair's transfer takes the FIFOs as a Send and a Recv. A rank's
+// own block is a copy beside them on the copy engines (selfCopies). Every rank cuts alike:
+// from the size, the policy, the knobs, the communicator, and whether the output is a
+// symmetric window (those take the windows' path, kernels/plan/direct_plan.cc), all the same
+// on every rank. Not while capturing: a capture offers nothing (the ranks capture alike), so
+// every pair would take the FIFOs, where the collective's own kernel is faster. A Broadcast
+// only on two ranks: a root writing every peer at once shares its links among them, where
+// the chain forwards each byte once a link.
+void GpuWork::cutForEngines() {
+  const int n = comm_->nranks, me = comm_->rank;
+  PeerEngines& pe = dp_->peerEngines();
+  if (n < 2 || p_.capturing || comm_->gpuNet || knobInt(Knob::UserBuffers) <= 0 || !pe.everyPeerMeets()) return;
+  for (int r = 0; r < n; ++r)
+    if (r != me && !dp_->ipc().canReach(r)) return;
+  auto cuts = [&](const OpDesc& op) {
+    const bool gather = op.kind == OpKind::AllGather, bcast = op.kind == OpKind::Broadcast && n == 2;
+    if ((!gather && !bcast) || op.count == 0 || !pe.wanted(gather ? P2pCall::AllGather : P2pCall::Broadcast, op.bytes()))
+      return false;
+    std::vector<uint8_t*> at(static_cast<size_t>(n));
+    return !(comm_->sym && comm_->sym->directBuffer(op.recvbuff, gather ? op.bytes() * n : op.bytes(), at.data()));
+  };
+  if (std::none_of(p_.ops.begin(), p_.ops.end(), cuts)) return;
+  std::vector<OpDesc> ops;
+  for (const OpDesc& op : p_.ops) {
+    if (!cuts(op)) {
+      ops.push_back(op);
+      continue;
+    }
+    const bool gather = op.kind == OpKind::AllGather;
+    const size_t bytes = op.bytes();
+    auto xfer = [&](OpKind kind, const void* buf, int peer) {
+      OpDesc d = op;  // its count, type, stream, sequence number and times
+      d.kind = kind;
+      d.sendbuff = kind == OpKind::Send ? buf : nullptr;
+      d.recvbuff = kind == OpKind::Recv ? const_cast<void*>(buf) : nullptr;
+      d.root = peer;
+      d.call = gather ? P2pCall::AllGather : P2pCall::Broadcast;
+      d.symAt = nullptr;
+      ops.push_back(d);
+    };
+    char* const out = static_cast<char*>(op.recvbuff);
+    const void* const own = gather ? out + static_cast<size_t>(me) * bytes : out;
+    if (gather) {
+      // Peers from the next rank on (and from the previous one back), so that the ranks
+      // start on different peers.
+      for (int k = 1; k < n; ++k) {
+        const int to = (me + k) % n, from = (me - k + n) % n;
+        xfer(OpKind::Send, op.sendbuff, to);
+        xfer(OpKind::Recv, out + static_cast<size_t>(from) * bytes, from);
+      }
+    } else if (me == op.root) {
+      xfer(OpKind::Send, op.sendbuff, 1 - me);
+    } else {
+      xfer(OpKind::Recv, out, op.root);
+    }
+    if ((gather || me == op.root) && own != op.sendbuff) p_.selfCopies.push_back(GpuPlan::Copy{const_cast<void*>(own), op.sendbuff, bytes});
+    if (comm_->rank == 0 && logEnabled(LogLevel::Info, kLogTuning))
+      INFO(kLogTuning, "%s: %zu Bytes -> Algo copy-engines channels 0 (its Sends and Recvs meet their peers')",
+           opKindName(op.kind), bytes);
+  }
+  p_.ops = std::move(ops);
+}
+
 ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
   if (!ops.empty() && ops.front().enqueueNs) planNs_[0] = steadyNs();  // MCCL_PROFILE
   p_.ops = ops;
@@ -183,6 +251,7 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
                       "are not; capture every stream of the group or none");
   }
   p_.capturing = first == cudaStreamCaptureStatusActive;
+  cutForEngines();
   IpcTransport& ipc = dp_->ipc();
   const bool dump = knobBool(Knob::DumpSchedule);
   std::map<std::pair<int, int>, int> p2pQueue;
@@ -204,25 +273,6 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
   const bool p2pUnits = comm_->nranks == 2 && peerOps <= static_cast<size_t>(kSmallLaunch);
   for (size_t oi = 0; oi < partner.size(); ++oi) {
     const OpDesc& op = p_.ops[oi];
-    if (dp_->peerEngines().eligible(op) && ipc.canReach(op.root)) {
-      // A user's large Send or Recv: the two hosts meet (ipc_transport/p2p_engine.h); where
-      // the first to come offered its buffer, the copy engines move it.
-      p_.meets = true;
-      PeerEngineOp pe;
-      ncclResult_t res = ncclSuccess;
-      if (dp_->peerEngines().meet(op, p_.capturing, &pe, &res)) {
-        if (dump)
-          std::printf("[mccl rank %d] %s %s rank %d: on the copy engines (%s the copy)\n", comm_->rank,
-                      opKindName(op.kind), op.kind == OpKind::Send ? "to" : "from", op.root,
-                      pe.issuer ? "this rank issues" : "the peer issues");
-        if (comm_->rank == 0 && logEnabled(LogLevel::Info, kLogTuning))
-          INFO(kLogTuning, "%s: %zu Bytes -> Algo copy-engines channels 0 (no SM moves data)", opKindName(op.kind),
-               op.bytes());
-        p_.peerEngine.push_back(pe);
-        continue;
-      }
-      if (res != ncclSuccess) return res;
-    }
     EngineCopy ec;
     if (planEngineP2p(comm_, op, &ec)) {
       // A block of an AlltoAll, Gather or Scatter on symmetric windows: the copy engines of
@@ -237,6 +287,26 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
         INFO(kLogTuning, "%s: %zu Bytes -> Algo copy-engines channels 0 (%s block, no SM moves data)",
              opKindName(op.kind), op.bytes(), p2pCallName(op.call));
       continue;
+    }
+    if (dp_->peerEngines().eligible(op) && ipc.canReach(op.root)) {
+      // A user's large Send or Recv, or a collective's on buffers that are no window: the two
+      // hosts meet (ipc_transport/p2p_engine.h); where the first to come offered its
+      // buffer, the copy engines move it.
+      p_.meets = true;
+      PeerEngineOp pe;
+      ncclResult_t res = ncclSuccess;
+      if (dp_->peerEngines().meet(op, p_.capturing, &pe, &res)) {
+        if (dump)
+          std::printf("[mccl rank %d] %s %s rank %d (%s): on the copy engines (%s the copy)\n", comm_->rank,
+                      opKindName(op.kind), op.kind == OpKind::Send ? "to" : "from", op.root, p2pCallName(op.call),
+                      pe.issuer ? "this rank issues" : "the peer issues");
+        if (comm_->rank == 0 && logEnabled(LogLevel::Info, kLogTuning))
+          INFO(kLogTuning, "%s: %zu Bytes -> Algo copy-engines channels 0 (%s, no SM moves data)", opKindName(op.kind),
+               op.bytes(), p2pCallName(op.call));
+        p_.peerEngine.push_back(pe);
+        continue;
+      }
+      if (res != ncclSuccess) return res;
     }
     if (partner[oi] == -2) continue;  // a Recv from itself: its Send's work writes its buffer
     const bool selfCopy = partner[oi] >= 0;
