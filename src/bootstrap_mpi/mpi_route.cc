@@ -9,10 +9,13 @@
 #include <atomic>
 #include <cstdio>
 #include <functional>
+#include <map>
+#include <memory>
 #include <mutex>
-#include <unordered_map>
+#include <utility>
 
 #include "bootstrap_mpi/mpi_map.h"
+#include "bootstrap_mpi/mpi_requests.h"
 #include "core/comm.h"
 #include "core/completion.h"
 #include "core/error.h"
@@ -41,21 +44,61 @@ void verbose(const char* call, size_t bytes, const char* path, const char* why) 
 }
 
 #ifdef MCCL_HAVE_CUDA
-// One stream per device for the calls the preload takes over. A blocking stream: it waits
-// for work the program queued on the legacy default stream (a cudaMemcpy from pageable
-// memory may return before its DMA lands; a kernel that filled the buffer), as an
-// unmodified MPI program expects of a device buffer handed to MPI.
-cudaStream_t streamFor(int dev) {
+// One stream per communicator for the calls the preload takes over. A blocking stream: it
+// waits for work the program queued on the legacy default stream (a cudaMemcpy from
+// pageable memory may return before its DMA lands; a kernel that filled the buffer), as an
+// unmodified MPI program expects of a device buffer handed to MPI. Per communicator, since
+// MPI orders collectives per communicator only: a rank may start MPI_Iallreduce on one and
+// then a blocking collective on another that its peer called first, and on one stream the
+// second would queue behind the first, whose peer is still in the second.
+cudaStream_t streamFor(int dev, ncclComm_t comm) {
   static std::mutex mu;
-  static std::unordered_map<int, cudaStream_t> streams;
+  static std::map<std::pair<int, ncclComm_t>, cudaStream_t> streams;
   std::lock_guard<std::mutex> lock(mu);
-  auto it = streams.find(dev);
+  auto it = streams.find({dev, comm});
   if (it != streams.end()) return it->second;
   cudaStream_t s = nullptr;
-  cudaStreamCreateWithFlags(&s, cudaStreamDefault);
-  streams[dev] = s;
+  if (cudaStreamCreateWithFlags(&s, cudaStreamDefault) != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;  // the legacy stream: ordered, just not concurrent
+  }
+  streams[{dev, comm}] = s;
   return s;
 }
+
+// Whether comm failed while a call ran on it: its kernels then end early with the data
+// unfinished, and the stream reports nothing.
+bool commFailed(const char* call, ncclComm_t comm) {
+  ncclResult_t e = ncclSuccess;
+  if (!isLiveComm(comm) || ncclCommGetAsyncError(comm, &e) != ncclSuccess || e == ncclSuccess || e == ncclInProgress)
+    return false;
+  WARN("%s on device buffers failed in mccl: the communicator failed (%s)", call, ncclGetErrorString(e));
+  return true;
+}
+
+// A nonblocking collective's request: done when the event recorded behind it on its
+// stream has happened; an error when the communicator failed meanwhile (a peer lost, an
+// abort), whose kernels end early with the data unfinished.
+class StreamWork : public MpiPendingWork {
+ public:
+  StreamWork(const char* call, cudaEvent_t ev, ncclComm_t comm) : call_(call), ev_(ev), comm_(comm) {}
+  ~StreamWork() override { cudaEventDestroy(ev_); }
+  int poll() override {
+    const cudaError_t e = cudaEventQuery(ev_);
+    if (e == cudaErrorNotReady) return kNotYet;
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      WARN("%s on device buffers failed in mccl: %s", call_, cudaGetErrorString(e));
+      return MPI_ERR_OTHER;
+    }
+    return commFailed(call_, comm_) ? MPI_ERR_OTHER : MPI_SUCCESS;
+  }
+
+ private:
+  const char* call_;
+  cudaEvent_t ev_;
+  ncclComm_t comm_;
+};
 
 int deviceOf(const void* p) {
   if (p == nullptr || p == MPI_IN_PLACE) return -1;
@@ -70,16 +113,18 @@ int deviceOf(const void* p) {
 
 #ifdef MCCL_HAVE_CUDA
 int execute(const char* call, size_t bytes, int dev, MPI_Comm comm, bool oneCall,
-            const std::function<ncclResult_t(cudaStream_t)>& run, int* rc);
+            const std::function<ncclResult_t(cudaStream_t)>& run, MPI_Request* req, int* rc);
 #endif
 
 // Decides and, when mccl takes the call, runs it. Returns 1 when handled (*rc is the MPI
 // result), 0 when the shim must call PMPI. oneCall: run is one mccl collective and nothing
 // after it, so its launch may raise a completion word the wait spins on (core/completion.h).
+// req: a nonblocking call's request (NULL for a blocking call), set when mccl takes it.
 int route(const char* call, size_t bytes, const void* probe, MPI_Datatype dt, bool reduce, MPI_Op op,
-          MPI_Comm comm, bool oneCall, const std::function<ncclResult_t(cudaStream_t)>& run, int* rc) {
+          MPI_Comm comm, bool oneCall, const std::function<ncclResult_t(cudaStream_t)>& run, MPI_Request* req,
+          int* rc) {
 #ifndef MCCL_HAVE_CUDA
-  (void)probe; (void)dt; (void)reduce; (void)op; (void)comm; (void)oneCall; (void)run; (void)rc;
+  (void)probe; (void)dt; (void)reduce; (void)op; (void)comm; (void)oneCall; (void)run; (void)req; (void)rc;
   gViaMpi.fetch_add(1);
   verbose(call, bytes, "MPI", "mccl was built without CUDA");
   return 0;
@@ -100,38 +145,61 @@ int route(const char* call, size_t bytes, const void* probe, MPI_Datatype dt, bo
   else if (reduce && !mpiOpQuiet(op, &o)) why = "operator not supported";
   else if (comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
     why = "not an intracommunicator";
+  else if (req != nullptr && !mpiRequestsAvailable())
+    why = "no MPI progress hook to complete its request (not Open MPI)";
   if (why) {
     gViaMpi.fetch_add(1);
     verbose(call, bytes, "MPI", why);
     return 0;
   }
-  return execute(call, bytes, dev, comm, oneCall, run, rc);
+  return execute(call, bytes, dev, comm, oneCall, run, req, rc);
 #endif
 }
 
 #ifdef MCCL_HAVE_CUDA
-// Runs a call the route gave to mccl on device dev, on its stream, and waits for it.
+// Runs a call the route gave to mccl on device dev, on its communicator's stream, and
+// waits for it; a nonblocking call instead returns a request that MPI's progress completes
+// when an event recorded behind it has happened (mpi_requests.h).
 int execute(const char* call, size_t bytes, int dev, MPI_Comm comm, bool oneCall,
-            const std::function<ncclResult_t(cudaStream_t)>& run, int* rc) {
+            const std::function<ncclResult_t(cudaStream_t)>& run, MPI_Request* req, int* rc) {
   int prev = -1;
   cudaGetDevice(&prev);
   if (prev != dev) cudaSetDevice(dev);
-  cudaStream_t s = streamFor(dev);
-  CompletionWord cw;
-  ncclResult_t r;
-  {
-    CompletionScope armed(oneCall ? &cw : nullptr);
+  ncclComm_t c = nullptr;
+  ncclResult_t r = mcclMpiComm(comm, &c);
+  cudaStream_t s = r == ncclSuccess ? streamFor(dev, c) : nullptr;
+  if (r == ncclSuccess && req == nullptr) {
+    CompletionWord cw;
+    {
+      CompletionScope armed(oneCall ? &cw : nullptr);
+      r = run(s);
+    }
+    if (r == ncclSuccess) {
+      r = waitStream(s, comm, &cw);
+      (cw.taken ? gByWord : gByStream).fetch_add(1);
+    }
+    if (r == ncclSuccess && commFailed(call, c)) r = ncclRemoteError;
+  } else if (r == ncclSuccess) {
+    cudaEvent_t ev = nullptr;
     r = run(s);
-  }
-  if (r == ncclSuccess) {
-    r = waitStream(s, comm, &cw);
-    (cw.taken ? gByWord : gByStream).fetch_add(1);
+    if (r == ncclSuccess && (cudaEventCreateWithFlags(&ev, cudaEventDisableTiming) != cudaSuccess ||
+                             cudaEventRecord(ev, s) != cudaSuccess)) {
+      cudaGetLastError();
+      if (ev) cudaEventDestroy(ev);
+      r = MCCL_ERR(ncclUnhandledCudaError, c, "%s: cannot record an event behind the call", call);
+    } else if (r == ncclSuccess &&
+               startMpiRequest(std::make_unique<StreamWork>(call, ev, c), req) != MPI_SUCCESS) {
+      // The call is queued and cannot be taken back: wait for it, then report.
+      cudaStreamSynchronize(s);
+      r = MCCL_ERR(ncclSystemError, c, "%s: MPI_Grequest_start failed", call);
+    }
   }
   if (prev >= 0 && prev != dev) cudaSetDevice(prev);
   gViaMccl.fetch_add(1);
-  verbose(call, bytes, "mccl", r == ncclSuccess ? nullptr : ncclGetLastError(nullptr));
+  verbose(call, bytes, req ? "mccl (request)" : "mccl", r == ncclSuccess ? nullptr : ncclGetLastError(nullptr));
   if (r != ncclSuccess) {
     WARN("%s on device buffers failed in mccl: %s", call, ncclGetLastError(nullptr));
+    if (req) *req = MPI_REQUEST_NULL;
     *rc = MPI_ERR_OTHER;
     MPI_Comm_call_errhandler(comm, MPI_ERR_OTHER);
     return 1;
@@ -187,74 +255,75 @@ NCCL_API void mcclMpiWaitCounters(uint64_t* byWord, uint64_t* byStream) {
 }
 
 NCCL_API int mcclMpiRouteAllreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt, MPI_Op op,
-                                   MPI_Comm comm, int* rc) {
+                                   MPI_Comm comm, MPI_Request* req, int* rc) {
   const void* probe = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  return route("MPI_Allreduce", typeBytes(dt, static_cast<size_t>(count)), probe, dt, true, op, comm, true,
+  return route(req ? "MPI_Iallreduce" : "MPI_Allreduce", typeBytes(dt, static_cast<size_t>(count)), probe, dt, true, op, comm, true,
                [&](cudaStream_t s) { return mcclMpiAllreduce(sendbuf, recvbuf, static_cast<size_t>(count), dt, op, comm, s); },
-               rc);
+               req, rc);
 }
 
 NCCL_API int mcclMpiRouteReduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
-                                MPI_Comm comm, int* rc) {
+                                MPI_Comm comm, MPI_Request* req, int* rc) {
   const void* probe = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  return route("MPI_Reduce", typeBytes(dt, static_cast<size_t>(count)), probe, dt, true, op, comm, true,
+  return route(req ? "MPI_Ireduce" : "MPI_Reduce", typeBytes(dt, static_cast<size_t>(count)), probe, dt, true, op, comm, true,
                [&](cudaStream_t s) {
                  return mcclMpiReduce(sendbuf, recvbuf, static_cast<size_t>(count), dt, op, root, comm, s);
                },
+               req, rc);
+}
+
+NCCL_API int mcclMpiRouteBcast(void* buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request* req, int* rc) {
+  return route(req ? "MPI_Ibcast" : "MPI_Bcast", typeBytes(dt, static_cast<size_t>(count)), buffer, dt, false, MPI_OP_NULL, comm, true,
+               [&](cudaStream_t s) { return mcclMpiBcast(buffer, static_cast<size_t>(count), dt, root, comm, s); }, req,
                rc);
 }
 
-NCCL_API int mcclMpiRouteBcast(void* buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm, int* rc) {
-  return route("MPI_Bcast", typeBytes(dt, static_cast<size_t>(count)), buffer, dt, false, MPI_OP_NULL, comm, true,
-               [&](cudaStream_t s) { return mcclMpiBcast(buffer, static_cast<size_t>(count), dt, root, comm, s); }, rc);
-}
-
 NCCL_API int mcclMpiRouteAllgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, int* rc) {
+                                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* req, int* rc) {
   if (sendbuf != MPI_IN_PLACE && (sendcount != recvcount || sendtype != recvtype)) {
     gViaMpi.fetch_add(1);
     verbose("MPI_Allgather", 0, "MPI", "send and receive signatures differ");
     return 0;
   }
   size_t bytes = typeBytes(recvtype, static_cast<size_t>(recvcount)) * static_cast<size_t>(commSize(comm));
-  return route("MPI_Allgather", bytes, recvbuf, recvtype, false, MPI_OP_NULL, comm, true,
+  return route(req ? "MPI_Iallgather" : "MPI_Allgather", bytes, recvbuf, recvtype, false, MPI_OP_NULL, comm, true,
                [&](cudaStream_t s) {
                  return mcclMpiAllgather(sendbuf, recvbuf, static_cast<size_t>(recvcount), recvtype, comm, s);
                },
-               rc);
+               req, rc);
 }
 
 NCCL_API int mcclMpiRouteReduceScatterBlock(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype dt,
-                                            MPI_Op op, MPI_Comm comm, int* rc) {
+                                            MPI_Op op, MPI_Comm comm, MPI_Request* req, int* rc) {
   size_t bytes = typeBytes(dt, static_cast<size_t>(recvcount)) * static_cast<size_t>(commSize(comm));
   const void* probe = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  return route("MPI_Reduce_scatter_block", bytes, probe, dt, true, op, comm, sendbuf != MPI_IN_PLACE,
+  return route(req ? "MPI_Ireduce_scatter_block" : "MPI_Reduce_scatter_block", bytes, probe, dt, true, op, comm, sendbuf != MPI_IN_PLACE,
                [&](cudaStream_t s) {
                  return mcclMpiReduceScatterBlock(sendbuf, recvbuf, static_cast<size_t>(recvcount), dt, op, comm, s);
                },
-               rc);
+               req, rc);
 }
 
 NCCL_API int mcclMpiRouteAlltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, int* rc) {
+                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* req, int* rc) {
   if (sendbuf != MPI_IN_PLACE && (sendcount != recvcount || sendtype != recvtype)) {
     gViaMpi.fetch_add(1);
     verbose("MPI_Alltoall", 0, "MPI", "send and receive signatures differ");
     return 0;
   }
   size_t bytes = typeBytes(recvtype, static_cast<size_t>(recvcount)) * static_cast<size_t>(commSize(comm));
-  return route("MPI_Alltoall", bytes, recvbuf, recvtype, false, MPI_OP_NULL, comm, false,
+  return route(req ? "MPI_Ialltoall" : "MPI_Alltoall", bytes, recvbuf, recvtype, false, MPI_OP_NULL, comm, false,
                [&](cudaStream_t s) {
                  return mcclMpiAlltoall(sendbuf, recvbuf, static_cast<size_t>(recvcount), recvtype, comm, s);
                },
-               rc);
+               req, rc);
 }
 
 // Gather and Scatter: the root decides on its side that holds every block (its two sides
 // must agree), the others on their own block; in a program whose ranks pass the same count
 // and datatype every rank decides alike.
 NCCL_API int mcclMpiRouteGather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, int* rc) {
+                                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* req, int* rc) {
   const int n = commSize(comm);
   if (root < 0 || root >= n) return 0;  // MPI reports it
   const bool atRoot = commRank(comm) == root;
@@ -262,16 +331,16 @@ NCCL_API int mcclMpiRouteGather(const void* sendbuf, int sendcount, MPI_Datatype
     return 0;
   const MPI_Datatype dt = atRoot ? recvtype : sendtype;
   const int count = atRoot ? recvcount : sendcount;
-  return route("MPI_Gather", typeBytes(dt, static_cast<size_t>(count)) * static_cast<size_t>(n),
+  return route(req ? "MPI_Igather" : "MPI_Gather", typeBytes(dt, static_cast<size_t>(count)) * static_cast<size_t>(n),
                atRoot ? recvbuf : sendbuf, dt, false, MPI_OP_NULL, comm, false,
                [&](cudaStream_t s) {
                  return mcclMpiGather(sendbuf, recvbuf, static_cast<size_t>(count), dt, root, comm, s);
                },
-               rc);
+               req, rc);
 }
 
 NCCL_API int mcclMpiRouteScatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, int* rc) {
+                                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* req, int* rc) {
   const int n = commSize(comm);
   if (root < 0 || root >= n) return 0;
   const bool atRoot = commRank(comm) == root;
@@ -279,33 +348,33 @@ NCCL_API int mcclMpiRouteScatter(const void* sendbuf, int sendcount, MPI_Datatyp
     return 0;
   const MPI_Datatype dt = atRoot ? sendtype : recvtype;
   const int count = atRoot ? sendcount : recvcount;
-  return route("MPI_Scatter", typeBytes(dt, static_cast<size_t>(count)) * static_cast<size_t>(n),
+  return route(req ? "MPI_Iscatter" : "MPI_Scatter", typeBytes(dt, static_cast<size_t>(count)) * static_cast<size_t>(n),
                atRoot ? sendbuf : recvbuf, dt, false, MPI_OP_NULL, comm, false,
                [&](cudaStream_t s) {
                  return mcclMpiScatter(sendbuf, recvbuf, static_cast<size_t>(count), dt, root, comm, s);
                },
-               rc);
+               req, rc);
 }
 
 // recvcounts is the same array on every rank, so every rank sees the same total.
 NCCL_API int mcclMpiRouteAllgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
-                                    int* rc) {
+                                    MPI_Request* req, int* rc) {
   if (sendbuf != MPI_IN_PLACE && mismatched("MPI_Allgatherv", sendtype, recvtype, false)) return 0;
-  return route("MPI_Allgatherv", typeBytes(recvtype, countSum(recvcounts, comm)), recvbuf, recvtype, false,
+  return route(req ? "MPI_Iallgatherv" : "MPI_Allgatherv", typeBytes(recvtype, countSum(recvcounts, comm)), recvbuf, recvtype, false,
                MPI_OP_NULL, comm, false,
                [&](cudaStream_t s) {
                  return mcclMpiAllgatherv(sendbuf, sendcount, recvbuf, recvcounts, displs, recvtype, comm, s);
                },
-               rc);
+               req, rc);
 }
 
 NCCL_API int mcclMpiRouteReduceScatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype dt,
-                                       MPI_Op op, MPI_Comm comm, int* rc) {
+                                       MPI_Op op, MPI_Comm comm, MPI_Request* req, int* rc) {
   const void* probe = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  return route("MPI_Reduce_scatter", typeBytes(dt, countSum(recvcounts, comm)), probe, dt, true, op, comm, false,
+  return route(req ? "MPI_Ireduce_scatter" : "MPI_Reduce_scatter", typeBytes(dt, countSum(recvcounts, comm)), probe, dt, true, op, comm, false,
                [&](cudaStream_t s) { return mcclMpiReduceScatter(sendbuf, recvbuf, recvcounts, dt, op, comm, s); },
-               rc);
+               req, rc);
 }
 
 // Alltoallv: a rank's counts are its own (one may send and receive nothing, with NULL
@@ -315,8 +384,8 @@ NCCL_API int mcclMpiRouteReduceScatter(const void* sendbuf, void* recvbuf, const
 // average a CUDA-aware MPI keeps it, and above mccl takes it.
 NCCL_API int mcclMpiRouteAlltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                                    MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
-                                   MPI_Datatype recvtype, MPI_Comm comm, int* rc) {
-  const char* call = "MPI_Alltoallv";
+                                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* req, int* rc) {
+  const char* call = req ? "MPI_Ialltoallv" : "MPI_Alltoallv";
   const bool inPlace = sendbuf == MPI_IN_PLACE;  // then sendcounts and sdispls are ignored (may be NULL)
   int inter = 0;
   if (comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
@@ -326,7 +395,7 @@ NCCL_API int mcclMpiRouteAlltoallv(const void* sendbuf, const int sendcounts[], 
     return 0;
   }
 #ifndef MCCL_HAVE_CUDA
-  (void)inPlace; (void)sdispls; (void)sendtype; (void)recvbuf; (void)rdispls; (void)recvtype; (void)rc;
+  (void)inPlace; (void)sdispls; (void)sendtype; (void)recvbuf; (void)rdispls; (void)recvtype; (void)req; (void)rc;
   gViaMpi.fetch_add(1);
   verbose(call, 0, "MPI", "mccl was built without CUDA");
   return 0;
@@ -336,7 +405,8 @@ NCCL_API int mcclMpiRouteAlltoallv(const void* sendbuf, const int sendcounts[], 
   // {ranks that need MPI, ranks with data on a GPU, bytes received}
   long long vote[3] = {0, 0, static_cast<long long>(typeBytes(recvtype, received))};
   int dev = -1;
-  if ((!inPlace && sendtype != recvtype) || !mpiDatatypeQuiet(recvtype, &t)) {
+  if ((!inPlace && sendtype != recvtype) || !mpiDatatypeQuiet(recvtype, &t) ||
+      (req != nullptr && !mpiRequestsAvailable())) {
     vote[0] = 1;
   } else {
     const int sdev = sent > 0 ? deviceOf(sendbuf) : -2, rdev = received > 0 ? deviceOf(recvbuf) : -2;
@@ -363,7 +433,7 @@ NCCL_API int mcclMpiRouteAlltoallv(const void* sendbuf, const int sendcounts[], 
                    return mcclMpiAlltoallv(sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, recvtype, comm,
                                            s);
                  },
-                 rc);
+                 req, rc);
 #endif
 }
 

@@ -2,27 +2,27 @@
  * libmccl_mpi: the PMPI preload. Used with LD_PRELOAD=libmccl_mpi.so (or linked before
  * libmpi), it takes MPI_Allreduce, MPI_Reduce, MPI_Bcast, MPI_Allgather, MPI_Allgatherv,
  * MPI_Reduce_scatter_block, MPI_Reduce_scatter, MPI_Alltoall, MPI_Alltoallv, MPI_Gather
- * and MPI_Scatter on large device buffers to mccl and forwards everything else to PMPI_*
- * unchanged. The decisions live in libmccl
+ * and MPI_Scatter, and their nonblocking forms (MPI_Iallreduce, ...), on device buffers
+ * to mccl and forwards everything else to PMPI_* unchanged. The decisions live in libmccl
  * (src/bootstrap_mpi/mpi_route.cc); this file only intercepts.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <mpi.h>
 
-int mcclMpiRouteAllreduce(const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm, int*);
-int mcclMpiRouteReduce(const void*, void*, int, MPI_Datatype, MPI_Op, int, MPI_Comm, int*);
-int mcclMpiRouteBcast(void*, int, MPI_Datatype, int, MPI_Comm, int*);
-int mcclMpiRouteAllgather(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm, int*);
-int mcclMpiRouteReduceScatterBlock(const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm, int*);
-int mcclMpiRouteAlltoall(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm, int*);
-int mcclMpiRouteGather(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm, int*);
-int mcclMpiRouteScatter(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm, int*);
+int mcclMpiRouteAllreduce(const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request*, int*);
+int mcclMpiRouteReduce(const void*, void*, int, MPI_Datatype, MPI_Op, int, MPI_Comm, MPI_Request*, int*);
+int mcclMpiRouteBcast(void*, int, MPI_Datatype, int, MPI_Comm, MPI_Request*, int*);
+int mcclMpiRouteAllgather(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm, MPI_Request*, int*);
+int mcclMpiRouteReduceScatterBlock(const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request*, int*);
+int mcclMpiRouteAlltoall(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm, MPI_Request*, int*);
+int mcclMpiRouteGather(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm, MPI_Request*, int*);
+int mcclMpiRouteScatter(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm, MPI_Request*, int*);
 int mcclMpiRouteAllgatherv(const void*, int, MPI_Datatype, void*, const int*, const int*, MPI_Datatype, MPI_Comm,
-                           int*);
-int mcclMpiRouteReduceScatter(const void*, void*, const int*, MPI_Datatype, MPI_Op, MPI_Comm, int*);
+                           MPI_Request*, int*);
+int mcclMpiRouteReduceScatter(const void*, void*, const int*, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request*, int*);
 int mcclMpiRouteAlltoallv(const void*, const int*, const int*, MPI_Datatype, void*, const int*, const int*,
-                          MPI_Datatype, MPI_Comm, int*);
+                          MPI_Datatype, MPI_Comm, MPI_Request*, int*);
 int mcclMpiRouteCudaAware(void);
 void mcclMpiRouteSetMpiCudaAware(int aware);
 
@@ -37,94 +37,64 @@ static int realCudaAware(void) {
   return value;
 }
 
-int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  int rc;
-  realCudaAware();
-  if (mcclMpiRouteAllreduce(sendbuf, recvbuf, count, datatype, op, comm, &rc)) return rc;
-  return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-}
+/*
+ * Each collective and its nonblocking form: mccl takes the call (rc is MPI's result; a
+ * nonblocking one's request is a generalized request that MPI's progress completes, see
+ * src/bootstrap_mpi/mpi_requests.h) or PMPI_* gets it unchanged.
+ */
+#define UNPAREN(...) __VA_ARGS__
+#define ROUTED(Name, IName, Route, PARAMS, ARGS)                   \
+  int MPI_##Name(UNPAREN PARAMS) {                                 \
+    int rc;                                                        \
+    realCudaAware();                                               \
+    if (Route(UNPAREN ARGS, NULL, &rc)) return rc;                 \
+    return PMPI_##Name(UNPAREN ARGS);                              \
+  }                                                                \
+  int MPI_##IName(UNPAREN PARAMS, MPI_Request* request) {          \
+    int rc;                                                        \
+    realCudaAware();                                               \
+    if (Route(UNPAREN ARGS, request, &rc)) return rc;              \
+    return PMPI_##IName(UNPAREN ARGS, request);                    \
+  }
 
-int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-               MPI_Comm comm) {
-  int rc;
-  realCudaAware();
-  if (mcclMpiRouteReduce(sendbuf, recvbuf, count, datatype, op, root, comm, &rc)) return rc;
-  return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-}
-
-int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  int rc;
-  realCudaAware();
-  if (mcclMpiRouteBcast(buffer, count, datatype, root, comm, &rc)) return rc;
-  return PMPI_Bcast(buffer, count, datatype, root, comm);
-}
-
-int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                  MPI_Datatype recvtype, MPI_Comm comm) {
-  int rc;
-  realCudaAware();
-  if (mcclMpiRouteAllgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &rc)) return rc;
-  return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
-
-int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
-                             MPI_Comm comm) {
-  int rc;
-  realCudaAware();
-  if (mcclMpiRouteReduceScatterBlock(sendbuf, recvbuf, recvcount, datatype, op, comm, &rc)) return rc;
-  return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
-}
-
-int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                 MPI_Datatype recvtype, MPI_Comm comm) {
-  int rc;
-  realCudaAware();
-  if (mcclMpiRouteAlltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &rc)) return rc;
-  return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
-
-int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-               MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  int rc;
-  realCudaAware();
-  if (mcclMpiRouteGather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &rc)) return rc;
-  return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-}
-
-int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  int rc;
-  realCudaAware();
-  if (mcclMpiRouteScatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &rc)) return rc;
-  return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-}
-
-int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                   const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
-  int rc;
-  realCudaAware();
-  if (mcclMpiRouteAllgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &rc))
-    return rc;
-  return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-}
-
-int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
-                       MPI_Comm comm) {
-  int rc;
-  realCudaAware();
-  if (mcclMpiRouteReduceScatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, &rc)) return rc;
-  return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-}
-
-int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                  void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-  int rc;
-  realCudaAware();
-  if (mcclMpiRouteAlltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
-                            &rc))
-    return rc;
-  return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-}
+ROUTED(Allreduce, Iallreduce, mcclMpiRouteAllreduce,
+       (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
+       (sendbuf, recvbuf, count, datatype, op, comm))
+ROUTED(Reduce, Ireduce, mcclMpiRouteReduce,
+       (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm),
+       (sendbuf, recvbuf, count, datatype, op, root, comm))
+ROUTED(Bcast, Ibcast, mcclMpiRouteBcast, (void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm),
+       (buffer, count, datatype, root, comm))
+ROUTED(Allgather, Iallgather, mcclMpiRouteAllgather,
+       (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+        MPI_Comm comm),
+       (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+ROUTED(Reduce_scatter_block, Ireduce_scatter_block, mcclMpiRouteReduceScatterBlock,
+       (const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
+       (sendbuf, recvbuf, recvcount, datatype, op, comm))
+ROUTED(Alltoall, Ialltoall, mcclMpiRouteAlltoall,
+       (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+        MPI_Comm comm),
+       (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+ROUTED(Gather, Igather, mcclMpiRouteGather,
+       (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+        int root, MPI_Comm comm),
+       (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
+ROUTED(Scatter, Iscatter, mcclMpiRouteScatter,
+       (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+        int root, MPI_Comm comm),
+       (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
+ROUTED(Allgatherv, Iallgatherv, mcclMpiRouteAllgatherv,
+       (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+        const int displs[], MPI_Datatype recvtype, MPI_Comm comm),
+       (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))
+ROUTED(Reduce_scatter, Ireduce_scatter, mcclMpiRouteReduceScatter,
+       (const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
+       (sendbuf, recvbuf, recvcounts, datatype, op, comm))
+ROUTED(Alltoallv, Ialltoallv, mcclMpiRouteAlltoallv,
+       (const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
+        const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm),
+       (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm))
 
 /* Programs that ask whether MPI takes device buffers: the collectives above do. */
 int MPIX_Query_cuda_support(void) {
@@ -268,3 +238,109 @@ static void fScatter(char* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, cha
 }
 FORTRAN_NAMES(scatter, MPI_SCATTER, fScatter,
               (char*, MPI_Fint*, MPI_Fint*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+/* The nonblocking forms: the same conversions, and the request handed back as Fortran's. */
+#define FREQUEST(call, request, ierr)        \
+  do {                                       \
+    MPI_Request r_ = MPI_REQUEST_NULL;       \
+    *(ierr) = (MPI_Fint)(call);              \
+    *(request) = MPI_Request_c2f(r_);        \
+  } while (0)
+
+static void fIallreduce(char* sendbuf, char* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op,
+                        MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  FREQUEST(MPI_Iallreduce(fortranBuffer(sendbuf), fortranBuffer(recvbuf), *count, FT(datatype), FO(op), FC(comm), &r_),
+           request, ierr);
+}
+FORTRAN_NAMES(iallreduce, MPI_IALLREDUCE, fIallreduce,
+              (char*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+static void fIreduce(char* sendbuf, char* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* root,
+                     MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  FREQUEST(MPI_Ireduce(fortranBuffer(sendbuf), fortranBuffer(recvbuf), *count, FT(datatype), FO(op), *root, FC(comm),
+                       &r_),
+           request, ierr);
+}
+FORTRAN_NAMES(ireduce, MPI_IREDUCE, fIreduce,
+              (char*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+static void fIbcast(char* buffer, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* root, MPI_Fint* comm,
+                    MPI_Fint* request, MPI_Fint* ierr) {
+  FREQUEST(MPI_Ibcast(fortranBuffer(buffer), *count, FT(datatype), *root, FC(comm), &r_), request, ierr);
+}
+FORTRAN_NAMES(ibcast, MPI_IBCAST, fIbcast, (char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+static void fIallgather(char* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, char* recvbuf, MPI_Fint* recvcount,
+                        MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  FREQUEST(MPI_Iallgather(fortranBuffer(sendbuf), *sendcount, FT(sendtype), fortranBuffer(recvbuf), *recvcount,
+                          FT(recvtype), FC(comm), &r_),
+           request, ierr);
+}
+FORTRAN_NAMES(iallgather, MPI_IALLGATHER, fIallgather,
+              (char*, MPI_Fint*, MPI_Fint*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+static void fIallgatherv(char* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, char* recvbuf, MPI_Fint* recvcounts,
+                         MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  FREQUEST(MPI_Iallgatherv(fortranBuffer(sendbuf), *sendcount, FT(sendtype), fortranBuffer(recvbuf),
+                           (const int*)recvcounts, (const int*)displs, FT(recvtype), FC(comm), &r_),
+           request, ierr);
+}
+FORTRAN_NAMES(iallgatherv, MPI_IALLGATHERV, fIallgatherv,
+              (char*, MPI_Fint*, MPI_Fint*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+static void fIreduceScatterBlock(char* sendbuf, char* recvbuf, MPI_Fint* recvcount, MPI_Fint* datatype, MPI_Fint* op,
+                                 MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  FREQUEST(MPI_Ireduce_scatter_block(fortranBuffer(sendbuf), fortranBuffer(recvbuf), *recvcount, FT(datatype), FO(op),
+                                     FC(comm), &r_),
+           request, ierr);
+}
+FORTRAN_NAMES(ireduce_scatter_block, MPI_IREDUCE_SCATTER_BLOCK, fIreduceScatterBlock,
+              (char*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+static void fIreduceScatter(char* sendbuf, char* recvbuf, MPI_Fint* recvcounts, MPI_Fint* datatype, MPI_Fint* op,
+                            MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  FREQUEST(MPI_Ireduce_scatter(fortranBuffer(sendbuf), fortranBuffer(recvbuf), (const int*)recvcounts, FT(datatype),
+                               FO(op), FC(comm), &r_),
+           request, ierr);
+}
+FORTRAN_NAMES(ireduce_scatter, MPI_IREDUCE_SCATTER, fIreduceScatter,
+              (char*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+static void fIalltoall(char* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, char* recvbuf, MPI_Fint* recvcount,
+                       MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  FREQUEST(MPI_Ialltoall(fortranBuffer(sendbuf), *sendcount, FT(sendtype), fortranBuffer(recvbuf), *recvcount,
+                         FT(recvtype), FC(comm), &r_),
+           request, ierr);
+}
+FORTRAN_NAMES(ialltoall, MPI_IALLTOALL, fIalltoall,
+              (char*, MPI_Fint*, MPI_Fint*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+static void fIalltoallv(char* sendbuf, MPI_Fint* sendcounts, MPI_Fint* sdispls, MPI_Fint* sendtype, char* recvbuf,
+                        MPI_Fint* recvcounts, MPI_Fint* rdispls, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* request,
+                        MPI_Fint* ierr) {
+  FREQUEST(MPI_Ialltoallv(fortranBuffer(sendbuf), (const int*)sendcounts, (const int*)sdispls, FT(sendtype),
+                          fortranBuffer(recvbuf), (const int*)recvcounts, (const int*)rdispls, FT(recvtype), FC(comm),
+                          &r_),
+           request, ierr);
+}
+FORTRAN_NAMES(ialltoallv, MPI_IALLTOALLV, fIalltoallv,
+              (char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+               MPI_Fint*))
+
+static void fIgather(char* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, char* recvbuf, MPI_Fint* recvcount,
+                     MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  FREQUEST(MPI_Igather(fortranBuffer(sendbuf), *sendcount, FT(sendtype), fortranBuffer(recvbuf), *recvcount,
+                       FT(recvtype), *root, FC(comm), &r_),
+           request, ierr);
+}
+FORTRAN_NAMES(igather, MPI_IGATHER, fIgather,
+              (char*, MPI_Fint*, MPI_Fint*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+static void fIscatter(char* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, char* recvbuf, MPI_Fint* recvcount,
+                      MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  FREQUEST(MPI_Iscatter(fortranBuffer(sendbuf), *sendcount, FT(sendtype), fortranBuffer(recvbuf), *recvcount,
+                        FT(recvtype), *root, FC(comm), &r_),
+           request, ierr);
+}
+FORTRAN_NAMES(iscatter, MPI_ISCATTER, fIscatter,
+              (char*, MPI_Fint*, MPI_Fint*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))

@@ -6,6 +6,8 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "mccl_mpi.h"
@@ -362,4 +364,180 @@ TEST(PreloadGpu, FortranCallsOnDeviceBuffersGoToMccl) {
   EXPECT_EQ(m1 - m0, 3u) << "Fortran calls on device buffers that went to mccl";
   cudaFree(d);
   cudaFree(dout);
+}
+
+// The nonblocking forms on device buffers go to mccl and hand back requests that MPI's own
+// waits complete (generalized requests completed from MPI's progress engine): all eleven in
+// flight at once on distinct buffers, then one MPI_Waitall, each result MPI's on host copies;
+// two communicators started in opposite orders on even and odd ranks (one stream per
+// communicator, so neither queues behind the other); a rank whose peer first needs its MPI
+// progress for a large message; a request freed unwaited, then a blocking call that uses its
+// result.
+TEST(PreloadGpu, NonblockingCollectivesOnDeviceBuffers) {
+  if (!gpusForAll()) GTEST_SKIP() << "needs a GPU per rank";
+  int r, n;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  const int c = 1 << 18;  // floats a block: 1 MiB, at MCCL_MPI_THRESHOLD
+  const size_t all = static_cast<size_t>(c) * n;
+  auto value = [&](size_t i) { return static_cast<float>((r + 1) * 7 + static_cast<int>(i % 89)); };
+  std::vector<float> h(all);
+  for (size_t i = 0; i < all; ++i) h[i] = value(i);
+  std::vector<int> counts(n), displs(n), rcounts(n);
+  int extent = 0, total = 0;
+  for (int q = 0; q < n; ++q) {
+    counts[q] = c / 2 + q * 64;  // Allgatherv, Alltoallv: different blocks, gaps of 3
+    displs[q] = extent;
+    extent += counts[q] + 3;
+    total += rcounts[q] = c / 4 + q * 32;  // Reduce_scatter
+  }
+  const int root = n - 1;
+  struct Case {
+    const char* name;
+    size_t outCount;
+    std::function<int(const float* in, float* out, MPI_Request* req)> start;  // req NULL: blocking
+  };
+  std::vector<Case> cases = {
+      {"Iallreduce", all, [&](const float* in, float* out, MPI_Request* q) {
+         return q ? MPI_Iallreduce(in, out, static_cast<int>(all), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, q)
+                  : MPI_Allreduce(in, out, static_cast<int>(all), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+       }},
+      {"Ireduce", all, [&](const float* in, float* out, MPI_Request* q) {
+         return q ? MPI_Ireduce(in, out, static_cast<int>(all), MPI_FLOAT, MPI_MAX, root, MPI_COMM_WORLD, q)
+                  : MPI_Reduce(in, out, static_cast<int>(all), MPI_FLOAT, MPI_MAX, root, MPI_COMM_WORLD);
+       }},
+      {"Ibcast", all, [&](const float*, float* out, MPI_Request* q) {  // out holds the input (set below)
+         return q ? MPI_Ibcast(out, static_cast<int>(all), MPI_FLOAT, 0, MPI_COMM_WORLD, q)
+                  : MPI_Bcast(out, static_cast<int>(all), MPI_FLOAT, 0, MPI_COMM_WORLD);
+       }},
+      {"Iallgather", all, [&](const float* in, float* out, MPI_Request* q) {
+         return q ? MPI_Iallgather(in, c, MPI_FLOAT, out, c, MPI_FLOAT, MPI_COMM_WORLD, q)
+                  : MPI_Allgather(in, c, MPI_FLOAT, out, c, MPI_FLOAT, MPI_COMM_WORLD);
+       }},
+      {"Ireduce_scatter_block", static_cast<size_t>(c), [&](const float* in, float* out, MPI_Request* q) {
+         return q ? MPI_Ireduce_scatter_block(in, out, c, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, q)
+                  : MPI_Reduce_scatter_block(in, out, c, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+       }},
+      {"Ialltoall", all, [&](const float* in, float* out, MPI_Request* q) {
+         return q ? MPI_Ialltoall(in, c, MPI_FLOAT, out, c, MPI_FLOAT, MPI_COMM_WORLD, q)
+                  : MPI_Alltoall(in, c, MPI_FLOAT, out, c, MPI_FLOAT, MPI_COMM_WORLD);
+       }},
+      {"Igather", all, [&](const float* in, float* out, MPI_Request* q) {
+         return q ? MPI_Igather(in, c, MPI_FLOAT, out, c, MPI_FLOAT, root, MPI_COMM_WORLD, q)
+                  : MPI_Gather(in, c, MPI_FLOAT, out, c, MPI_FLOAT, root, MPI_COMM_WORLD);
+       }},
+      {"Iscatter", static_cast<size_t>(c), [&](const float* in, float* out, MPI_Request* q) {
+         return q ? MPI_Iscatter(in, c, MPI_FLOAT, out, c, MPI_FLOAT, 0, MPI_COMM_WORLD, q)
+                  : MPI_Scatter(in, c, MPI_FLOAT, out, c, MPI_FLOAT, 0, MPI_COMM_WORLD);
+       }},
+      {"Iallgatherv", static_cast<size_t>(extent), [&](const float* in, float* out, MPI_Request* q) {
+         return q ? MPI_Iallgatherv(in, counts[r], MPI_FLOAT, out, counts.data(), displs.data(), MPI_FLOAT,
+                                    MPI_COMM_WORLD, q)
+                  : MPI_Allgatherv(in, counts[r], MPI_FLOAT, out, counts.data(), displs.data(), MPI_FLOAT,
+                                   MPI_COMM_WORLD);
+       }},
+      {"Ireduce_scatter", static_cast<size_t>(rcounts[r]), [&](const float* in, float* out, MPI_Request* q) {
+         return q ? MPI_Ireduce_scatter(in, out, rcounts.data(), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, q)
+                  : MPI_Reduce_scatter(in, out, rcounts.data(), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+       }},
+      {"Ialltoallv", static_cast<size_t>(extent), [&](const float* in, float* out, MPI_Request* q) {
+         // Ranks q and j exchange counts[min(q, j)] / 2 floats: sent from j * (c / 2 + 64 n),
+         // received at displs[j] (gaps between the blocks stay -1).
+         std::vector<int> sc(n), sd(n), rc(n), rd(n);
+         for (int j = 0; j < n; ++j) {
+           sc[j] = counts[std::min(r, j)] / 2;
+           sd[j] = j * (c / 2 + 64 * n);
+           rc[j] = counts[std::min(r, j)] / 2;
+           rd[j] = displs[j];
+         }
+         return q ? MPI_Ialltoallv(in, sc.data(), sd.data(), MPI_FLOAT, out, rc.data(), rd.data(), MPI_FLOAT,
+                                   MPI_COMM_WORLD, q)
+                  : MPI_Alltoallv(in, sc.data(), sd.data(), MPI_FLOAT, out, rc.data(), rd.data(), MPI_FLOAT,
+                                  MPI_COMM_WORLD);
+       }},
+  };
+  const size_t inCount = std::max(all, static_cast<size_t>(total) + static_cast<size_t>(n) * (c / 2 + 64 * n));
+  h.resize(inCount);
+  for (size_t i = 0; i < inCount; ++i) h[i] = value(i);
+  const size_t k = cases.size();
+  std::vector<float*> din(k), dout(k);
+  std::vector<std::vector<float>> want(k);
+  for (size_t i = 0; i < k; ++i) {
+    ASSERT_EQ(cudaMalloc(&din[i], sizeof(float) * inCount), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&dout[i], sizeof(float) * std::max(cases[i].outCount, all)), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(din[i], h.data(), sizeof(float) * inCount, cudaMemcpyHostToDevice), cudaSuccess);
+    // Every output starts as -1, or as the input for the Bcast; MPI's reference the same.
+    want[i].assign(std::max(cases[i].outCount, all), -1.0f);
+    if (std::string(cases[i].name) == "Ibcast") std::copy(h.begin(), h.begin() + all, want[i].begin());
+    ASSERT_EQ(cudaMemcpy(dout[i], want[i].data(), sizeof(float) * want[i].size(), cudaMemcpyHostToDevice),
+              cudaSuccess);
+    ASSERT_EQ(cases[i].start(h.data(), want[i].data(), nullptr), MPI_SUCCESS) << cases[i].name;  // host: MPI
+  }
+  uint64_t m0, p0;
+  mcclMpiPathCounters(&m0, &p0);
+  std::vector<MPI_Request> reqs(k, MPI_REQUEST_NULL);
+  for (size_t i = 0; i < k; ++i) ASSERT_EQ(cases[i].start(din[i], dout[i], &reqs[i]), MPI_SUCCESS) << cases[i].name;
+  ASSERT_EQ(MPI_Waitall(static_cast<int>(k), reqs.data(), MPI_STATUSES_IGNORE), MPI_SUCCESS);
+  uint64_t m1, p1;
+  mcclMpiPathCounters(&m1, &p1);
+  EXPECT_EQ(m1 - m0, static_cast<uint64_t>(k)) << "nonblocking calls on device buffers that went to mccl";
+  std::vector<float> got;
+  for (size_t i = 0; i < k; ++i) {
+    EXPECT_EQ(reqs[i], MPI_REQUEST_NULL);
+    got.assign(want[i].size(), 0);
+    ASSERT_EQ(cudaMemcpy(got.data(), dout[i], sizeof(float) * got.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+    const bool rootOnly = std::string(cases[i].name) == "Ireduce" || std::string(cases[i].name) == "Igather";
+    if (!rootOnly || r == root) EXPECT_EQ(got, want[i]) << cases[i].name;
+  }
+
+  // Two communicators in opposite orders on even and odd ranks, waited for by MPI_Test.
+  MPI_Comm a, b;
+  MPI_Comm_dup(MPI_COMM_WORLD, &a);
+  MPI_Comm_dup(MPI_COMM_WORLD, &b);
+  MPI_Request two[2];
+  MPI_Comm first = r % 2 ? b : a, second = r % 2 ? a : b;
+  float* x = r % 2 ? dout[1] : dout[0];  // a's output on dout[0], b's on dout[1]
+  float* y = r % 2 ? dout[0] : dout[1];
+  ASSERT_EQ(MPI_Iallreduce(din[0], x, static_cast<int>(all), MPI_FLOAT, MPI_SUM, first, &two[0]), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Iallreduce(din[1], y, static_cast<int>(all), MPI_FLOAT, MPI_SUM, second, &two[1]), MPI_SUCCESS);
+  for (int flag = 0, i = 0; !flag; ++i) {
+    ASSERT_EQ(MPI_Testall(2, two, &flag, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    ASSERT_LT(i, 50000000) << "the two communicators' requests never completed";
+  }
+  for (int i = 0; i < 2; ++i) {
+    got.assign(all, 0);
+    ASSERT_EQ(cudaMemcpy(got.data(), dout[i], sizeof(float) * all, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_TRUE(std::equal(got.begin(), got.end(), want[0].begin())) << "Iallreduce on communicator " << i;
+  }
+
+  // Rank 0 starts its Iallreduce, then sends rank 1 a large message that needs rank 0's MPI
+  // progress; rank 1 receives it before it starts its own.
+  if (n >= 2) {
+    std::vector<char> big(32 << 20, static_cast<char>(r));
+    MPI_Request q[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    if (r == 1) MPI_Recv(big.data(), static_cast<int>(big.size()), MPI_CHAR, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    ASSERT_EQ(MPI_Iallreduce(din[0], dout[2], static_cast<int>(all), MPI_FLOAT, MPI_SUM, a, &q[0]), MPI_SUCCESS);
+    if (r == 0) MPI_Isend(big.data(), static_cast<int>(big.size()), MPI_CHAR, 1, 9, MPI_COMM_WORLD, &q[1]);
+    ASSERT_EQ(MPI_Waitall(2, q, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    if (r == 1) EXPECT_EQ(big[big.size() - 1], 0);
+    got.assign(all, 0);
+    ASSERT_EQ(cudaMemcpy(got.data(), dout[2], sizeof(float) * all, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_TRUE(std::equal(got.begin(), got.end(), want[0].begin())) << "Iallreduce beside a large message";
+  }
+
+  // Freed unwaited: a blocking call on the same communicator after it sees its result.
+  MPI_Request f;
+  ASSERT_EQ(MPI_Iallreduce(din[0], dout[3], static_cast<int>(all), MPI_FLOAT, MPI_SUM, a, &f), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Request_free(&f), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Allreduce(MPI_IN_PLACE, dout[3], static_cast<int>(all), MPI_FLOAT, MPI_MAX, a), MPI_SUCCESS);
+  got.assign(all, 0);
+  ASSERT_EQ(cudaMemcpy(got.data(), dout[3], sizeof(float) * all, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_TRUE(std::equal(got.begin(), got.end(), want[0].begin())) << "a freed Iallreduce, then an Allreduce";
+
+  MPI_Comm_free(&a);
+  MPI_Comm_free(&b);
+  for (size_t i = 0; i < k; ++i) {
+    cudaFree(din[i]);
+    cudaFree(dout[i]);
+  }
 }

@@ -13,7 +13,8 @@ program preload_fortran_mpi
   end interface
   integer :: ierr, rank, n, q
   integer(c_int64_t) :: mccl0, mpi0, mccl1, mpi1
-  double precision :: a(100), b(100)
+  double precision :: a(100), b(100), c(100)
+  integer :: req, reqs(2)
   integer, allocatable :: s(:), t(:), cnt(:), dsp(:)
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -43,8 +44,20 @@ program preload_fortran_mpi
       if (t(2 * q - 1) /= 1000 * (q - 1) + 1) error stop "MPI_Gather"
     end do
   end if
+  ! The nonblocking forms: their Fortran names too, the requests waited for by MPI_Wait(all).
+  c = -1
+  call MPI_Iallreduce(b, c, 100, MPI_DOUBLE_PRECISION, MPI_MAX, MPI_COMM_WORLD, req, ierr)
+  call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+  if (ierr /= MPI_SUCCESS .or. any(c /= b)) error stop "MPI_Iallreduce"
+  t = -1
+  call MPI_Ialltoallv(s, cnt, dsp, MPI_INTEGER, t, cnt, dsp, MPI_INTEGER, MPI_COMM_WORLD, reqs(1), ierr)
+  call MPI_Ibcast(a, 100, MPI_DOUBLE_PRECISION, 0, MPI_COMM_WORLD, reqs(2), ierr)
+  call MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE, ierr)
+  do q = 1, n
+    if (t(2 * q) /= 1000 * (q - 1) + 2 * rank + 2) error stop "MPI_Ialltoallv"
+  end do
   call mcclMpiPathCounters(mccl1, mpi1)
-  if (mpi1 - mpi0 < 4) error stop "the calls were not seen by libmccl_mpi"
+  if (mpi1 - mpi0 < 7) error stop "the calls were not seen by libmccl_mpi"
   if (mccl1 /= mccl0) error stop "host buffers went to mccl"
   call MPI_Finalize(ierr)
 end program
