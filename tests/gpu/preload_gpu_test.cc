@@ -490,10 +490,14 @@ TEST(PreloadGpu, NonblockingCollectivesOnDeviceBuffers) {
     if (!rootOnly || r == root) EXPECT_EQ(got, want[i]) << cases[i].name;
   }
 
-  // Two communicators in opposite orders on even and odd ranks, waited for by MPI_Test.
+  // Two communicators in opposite orders on even and odd ranks, waited for by MPI_Test. A
+  // communicator's first call on device buffers makes its mccl communicator, collectively
+  // (as a blocking call would), so each has one call first, in the same order everywhere.
   MPI_Comm a, b;
   MPI_Comm_dup(MPI_COMM_WORLD, &a);
   MPI_Comm_dup(MPI_COMM_WORLD, &b);
+  ASSERT_EQ(MPI_Allreduce(din[0], dout[4], static_cast<int>(all), MPI_FLOAT, MPI_SUM, a), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Allreduce(din[0], dout[4], static_cast<int>(all), MPI_FLOAT, MPI_SUM, b), MPI_SUCCESS);
   MPI_Request two[2];
   MPI_Comm first = r % 2 ? b : a, second = r % 2 ? a : b;
   float* x = r % 2 ? dout[1] : dout[0];  // a's output on dout[0], b's on dout[1]

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "ipc_transport/p2p_engine.h"
+#include "kernels/plan/p2p_order.h"
 
 using namespace mccl;
 
@@ -129,5 +130,49 @@ TEST(P2pMeet, BothEndsNameOneLaneAndAUsersAndACollectivesDiffer) {
         EXPECT_EQ(lane >= 2, call != P2pCall::User) << p2pCallName(call);
         EXPECT_LT(lane, kMeetLanes);
       }
+}
+
+// On the FIFOs a pair's transfers match in the order each end posts them: two ranks that put
+// a cut AllGather's transfers and a ring of their own Sends and Recvs in one group, in
+// opposite orders, must still post them to each other in one order, the collective's first
+// (madeTransfersFirst); other operations keep their places relative to their own kind.
+TEST(P2pMeet, TheFifosSeeACollectivesTransfersBeforeTheUsers) {
+  auto op = [](OpKind kind, int peer, P2pCall call, size_t count) {
+    OpDesc d;
+    d.kind = kind;
+    d.root = peer;
+    d.call = call;
+    d.count = count;
+    return d;
+  };
+  auto group = [&](int me, bool userFirst) {
+    const int peer = 1 - me;
+    std::vector<OpDesc> gather = {op(OpKind::Send, peer, P2pCall::AllGather, 10),
+                                  op(OpKind::Recv, peer, P2pCall::AllGather, 10)};
+    std::vector<OpDesc> ring = {op(OpKind::Send, peer, P2pCall::User, 20), op(OpKind::Recv, peer, P2pCall::User, 20),
+                                op(OpKind::Send, peer, P2pCall::User, 21), op(OpKind::Recv, peer, P2pCall::User, 21)};
+    std::vector<OpDesc> ops = {op(OpKind::AllReduce, -1, P2pCall::User, 30)};
+    for (const auto& part : userFirst ? std::vector<std::vector<OpDesc>>{ring, gather}
+                                      : std::vector<std::vector<OpDesc>>{gather, ring})
+      ops.insert(ops.end(), part.begin(), part.end());
+    madeTransfersFirst(&ops);
+    return ops;
+  };
+  // What each end posts to its peer, in order: (kind, count).
+  auto posted = [](const std::vector<OpDesc>& ops, OpKind kind) {
+    std::vector<size_t> v;
+    for (const OpDesc& d : ops)
+      if (d.kind == kind) v.push_back(d.count);
+    return v;
+  };
+  const std::vector<OpDesc> even = group(0, false), odd = group(1, true);
+  EXPECT_EQ(posted(even, OpKind::Send), posted(odd, OpKind::Recv)) << "rank 0's Sends against rank 1's Recvs";
+  EXPECT_EQ(posted(odd, OpKind::Send), posted(even, OpKind::Recv)) << "rank 1's Sends against rank 0's Recvs";
+  EXPECT_EQ(posted(odd, OpKind::Send), (std::vector<size_t>{10, 20, 21}));
+  EXPECT_EQ(odd.front().kind, OpKind::AllReduce) << "a collective keeps its place";
+  // A group of the user's Sends and Recvs alone is left in its order.
+  std::vector<OpDesc> mine = {op(OpKind::Recv, 1, P2pCall::User, 2), op(OpKind::Send, 1, P2pCall::User, 1)};
+  madeTransfersFirst(&mine);
+  EXPECT_EQ(mine[0].count, 2u);
 }
 #endif

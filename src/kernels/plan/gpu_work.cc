@@ -9,6 +9,8 @@
 #include <map>
 #include <vector>
 
+#include "kernels/plan/p2p_order.h"
+
 namespace mccl {
 
 // One rank: every collective but PreMulSum is a copy of its input (or nothing in place),
@@ -252,6 +254,7 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
   }
   p_.capturing = first == cudaStreamCaptureStatusActive;
   cutForEngines();
+  madeTransfersFirst(&p_.ops);
   IpcTransport& ipc = dp_->ipc();
   const bool dump = knobBool(Knob::DumpSchedule);
   std::map<std::pair<int, int>, int> p2pQueue;

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Call 2 (one GPU, processes sharing it): after call 1's two findings. The preload's suite on
+# 2 and 3 processes (the nonblocking test now makes each new communicator's mccl communicator
+# with a call in the same order on every rank first: call 1 hung there, the first calls on
+# two new communicators in opposite orders making their communicators in opposite orders);
+# the plain copy-engine collectives on 3 and 2 processes (a group's collective-made Sends and
+# Recvs now go before the user's: call 1's round-0 failures were the FIFO fallback matching an
+# AllGather's transfer with a user's Recv).
+cd "$(dirname "$0")/../../.."
+. bench/device_call.sh
+for np in 2 3; do
+  MCCL_SHARED_GPU=2 timeout 150 ${M/-np 2/-np $np} -x MCCL_SHARED_GPU $B/mccl_preload_gpu_tests > $W/preload$np.log 2>&1
+  res "preload np $np sharing the GPU" $? $W/preload$np.log
+  gtestLines $W/preload$np.log >> $T
+  cp $T $OUT/tests.txt
+done
+for np in 3 2; do
+  NP=$np
+  M="${M/-np [0-9]/-np $np}"
+  F='GpuMpi.PlainCollectivesOnTheCopyEngines:GpuMpi.SendRecvOnTheCopyEngines'
+  [ $np = 2 ] && F="$F:GpuMpi.CollectivesFromMpiComm"
+  mpitests "$F" 200
+  cp $W/mpi.log $W/mpi_np$np.log
+  cp $T $OUT/tests.txt
+done
+finish call2
