@@ -9,6 +9,10 @@
 cd "$(dirname "$0")/../../.."
 . bench/device_call.sh
 for np in 2 3; do
+  # A hang's stacks (gdb, where the machine has it) 110 s in, before the timeout's kill.
+  ( sleep 110; for p in $(pgrep -f mccl_preload_gpu_tests); do
+      command -v gdb > /dev/null && timeout 20 gdb -p $p -batch -ex 'thread apply all bt 14' > $W/stack${np}_$p.txt 2>&1
+    done ) &
   MCCL_SHARED_GPU=2 timeout 150 ${M/-np 2/-np $np} -x MCCL_SHARED_GPU $B/mccl_preload_gpu_tests > $W/preload$np.log 2>&1
   res "preload np $np sharing the GPU" $? $W/preload$np.log
   gtestLines $W/preload$np.log >> $T
