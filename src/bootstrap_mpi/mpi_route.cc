@@ -67,11 +67,14 @@ cudaStream_t streamFor(int dev, ncclComm_t comm) {
 }
 
 // Whether comm failed while a call ran on it: its kernels then end early with the data
-// unfinished, and the stream reports nothing.
+// unfinished, and the stream reports nothing. The failure is recorded before the kernels are
+// stopped, so the flag alone tells; not ncclCommGetAsyncError, which looks for failures
+// itself, taking locks: this also runs inside MPI's progress engine, which mccl's own waits
+// may be turning below it on the stack.
 bool commFailed(const char* call, ncclComm_t comm) {
-  ncclResult_t e = ncclSuccess;
-  if (!isLiveComm(comm) || ncclCommGetAsyncError(comm, &e) != ncclSuccess || e == ncclSuccess || e == ncclInProgress)
-    return false;
+  if (!isLiveComm(comm)) return false;
+  const ncclResult_t e = comm->asyncError.load();
+  if (e == ncclSuccess || e == ncclInProgress) return false;
   WARN("%s on device buffers failed in mccl: the communicator failed (%s)", call, ncclGetErrorString(e));
   return true;
 }
