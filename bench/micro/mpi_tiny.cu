@@ -41,10 +41,7 @@
 #include <vector>
 
 #include "mccl_mpi.h"
-
-extern "C" int mcclMpiRouteAllreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt, MPI_Op op,
-                                     MPI_Comm comm, int* rc);  // libmccl's, for the shim
-extern "C" void mcclMpiRouteSetMpiCudaAware(int aware);
+#include "mpi_preload/mpi_route.h"  // libmccl's, for the shim
 
 #define CK(x)                                                                                \
   do {                                                                                       \
@@ -153,7 +150,8 @@ int main(int argc, char** argv) {
       {"route", true,
        [&] {
          int rc = 0;
-         if (!mcclMpiRouteAllreduce(MPI_IN_PLACE, d, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &rc) || rc != MPI_SUCCESS) {
+         if (!mcclMpiRouteAllreduce(MPI_IN_PLACE, d, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, nullptr, &rc) ||
+             rc != MPI_SUCCESS) {
            std::fprintf(stderr, "mcclMpiRouteAllreduce did not take the call (rc %d)\n", rc);
            MPI_Abort(MPI_COMM_WORLD, 1);
          }

@@ -121,6 +121,23 @@ int startMpiRequest(std::unique_ptr<MpiPendingWork> work, MPI_Request* req) {
   return MPI_SUCCESS;
 }
 
+int completedMpiRequest(int result, MPI_Request* req) {
+  Table& t = table();
+  auto* e = new Entry();
+  e->result = result;
+  e->completing = true;  // never pending: MPI's free callback deletes it
+  t.live.fetch_add(1);
+  MPI_Request r = MPI_REQUEST_NULL;
+  int rc = MPI_Grequest_start(queryFn, freeFn, cancelFn, e, &r);
+  if (rc != MPI_SUCCESS) {
+    destroy(e);
+    return rc;
+  }
+  e->req = r;
+  *req = r;
+  return MPI_Grequest_complete(r);  // the entry is MPI's from here
+}
+
 int progressMpiRequests(bool wait) {
   Table& t = table();
   std::vector<Entry*> done;

@@ -9,8 +9,9 @@
 // MPI_WAIT, which calls PMPI_Wait directly), no thread of mccl's ever calls MPI, and a
 // program that does not wait pays nothing but the callback's one atomic load per turn.
 //
-// Where no such hook exists (an MPI other than Open MPI), mpiRequestsAvailable() is false
-// and the preload leaves nonblocking collectives to MPI.
+// Where no such hook exists (an MPI other than Open MPI), mpiRequestsAvailable() is false:
+// the preload leaves nonblocking collectives to an MPI that takes device buffers, and on one
+// that does not runs them to the end inside the call (completedMpiRequest).
 #pragma once
 
 #include <mpi.h>
@@ -38,6 +39,11 @@ bool mpiRequestsAvailable();
 // which in Open MPI defers the free to completion). Returns MPI_SUCCESS, or MPI's error (the
 // work destroyed, *req untouched).
 int startMpiRequest(std::unique_ptr<MpiPendingWork> work, MPI_Request* req);
+
+// A request that is complete when handed out, with MPI error class result (MPI_SUCCESS or
+// another): for a nonblocking call that ran to its end inside the call, where no progress
+// hook exists or MCCL_MPI_NONBLOCKING=0. Needs no hook. Returns MPI_SUCCESS or MPI's error.
+int completedMpiRequest(int result, MPI_Request* req);
 
 // Polls every pending work once and completes the requests of those done; what the progress
 // hook runs. Returns how many it completed. wait: take the lock even if another thread holds

@@ -21,6 +21,7 @@
 #include "core/error.h"
 #include "core/knobs.h"
 #include "mccl_mpi.h"
+#include "mpi_preload/mpi_route.h"
 
 #ifdef MCCL_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -51,32 +52,58 @@ void verbose(const char* call, size_t bytes, const char* path, const char* why) 
 // MPI orders collectives per communicator only: a rank may start MPI_Iallreduce on one and
 // then a blocking collective on another that its peer called first, and on one stream the
 // second would queue behind the first, whose peer is still in the second.
+//
+// A thread's last answer holds while no communicator was made or destroyed (the registry's
+// generation, as mcclMpiComm's own last answer): the small-call path takes no lock. When the
+// generation moved, the streams of communicators no longer live are destroyed (work still
+// queued on one completes first: cudaStreamDestroy does not wait, the stream goes when idle),
+// so a program that makes and frees communicators keeps one stream for each live one.
 cudaStream_t streamFor(int dev, ncclComm_t comm) {
+  thread_local int lastDev = -1;
+  thread_local ncclComm_t lastComm = nullptr;
+  thread_local uint64_t lastGen = 0;
+  thread_local cudaStream_t lastStream = nullptr;
+  const uint64_t gen = commRegistryGeneration();
+  if (dev == lastDev && comm == lastComm && gen == lastGen) return lastStream;
   static std::mutex mu;
   static std::map<std::pair<int, ncclComm_t>, cudaStream_t> streams;
+  static uint64_t sweptAt = 0;
   std::lock_guard<std::mutex> lock(mu);
-  auto it = streams.find({dev, comm});
-  if (it != streams.end()) return it->second;
-  cudaStream_t s = nullptr;
-  if (cudaStreamCreateWithFlags(&s, cudaStreamDefault) != cudaSuccess) {
-    cudaGetLastError();
-    return nullptr;  // the legacy stream: ordered, just not concurrent
+  if (gen != sweptAt) {
+    for (auto it = streams.begin(); it != streams.end();) {
+      if (isLiveComm(it->first.second)) {
+        ++it;
+        continue;
+      }
+      cudaStreamDestroy(it->second);
+      it = streams.erase(it);
+    }
+    sweptAt = gen;
   }
-  streams[{dev, comm}] = s;
+  cudaStream_t s = nullptr;
+  auto it = streams.find({dev, comm});
+  if (it != streams.end()) {
+    s = it->second;
+  } else if (cudaStreamCreateWithFlags(&s, cudaStreamDefault) == cudaSuccess) {
+    streams[{dev, comm}] = s;
+  } else {
+    cudaGetLastError();
+    return nullptr;  // the legacy stream: ordered, just not concurrent (and not remembered)
+  }
+  lastDev = dev, lastComm = comm, lastGen = gen, lastStream = s;
   return s;
 }
 
-// Whether comm failed while a call ran on it: its kernels then end early with the data
-// unfinished, and the stream reports nothing. The failure is recorded before the kernels are
-// stopped, so the flag alone tells; not ncclCommGetAsyncError, which looks for failures
-// itself, taking locks: this also runs inside MPI's progress engine, which mccl's own waits
-// may be turning below it on the stack.
-bool commFailed(const char* call, ncclComm_t comm) {
-  if (!isLiveComm(comm)) return false;
+// What comm's failure flag holds (ncclSuccess: none): a communicator that failed while a
+// call ran on it (a peer lost, an abort) ends its kernels early with the data unfinished,
+// and the stream reports nothing. The failure is recorded before the kernels are stopped,
+// so the flag alone tells; not ncclCommGetAsyncError, which looks for failures itself,
+// taking locks: this also runs inside MPI's progress engine, which mccl's own waits may be
+// turning below it on the stack.
+ncclResult_t commFailure(ncclComm_t comm) {
+  if (!isLiveComm(comm)) return ncclSuccess;
   const ncclResult_t e = comm->asyncError.load();
-  if (e == ncclSuccess || e == ncclInProgress) return false;
-  WARN("%s on device buffers failed in mccl: the communicator failed (%s)", call, ncclGetErrorString(e));
-  return true;
+  return e == ncclInProgress ? ncclSuccess : e;
 }
 
 // A nonblocking collective's request: done when the event recorded behind it on its
@@ -94,7 +121,10 @@ class StreamWork : public MpiPendingWork {
       WARN("%s on device buffers failed in mccl: %s", call_, cudaGetErrorString(e));
       return MPI_ERR_OTHER;
     }
-    return commFailed(call_, comm_) ? MPI_ERR_OTHER : MPI_SUCCESS;
+    const ncclResult_t failed = commFailure(comm_);
+    if (failed == ncclSuccess) return MPI_SUCCESS;
+    WARN("%s on device buffers failed in mccl: the communicator failed (%s)", call_, ncclGetErrorString(failed));
+    return MPI_ERR_OTHER;
   }
 
  private:
@@ -112,9 +142,18 @@ int deviceOf(const void* p) {
   }
   return a.type == cudaMemoryTypeDevice ? a.device : -1;
 }
-#endif
 
-#ifdef MCCL_HAVE_CUDA
+// Whether a nonblocking call's request can complete later, from MPI's progress engine
+// (mpi_requests.h). Where not, an MPI that takes device buffers gets the call; one that
+// does not would fail on them, so mccl runs the call to its end inside it and hands out a
+// completed request.
+bool requestsLater() { return knobBool(Knob::MpiNonblocking) && mpiRequestsAvailable(); }
+
+const char* whyNotLater() {
+  return knobBool(Knob::MpiNonblocking) ? "no MPI progress hook to complete its request (not Open MPI)"
+                                        : "MCCL_MPI_NONBLOCKING=0";
+}
+
 int execute(const char* call, size_t bytes, int dev, MPI_Comm comm, bool oneCall,
             const std::function<ncclResult_t(cudaStream_t)>& run, MPI_Request* req, int* rc);
 #endif
@@ -148,8 +187,7 @@ int route(const char* call, size_t bytes, const void* probe, MPI_Datatype dt, bo
   else if (reduce && !mpiOpQuiet(op, &o)) why = "operator not supported";
   else if (comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
     why = "not an intracommunicator";
-  else if (req != nullptr && !mpiRequestsAvailable())
-    why = "no MPI progress hook to complete its request (not Open MPI)";
+  else if (req != nullptr && !requestsLater() && gMpiCudaAware.load() != 0) why = whyNotLater();
   if (why) {
     gViaMpi.fetch_add(1);
     verbose(call, bytes, "MPI", why);
@@ -162,7 +200,8 @@ int route(const char* call, size_t bytes, const void* probe, MPI_Datatype dt, bo
 #ifdef MCCL_HAVE_CUDA
 // Runs a call the route gave to mccl on device dev, on its communicator's stream, and
 // waits for it; a nonblocking call instead returns a request that MPI's progress completes
-// when an event recorded behind it has happened (mpi_requests.h).
+// when an event recorded behind it has happened (mpi_requests.h), or, where requests cannot
+// complete later (requestsLater), waits as a blocking call does and returns a completed one.
 int execute(const char* call, size_t bytes, int dev, MPI_Comm comm, bool oneCall,
             const std::function<ncclResult_t(cudaStream_t)>& run, MPI_Request* req, int* rc) {
   int prev = -1;
@@ -171,7 +210,8 @@ int execute(const char* call, size_t bytes, int dev, MPI_Comm comm, bool oneCall
   ncclComm_t c = nullptr;
   ncclResult_t r = mcclMpiComm(comm, &c);
   cudaStream_t s = r == ncclSuccess ? streamFor(dev, c) : nullptr;
-  if (r == ncclSuccess && req == nullptr) {
+  const bool later = req != nullptr && requestsLater();
+  if (r == ncclSuccess && !later) {
     CompletionWord cw;
     {
       CompletionScope armed(oneCall ? &cw : nullptr);
@@ -181,7 +221,10 @@ int execute(const char* call, size_t bytes, int dev, MPI_Comm comm, bool oneCall
       r = waitStream(s, comm, &cw);
       (cw.taken ? gByWord : gByStream).fetch_add(1);
     }
-    if (r == ncclSuccess && commFailed(call, c)) r = ncclRemoteError;
+    const ncclResult_t failed = r == ncclSuccess ? commFailure(c) : ncclSuccess;
+    if (failed != ncclSuccess)
+      r = MCCL_ERR(ncclRemoteError, c, "%s: the communicator failed while the call ran (%s)", call,
+                   ncclGetErrorString(failed));
   } else if (r == ncclSuccess) {
     cudaEvent_t ev = nullptr;
     r = run(s);
@@ -199,7 +242,10 @@ int execute(const char* call, size_t bytes, int dev, MPI_Comm comm, bool oneCall
   }
   if (prev >= 0 && prev != dev) cudaSetDevice(prev);
   gViaMccl.fetch_add(1);
-  verbose(call, bytes, req ? "mccl (request)" : "mccl", r == ncclSuccess ? nullptr : ncclGetLastError(nullptr));
+  verbose(call, bytes, later ? "mccl (request)" : req ? "mccl (completed request)" : "mccl",
+          r == ncclSuccess ? nullptr : ncclGetLastError(nullptr));
+  if (r == ncclSuccess && req != nullptr && !later && completedMpiRequest(MPI_SUCCESS, req) != MPI_SUCCESS)
+    r = MCCL_ERR(ncclSystemError, c, "%s: MPI_Grequest_start failed", call);
   if (r != ncclSuccess) {
     WARN("%s on device buffers failed in mccl: %s", call, ncclGetLastError(nullptr));
     if (req) *req = MPI_REQUEST_NULL;
@@ -260,25 +306,31 @@ NCCL_API void mcclMpiWaitCounters(uint64_t* byWord, uint64_t* byStream) {
 NCCL_API int mcclMpiRouteAllreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                                    MPI_Comm comm, MPI_Request* req, int* rc) {
   const void* probe = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  return route(req ? "MPI_Iallreduce" : "MPI_Allreduce", typeBytes(dt, static_cast<size_t>(count)), probe, dt, true, op, comm, true,
-               [&](cudaStream_t s) { return mcclMpiAllreduce(sendbuf, recvbuf, static_cast<size_t>(count), dt, op, comm, s); },
-               req, rc);
+  const char* call = req ? "MPI_Iallreduce" : "MPI_Allreduce";
+  return route(
+      call, typeBytes(dt, static_cast<size_t>(count)), probe, dt, true, op, comm, true,
+      [&](cudaStream_t s) { return mcclMpiAllreduce(sendbuf, recvbuf, static_cast<size_t>(count), dt, op, comm, s); },
+      req, rc);
 }
 
 NCCL_API int mcclMpiRouteReduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                                 MPI_Comm comm, MPI_Request* req, int* rc) {
   const void* probe = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  return route(req ? "MPI_Ireduce" : "MPI_Reduce", typeBytes(dt, static_cast<size_t>(count)), probe, dt, true, op, comm, true,
-               [&](cudaStream_t s) {
-                 return mcclMpiReduce(sendbuf, recvbuf, static_cast<size_t>(count), dt, op, root, comm, s);
-               },
-               req, rc);
+  const char* call = req ? "MPI_Ireduce" : "MPI_Reduce";
+  return route(
+      call, typeBytes(dt, static_cast<size_t>(count)), probe, dt, true, op, comm, true,
+      [&](cudaStream_t s) {
+        return mcclMpiReduce(sendbuf, recvbuf, static_cast<size_t>(count), dt, op, root, comm, s);
+      },
+      req, rc);
 }
 
-NCCL_API int mcclMpiRouteBcast(void* buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request* req, int* rc) {
-  return route(req ? "MPI_Ibcast" : "MPI_Bcast", typeBytes(dt, static_cast<size_t>(count)), buffer, dt, false, MPI_OP_NULL, comm, true,
-               [&](cudaStream_t s) { return mcclMpiBcast(buffer, static_cast<size_t>(count), dt, root, comm, s); }, req,
-               rc);
+NCCL_API int mcclMpiRouteBcast(void* buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request* req,
+                               int* rc) {
+  const char* call = req ? "MPI_Ibcast" : "MPI_Bcast";
+  return route(
+      call, typeBytes(dt, static_cast<size_t>(count)), buffer, dt, false, MPI_OP_NULL, comm, true,
+      [&](cudaStream_t s) { return mcclMpiBcast(buffer, static_cast<size_t>(count), dt, root, comm, s); }, req, rc);
 }
 
 NCCL_API int mcclMpiRouteAllgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -289,22 +341,26 @@ NCCL_API int mcclMpiRouteAllgather(const void* sendbuf, int sendcount, MPI_Datat
     return 0;
   }
   size_t bytes = typeBytes(recvtype, static_cast<size_t>(recvcount)) * static_cast<size_t>(commSize(comm));
-  return route(req ? "MPI_Iallgather" : "MPI_Allgather", bytes, recvbuf, recvtype, false, MPI_OP_NULL, comm, true,
-               [&](cudaStream_t s) {
-                 return mcclMpiAllgather(sendbuf, recvbuf, static_cast<size_t>(recvcount), recvtype, comm, s);
-               },
-               req, rc);
+  const char* call = req ? "MPI_Iallgather" : "MPI_Allgather";
+  return route(
+      call, bytes, recvbuf, recvtype, false, MPI_OP_NULL, comm, true,
+      [&](cudaStream_t s) {
+        return mcclMpiAllgather(sendbuf, recvbuf, static_cast<size_t>(recvcount), recvtype, comm, s);
+      },
+      req, rc);
 }
 
 NCCL_API int mcclMpiRouteReduceScatterBlock(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype dt,
                                             MPI_Op op, MPI_Comm comm, MPI_Request* req, int* rc) {
   size_t bytes = typeBytes(dt, static_cast<size_t>(recvcount)) * static_cast<size_t>(commSize(comm));
   const void* probe = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  return route(req ? "MPI_Ireduce_scatter_block" : "MPI_Reduce_scatter_block", bytes, probe, dt, true, op, comm, sendbuf != MPI_IN_PLACE,
-               [&](cudaStream_t s) {
-                 return mcclMpiReduceScatterBlock(sendbuf, recvbuf, static_cast<size_t>(recvcount), dt, op, comm, s);
-               },
-               req, rc);
+  const char* call = req ? "MPI_Ireduce_scatter_block" : "MPI_Reduce_scatter_block";
+  return route(
+      call, bytes, probe, dt, true, op, comm, sendbuf != MPI_IN_PLACE,
+      [&](cudaStream_t s) {
+        return mcclMpiReduceScatterBlock(sendbuf, recvbuf, static_cast<size_t>(recvcount), dt, op, comm, s);
+      },
+      req, rc);
 }
 
 NCCL_API int mcclMpiRouteAlltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -315,18 +371,20 @@ NCCL_API int mcclMpiRouteAlltoall(const void* sendbuf, int sendcount, MPI_Dataty
     return 0;
   }
   size_t bytes = typeBytes(recvtype, static_cast<size_t>(recvcount)) * static_cast<size_t>(commSize(comm));
-  return route(req ? "MPI_Ialltoall" : "MPI_Alltoall", bytes, recvbuf, recvtype, false, MPI_OP_NULL, comm, false,
-               [&](cudaStream_t s) {
-                 return mcclMpiAlltoall(sendbuf, recvbuf, static_cast<size_t>(recvcount), recvtype, comm, s);
-               },
-               req, rc);
+  const char* call = req ? "MPI_Ialltoall" : "MPI_Alltoall";
+  return route(
+      call, bytes, recvbuf, recvtype, false, MPI_OP_NULL, comm, false,
+      [&](cudaStream_t s) {
+        return mcclMpiAlltoall(sendbuf, recvbuf, static_cast<size_t>(recvcount), recvtype, comm, s);
+      },
+      req, rc);
 }
 
 // Gather and Scatter: the root decides on its side that holds every block (its two sides
 // must agree), the others on their own block; in a program whose ranks pass the same count
 // and datatype every rank decides alike.
-NCCL_API int mcclMpiRouteGather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* req, int* rc) {
+NCCL_API int mcclMpiRouteGather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                                MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* req, int* rc) {
   const int n = commSize(comm);
   if (root < 0 || root >= n) return 0;  // MPI reports it
   const bool atRoot = commRank(comm) == root;
@@ -334,16 +392,17 @@ NCCL_API int mcclMpiRouteGather(const void* sendbuf, int sendcount, MPI_Datatype
     return 0;
   const MPI_Datatype dt = atRoot ? recvtype : sendtype;
   const int count = atRoot ? recvcount : sendcount;
-  return route(req ? "MPI_Igather" : "MPI_Gather", typeBytes(dt, static_cast<size_t>(count)) * static_cast<size_t>(n),
-               atRoot ? recvbuf : sendbuf, dt, false, MPI_OP_NULL, comm, false,
-               [&](cudaStream_t s) {
-                 return mcclMpiGather(sendbuf, recvbuf, static_cast<size_t>(count), dt, root, comm, s);
-               },
-               req, rc);
+  const char* call = req ? "MPI_Igather" : "MPI_Gather";
+  return route(
+      call, typeBytes(dt, static_cast<size_t>(count)) * static_cast<size_t>(n), atRoot ? recvbuf : sendbuf, dt, false,
+      MPI_OP_NULL, comm, false,
+      [&](cudaStream_t s) { return mcclMpiGather(sendbuf, recvbuf, static_cast<size_t>(count), dt, root, comm, s); },
+      req, rc);
 }
 
 NCCL_API int mcclMpiRouteScatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* req, int* rc) {
+                                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* req,
+                                 int* rc) {
   const int n = commSize(comm);
   if (root < 0 || root >= n) return 0;
   const bool atRoot = commRank(comm) == root;
@@ -351,12 +410,12 @@ NCCL_API int mcclMpiRouteScatter(const void* sendbuf, int sendcount, MPI_Datatyp
     return 0;
   const MPI_Datatype dt = atRoot ? sendtype : recvtype;
   const int count = atRoot ? sendcount : recvcount;
-  return route(req ? "MPI_Iscatter" : "MPI_Scatter", typeBytes(dt, static_cast<size_t>(count)) * static_cast<size_t>(n),
-               atRoot ? sendbuf : recvbuf, dt, false, MPI_OP_NULL, comm, false,
-               [&](cudaStream_t s) {
-                 return mcclMpiScatter(sendbuf, recvbuf, static_cast<size_t>(count), dt, root, comm, s);
-               },
-               req, rc);
+  const char* call = req ? "MPI_Iscatter" : "MPI_Scatter";
+  return route(
+      call, typeBytes(dt, static_cast<size_t>(count)) * static_cast<size_t>(n), atRoot ? sendbuf : recvbuf, dt, false,
+      MPI_OP_NULL, comm, false,
+      [&](cudaStream_t s) { return mcclMpiScatter(sendbuf, recvbuf, static_cast<size_t>(count), dt, root, comm, s); },
+      req, rc);
 }
 
 // recvcounts is the same array on every rank, so every rank sees the same total.
@@ -364,20 +423,22 @@ NCCL_API int mcclMpiRouteAllgatherv(const void* sendbuf, int sendcount, MPI_Data
                                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                                     MPI_Request* req, int* rc) {
   if (sendbuf != MPI_IN_PLACE && mismatched("MPI_Allgatherv", sendtype, recvtype, false)) return 0;
-  return route(req ? "MPI_Iallgatherv" : "MPI_Allgatherv", typeBytes(recvtype, countSum(recvcounts, comm)), recvbuf, recvtype, false,
-               MPI_OP_NULL, comm, false,
-               [&](cudaStream_t s) {
-                 return mcclMpiAllgatherv(sendbuf, sendcount, recvbuf, recvcounts, displs, recvtype, comm, s);
-               },
-               req, rc);
+  const char* call = req ? "MPI_Iallgatherv" : "MPI_Allgatherv";
+  return route(
+      call, typeBytes(recvtype, countSum(recvcounts, comm)), recvbuf, recvtype, false, MPI_OP_NULL, comm, false,
+      [&](cudaStream_t s) {
+        return mcclMpiAllgatherv(sendbuf, sendcount, recvbuf, recvcounts, displs, recvtype, comm, s);
+      },
+      req, rc);
 }
 
 NCCL_API int mcclMpiRouteReduceScatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype dt,
                                        MPI_Op op, MPI_Comm comm, MPI_Request* req, int* rc) {
   const void* probe = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  return route(req ? "MPI_Ireduce_scatter" : "MPI_Reduce_scatter", typeBytes(dt, countSum(recvcounts, comm)), probe, dt, true, op, comm, false,
-               [&](cudaStream_t s) { return mcclMpiReduceScatter(sendbuf, recvbuf, recvcounts, dt, op, comm, s); },
-               req, rc);
+  const char* call = req ? "MPI_Ireduce_scatter" : "MPI_Reduce_scatter";
+  return route(
+      call, typeBytes(dt, countSum(recvcounts, comm)), probe, dt, true, op, comm, false,
+      [&](cudaStream_t s) { return mcclMpiReduceScatter(sendbuf, recvbuf, recvcounts, dt, op, comm, s); }, req, rc);
 }
 
 // Alltoallv: a rank's counts are its own (one may send and receive nothing, with NULL
@@ -398,7 +459,14 @@ NCCL_API int mcclMpiRouteAlltoallv(const void* sendbuf, const int sendcounts[], 
     return 0;
   }
 #ifndef MCCL_HAVE_CUDA
-  (void)inPlace; (void)sdispls; (void)sendtype; (void)recvbuf; (void)rdispls; (void)recvtype; (void)req; (void)rc;
+  (void)inPlace;
+  (void)sdispls;
+  (void)sendtype;
+  (void)recvbuf;
+  (void)rdispls;
+  (void)recvtype;
+  (void)req;
+  (void)rc;
   gViaMpi.fetch_add(1);
   verbose(call, 0, "MPI", "mccl was built without CUDA");
   return 0;
@@ -409,34 +477,37 @@ NCCL_API int mcclMpiRouteAlltoallv(const void* sendbuf, const int sendcounts[], 
   long long vote[3] = {0, 0, static_cast<long long>(typeBytes(recvtype, received))};
   int dev = -1;
   if ((!inPlace && sendtype != recvtype) || !mpiDatatypeQuiet(recvtype, &t) ||
-      (req != nullptr && !mpiRequestsAvailable())) {
+      (req != nullptr && !requestsLater() && gMpiCudaAware.load() != 0)) {
     vote[0] = 1;
   } else {
     const int sdev = sent > 0 ? deviceOf(sendbuf) : -2, rdev = received > 0 ? deviceOf(recvbuf) : -2;
-    if (sdev == -1 || rdev == -1 || (sdev >= 0 && rdev >= 0 && sdev != rdev)) vote[0] = 1;  // host memory
-    else if (sdev >= 0 || rdev >= 0) vote[1] = 1, dev = sdev >= 0 ? sdev : rdev;
+    if (sdev == -1 || rdev == -1 || (sdev >= 0 && rdev >= 0 && sdev != rdev))
+      vote[0] = 1;  // host memory
+    else if (sdev >= 0 || rdev >= 0)
+      vote[1] = 1, dev = sdev >= 0 ? sdev : rdev;
   }
   long long all[3] = {0, 0, 0};
   if (PMPI_Allreduce(vote, all, 3, MPI_LONG_LONG, MPI_SUM, comm) != MPI_SUCCESS) return 0;
   const int n = commSize(comm);
-  const char* why = all[0] > 0   ? "host buffers or a datatype mccl does not take, on some rank"
-                    : all[1] == 0 ? "no data on a GPU"
-                    : static_cast<size_t>(all[2]) / static_cast<size_t>(n) < static_cast<size_t>(knobInt(Knob::MpiThreshold)) &&
-                              gMpiCudaAware.load() != 0
-                        ? "below MCCL_MPI_THRESHOLD"
-                        : nullptr;
+  const char* why =
+      all[0] > 0    ? "host buffers or a datatype mccl does not take, on some rank"
+      : all[1] == 0 ? "no data on a GPU"
+      : static_cast<size_t>(all[2]) / static_cast<size_t>(n) < static_cast<size_t>(knobInt(Knob::MpiThreshold)) &&
+              gMpiCudaAware.load() != 0
+          ? "below MCCL_MPI_THRESHOLD"
+          : nullptr;
   if (why) {
     gViaMpi.fetch_add(1);
     verbose(call, static_cast<size_t>(all[2]), "MPI", why);
     return 0;
   }
   if (dev < 0 && cudaGetDevice(&dev) != cudaSuccess) dev = 0;  // nothing of its own: its current GPU
-  return execute(call, vote[2] > 0 ? static_cast<size_t>(vote[2]) : 0, dev, comm, false,
-                 [&](cudaStream_t s) {
-                   return mcclMpiAlltoallv(sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, recvtype, comm,
-                                           s);
-                 },
-                 req, rc);
+  return execute(
+      call, vote[2] > 0 ? static_cast<size_t>(vote[2]) : 0, dev, comm, false,
+      [&](cudaStream_t s) {
+        return mcclMpiAlltoallv(sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, recvtype, comm, s);
+      },
+      req, rc);
 #endif
 }
 

@@ -131,6 +131,8 @@ enum class KnobType { Int, Size, Bool, String };
   X(MpiVerbose, "MCCL_MPI_VERBOSE", Bool, "0", "libmccl_mpi: log the path of every call")        \
   X(MpiCudaAware, "MCCL_MPI_CUDA_AWARE", Bool, "1",                                              \
     "libmccl_mpi: MPIX_Query_cuda_support reports 1 (its collectives take device buffers)")      \
+  X(MpiNonblocking, "MCCL_MPI_NONBLOCKING", Bool, "1",                                          \
+    "libmccl_mpi: the nonblocking collectives (MPI_Iallreduce ... MPI_Iscatter) on device buffers go to mccl as the blocking ones do, their requests completed by MPI's progress (0: to MPI where it takes device buffers; on one that does not, mccl runs them to their end inside the call and hands out a completed request)") \
   X(SharedGpu, "MCCL_SHARED_GPU", Int, "0",                                                     \
     "1: ranks of one process may share a GPU (tests and benchmarks on one-GPU machines); "       \
     "2: ranks of different processes too (their kernels time-slice: correctness runs only)")  \

@@ -10,21 +10,7 @@
 #include <dlfcn.h>
 #include <mpi.h>
 
-int mcclMpiRouteAllreduce(const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request*, int*);
-int mcclMpiRouteReduce(const void*, void*, int, MPI_Datatype, MPI_Op, int, MPI_Comm, MPI_Request*, int*);
-int mcclMpiRouteBcast(void*, int, MPI_Datatype, int, MPI_Comm, MPI_Request*, int*);
-int mcclMpiRouteAllgather(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm, MPI_Request*, int*);
-int mcclMpiRouteReduceScatterBlock(const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request*, int*);
-int mcclMpiRouteAlltoall(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm, MPI_Request*, int*);
-int mcclMpiRouteGather(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm, MPI_Request*, int*);
-int mcclMpiRouteScatter(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm, MPI_Request*, int*);
-int mcclMpiRouteAllgatherv(const void*, int, MPI_Datatype, void*, const int*, const int*, MPI_Datatype, MPI_Comm,
-                           MPI_Request*, int*);
-int mcclMpiRouteReduceScatter(const void*, void*, const int*, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request*, int*);
-int mcclMpiRouteAlltoallv(const void*, const int*, const int*, MPI_Datatype, void*, const int*, const int*,
-                          MPI_Datatype, MPI_Comm, MPI_Request*, int*);
-int mcclMpiRouteCudaAware(void);
-void mcclMpiRouteSetMpiCudaAware(int aware);
+#include "mpi_route.h"
 
 /* The MPI library's own answer to MPIX_Query_cuda_support, told to libmccl once. */
 static int realCudaAware(void) {

@@ -154,3 +154,53 @@ TEST(MpiRequests, AWorksErrorReachesTheWaiter) {
   MPI_Errhandler_free(&self);
   MPI_Barrier(MPI_COMM_WORLD);
 }
+
+// A request complete when handed out (a nonblocking call that ran to its end inside the
+// call: no progress hook, or MCCL_MPI_NONBLOCKING=0): needs no hook, reports its result, and
+// its entry goes when MPI frees it (by a wait, a test, or MPI_Request_free).
+TEST(MpiRequests, CompletedOnesNeedNoProgress) {
+  const size_t live0 = mccl::liveMpiRequests();
+  MPI_Request r = MPI_REQUEST_NULL;
+  ASSERT_EQ(mccl::completedMpiRequest(MPI_SUCCESS, &r), MPI_SUCCESS);
+  ASSERT_NE(r, MPI_REQUEST_NULL);
+  EXPECT_EQ(mccl::liveMpiRequests(), live0 + 1);
+  int flag = 0;
+  MPI_Status st;
+  ASSERT_EQ(MPI_Test(&r, &flag, &st), MPI_SUCCESS);
+  EXPECT_EQ(flag, 1);
+  EXPECT_EQ(r, MPI_REQUEST_NULL);
+  int count = -1;
+  MPI_Get_count(&st, MPI_BYTE, &count);
+  EXPECT_EQ(count, 0);
+  EXPECT_EQ(mccl::liveMpiRequests(), live0);
+
+  MPI_Request two[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  ASSERT_EQ(mccl::completedMpiRequest(MPI_SUCCESS, &two[0]), MPI_SUCCESS);
+  ASSERT_EQ(mccl::completedMpiRequest(MPI_SUCCESS, &two[1]), MPI_SUCCESS);
+  EXPECT_EQ(MPI_Waitall(2, two, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+  ASSERT_EQ(mccl::completedMpiRequest(MPI_SUCCESS, &r), MPI_SUCCESS);
+  EXPECT_EQ(MPI_Request_free(&r), MPI_SUCCESS);
+  EXPECT_EQ(r, MPI_REQUEST_NULL);
+  EXPECT_EQ(mccl::liveMpiRequests(), live0);
+
+  MPI_Errhandler world, self;
+  MPI_Comm_get_errhandler(MPI_COMM_WORLD, &world);
+  MPI_Comm_get_errhandler(MPI_COMM_SELF, &self);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  ASSERT_EQ(mccl::completedMpiRequest(MPI_ERR_OTHER, &r), MPI_SUCCESS);
+  EXPECT_NE(MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_SUCCESS);
+  MPI_Request one[1] = {MPI_REQUEST_NULL};
+  ASSERT_EQ(mccl::completedMpiRequest(MPI_ERR_OTHER, &one[0]), MPI_SUCCESS);
+  EXPECT_EQ(MPI_Waitall(1, one, &st), MPI_ERR_IN_STATUS);
+  int cls = 0;
+  MPI_Error_class(st.MPI_ERROR, &cls);
+  EXPECT_EQ(cls, MPI_ERR_OTHER);
+  EXPECT_EQ(mccl::liveMpiRequests(), live0);
+  EXPECT_EQ(mccl::pendingMpiRequests(), 0u);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, world);
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, self);
+  MPI_Errhandler_free(&world);
+  MPI_Errhandler_free(&self);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
