@@ -554,6 +554,13 @@ TEST(PreloadGpu, NonblockingCollectivesOnDeviceBuffers) {
 
   MPI_Comm_free(&a);
   MPI_Comm_free(&b);
+  // The next call finds the communicators changed and destroys the freed ones' streams.
+  ASSERT_EQ(MPI_Iallreduce(din[0], dout[5], static_cast<int>(all), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &f),
+            MPI_SUCCESS);
+  ASSERT_EQ(MPI_Wait(&f, MPI_STATUS_IGNORE), MPI_SUCCESS);
+  got.assign(all, 0);
+  ASSERT_EQ(cudaMemcpy(got.data(), dout[5], sizeof(float) * all, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_TRUE(std::equal(got.begin(), got.end(), want[0].begin())) << "an Iallreduce after two communicators freed";
   for (size_t i = 0; i < k; ++i) {
     cudaFree(din[i]);
     cudaFree(dout[i]);
