@@ -99,19 +99,24 @@ bool mpiRequestsAvailable() {
   return table().hooked;
 }
 
+namespace {
+// MPI's generalized request for e, counted live; e deleted where MPI refuses.
+int grequestFor(Entry* e) {
+  table().live.fetch_add(1);
+  const int rc = MPI_Grequest_start(queryFn, freeFn, cancelFn, e, &e->req);
+  if (rc != MPI_SUCCESS) destroy(e);
+  return rc;
+}
+}  // namespace
+
 int startMpiRequest(std::unique_ptr<MpiPendingWork> work, MPI_Request* req) {
   if (!mpiRequestsAvailable()) return MPI_ERR_INTERN;
   Table& t = table();
   auto* e = new Entry();
   e->work = std::move(work);
-  t.live.fetch_add(1);
-  MPI_Request r = MPI_REQUEST_NULL;
-  const int rc = MPI_Grequest_start(queryFn, freeFn, cancelFn, e, &r);
-  if (rc != MPI_SUCCESS) {
-    destroy(e);
-    return rc;
-  }
-  e->req = r;
+  const int rc = grequestFor(e);
+  if (rc != MPI_SUCCESS) return rc;
+  const MPI_Request r = e->req;
   {
     std::lock_guard<std::mutex> lock(t.mu);
     t.pending.push_back(e);
@@ -122,20 +127,13 @@ int startMpiRequest(std::unique_ptr<MpiPendingWork> work, MPI_Request* req) {
 }
 
 int completedMpiRequest(int result, MPI_Request* req) {
-  Table& t = table();
   auto* e = new Entry();
   e->result = result;
   e->completing = true;  // never pending: MPI's free callback deletes it
-  t.live.fetch_add(1);
-  MPI_Request r = MPI_REQUEST_NULL;
-  int rc = MPI_Grequest_start(queryFn, freeFn, cancelFn, e, &r);
-  if (rc != MPI_SUCCESS) {
-    destroy(e);
-    return rc;
-  }
-  e->req = r;
-  *req = r;
-  return MPI_Grequest_complete(r);  // the entry is MPI's from here
+  const int rc = grequestFor(e);
+  if (rc != MPI_SUCCESS) return rc;
+  *req = e->req;
+  return MPI_Grequest_complete(*req);  // the entry is MPI's from here
 }
 
 int progressMpiRequests(bool wait) {

@@ -293,6 +293,11 @@ void SymState::releaseCeWaits() {
   if (ceSync_) ceSync_->release();
 }
 
+uint64_t SymState::ceWaitingAt(int* peer) const {
+  std::lock_guard<std::mutex> lock(directMu_);
+  return ceSync_ ? ceSync_->waitingAt(peer) : 0;
+}
+
 bool SymState::directFlags(uint64_t** each) const {
   std::lock_guard<std::mutex> lock(directMu_);
   if (!directBarrier_ || symmetric_.empty()) return false;
@@ -471,6 +476,7 @@ void SymState::freeWindow(Window&) {}
 bool SymState::directFlags(uint64_t**) const { return false; }
 CeSync* SymState::ceSync() const { return nullptr; }
 void SymState::releaseCeWaits() {}
+uint64_t SymState::ceWaitingAt(int*) const { return 0; }
 bool SymState::directBuffer(const void*, size_t, uint8_t**) const { return false; }
 ncclResult_t SymState::registerWindow(void*, size_t, int, const char* call, ncclWindow_t*, bool) {
   return MCCL_ERR(ncclInvalidUsage, comm_, "%s: this mccl was built without CUDA", call);

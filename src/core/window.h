@@ -73,6 +73,8 @@ class SymState {
   CeSync* ceSync() const;
   // Abort and a lost peer: every copy-engine barrier this rank has enqueued passes.
   void releaseCeWaits();
+  // The copy-engine barrier this rank's stream sits in (CeSync::waitingAt), 0 when none.
+  uint64_t ceWaitingAt(int* peer) const;
 
  private:
   struct Window;

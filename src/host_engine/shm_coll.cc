@@ -28,7 +28,6 @@ std::atomic<uint64_t> gCount{0}, gP2pCount{0};
 // cores: np 4, Broadcast of 256 B 0.19 us from a cell, 0.91 from a slot) or to a slot,
 // announced by the first line's number.
 constexpr size_t kLineData = kShmLineData;
-constexpr int kCellLines = kShmCellLines;
 constexpr size_t kLinesMaxBytes = 3 * kLineData;  // 168
 constexpr size_t kPackedBytes = kShmCell;
 static_assert(kLineData % 8 == 0, "a line holds whole elements of every type");
@@ -41,7 +40,6 @@ static_assert(kLineData % 8 == 0, "a line holds whole elements of every type");
 // Reduce of 1 KiB 2.02 against 0.72 us, Broadcast of 4 KiB 2.29 against 1.03;
 // bench/results/host-2core-2026-12-04.md).
 constexpr int kLines = kShmCells;
-constexpr size_t kCacheLine = kShmCacheLine;
 using Line = ShmLine;
 
 // Where one operation's data goes (the same on every rank: it depends on the size alone).

@@ -109,6 +109,21 @@ ncclResult_t CeSync::barrier(ncclComm* comm, cudaStream_t stream) {
   return ncclSuccess;
 }
 
+uint64_t CeSync::waitingAt(int* peer) const {
+  if (!words_) return 0;
+  // The stream writes barrier k into every peer's row before it waits on its own.
+  uint64_t reached = 0;
+  for (int q = 0; q < nranks_; ++q)
+    if (q != rank_) reached = std::max<uint64_t>(reached, uint64_t{row(q)[rank_]});
+  if (reached == 0) return 0;
+  for (int q = 0; q < nranks_; ++q)
+    if (q != rank_ && static_cast<int64_t>(row(rank_)[q] - reached) < 0) {
+      *peer = q;
+      return reached;
+    }
+  return 0;
+}
+
 void CeSync::release() {
   if (!words_) return;
   const uint64_t v = issued_.load(std::memory_order_relaxed) + kMemOpReleaseAhead;

@@ -48,6 +48,9 @@ class CeSync {
   // Every wait this rank enqueued, and every later one, passes: its row is set far past
   // the last barrier issued (abort, a lost peer). Any thread.
   void release();
+  // The barrier this rank's stream sits in, as the words show it (the host's watch,
+  // mem_ops.h): its count, with a peer not there yet in *peer; 0 when the stream is in none.
+  uint64_t waitingAt(int* peer) const;
   uint64_t barriers() const { return issued_.load(std::memory_order_relaxed); }
 
  private:

@@ -4,10 +4,16 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <mutex>
+#include <thread>
+#include <vector>
 
 #include "core/cuda_util.h"
+#include "core/knobs.h"
 
 namespace mccl {
 
@@ -78,6 +84,75 @@ uint64_t registerSharedPage(void* p, size_t bytes) {
     return 0;
   }
   return reinterpret_cast<uint64_t>(d);
+}
+
+namespace {
+
+// The watched objects and, for each, the wait it last reported and since when. The thread
+// calls into them with mu held, so unwatchMemOpWaits (which takes mu) returns only after
+// any call into its object; nothing a watched object's calls take is held around
+// watchMemOpWaits or unwatchMemOpWaits (GpuDataPath: its launches and its destructor).
+struct MemOpWatch {
+  struct Entry {
+    MemOpWatched* w;
+    uint64_t token;
+    std::chrono::steady_clock::time_point since;
+    bool told;
+  };
+  std::mutex mu;
+  std::vector<Entry> entries;
+  bool started = false;
+
+  void run() {
+    for (;;) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      const int64_t timeout = knobInt(Knob::Timeout);
+      const auto now = std::chrono::steady_clock::now();
+      std::lock_guard<std::mutex> lock(mu);
+      for (Entry& e : entries) {
+        int peer = -1;
+        const uint64_t token = e.w->memOpWaitToken(&peer);
+        if (token != e.token) {
+          e.token = token;
+          e.since = now;
+          e.told = false;
+          continue;
+        }
+        if (token == 0 || e.told || timeout <= 0) continue;
+        const double waited = std::chrono::duration<double>(now - e.since).count();
+        if (waited < static_cast<double>(timeout)) continue;
+        e.told = true;
+        e.w->memOpWaitTimedOut(peer, waited);
+      }
+    }
+  }
+};
+
+MemOpWatch& memOpWatch() {
+  static MemOpWatch* w = new MemOpWatch;  // never destroyed: its thread runs as long as the process
+  return *w;
+}
+
+}  // namespace
+
+void watchMemOpWaits(MemOpWatched* w) {
+  MemOpWatch& m = memOpWatch();
+  std::lock_guard<std::mutex> lock(m.mu);
+  for (const MemOpWatch::Entry& e : m.entries)
+    if (e.w == w) return;
+  m.entries.push_back({w, 0, std::chrono::steady_clock::now(), false});
+  if (!m.started) {
+    m.started = true;
+    std::thread([&m] { m.run(); }).detach();
+  }
+}
+
+void unwatchMemOpWaits(MemOpWatched* w) {
+  MemOpWatch& m = memOpWatch();
+  std::lock_guard<std::mutex> lock(m.mu);
+  m.entries.erase(std::remove_if(m.entries.begin(), m.entries.end(),
+                                 [w](const MemOpWatch::Entry& e) { return e.w == w; }),
+                  m.entries.end());
 }
 
 }  // namespace mccl

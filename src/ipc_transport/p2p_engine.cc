@@ -291,6 +291,23 @@ ncclResult_t PeerEngines::join(cudaStream_t stream) {
   return ncclSuccess;
 }
 
+uint64_t PeerEngines::waitingAt(int* peer) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& kv : pairs_) {
+    const Pair& p = *kv.second;
+    for (int d = 0; d < kMeetLanes; ++d)
+      for (int kind = 0; kind < 2; ++kind) {
+        // This end's count, written by its stream into the peer's row, against the peer's.
+        const uint64_t mine = __atomic_load_n(&p.page->words[1 - p.role][d][kind], __ATOMIC_ACQUIRE);
+        const uint64_t theirs = __atomic_load_n(&p.page->words[p.role][d][kind], __ATOMIC_ACQUIRE);
+        if (static_cast<int64_t>(theirs - mine) >= 0) continue;
+        *peer = kv.first;
+        return (mine << 20) | (static_cast<uint64_t>(kv.first & 0x1ffff) << 3) | static_cast<uint64_t>(d * 2 + kind);
+      }
+  }
+  return 0;
+}
+
 void PeerEngines::release() {
   std::lock_guard<std::mutex> lock(mu_);
   for (auto& kv : pairs_) {

@@ -104,6 +104,9 @@ class PeerEngines {
   ncclResult_t join(cudaStream_t stream);
   // Every wait this rank enqueued, and every later one, passes. Any thread.
   void release();
+  // A wait this rank's side streams sit in, as the words show it (the host's watch,
+  // mem_ops.h): a token of the pair, lane and count, with the peer in *peer; 0: none.
+  uint64_t waitingAt(int* peer);
 
   // Tests: the operations the copy engines took here, and the copies this rank issued.
   uint64_t opsTaken() const { return taken_.load(std::memory_order_relaxed); }

@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -343,6 +344,90 @@ TEST(GpuMpi, AbortReleasesCopyEngineBarriers) {
     // rank 0's stream is through.
     MPI_Barrier(MPI_COMM_WORLD);
     if (r != 0) NCCL_OK(ncclCommAbort(comm));
+    cudaStreamDestroy(s);
+    ncclMemFree(base);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+}
+
+// The copy engines' waits end by themselves after MCCL_TIMEOUT where a peer never comes,
+// as a kernel's do: the host watches their words (ipc_transport/mem_ops.h MemOpWatched),
+// lets every wait go and fails the communicator. MCCL_TIMEOUT=2, rank 0 alone calls: a
+// windowed AllGather under NCCL_CTA_POLICY_ZERO (memory-operation barriers; under
+// MCCL_CE_SYNC=0 the barrier kernel, whose own clock ends it), then a user's Send on the copy
+// engines (MCCL_P2P_CE_MIN_BYTES=1) whose Recv never comes, after two that came. Each time
+// the stream is still held 300 ms in, is through within 20 s with no abort and not before the
+// timeout, and the communicator reports ncclRemoteError naming MCCL_TIMEOUT and a peer (at
+// ncclCommGetAsyncError and at its next call). Before the watch the memory operations held
+// the stream until ncclCommAbort.
+TEST(GpuMpi, CopyEngineWaitsEndAfterTheTimeout) {
+  if (!gpusForAll()) GTEST_SKIP() << "needs a GPU per rank";
+  const int r = worldRank(), n = worldSize();
+  if (n < 2) GTEST_SKIP() << "needs 2 ranks";
+  for (const char* mode : {"1", "0", "p2p"}) {
+    SCOPED_TRACE(std::string("case ") + mode);
+    const bool p2p = mode[0] == 'p';
+    ScopedEnv env({{"MCCL_TIMEOUT", "2"},
+                   {"NCCL_CTA_POLICY", p2p ? "0" : "2"},
+                   {"MCCL_CE_SYNC", p2p ? "1" : mode},
+                   {"MCCL_P2P_CE_MIN_BYTES", p2p ? "1" : "0"}});
+    ncclComm_t comm;
+    NCCL_OK(mcclCommInitFromMpi(&comm, MPI_COMM_WORLD, MCCL_DEVICE_AUTO, nullptr));
+    int dev;
+    NCCL_OK(ncclCommCuDevice(comm, &dev));
+    cudaSetDevice(dev);
+    auto* gpu = dynamic_cast<mccl::GpuDataPath*>(comm->dataPath.get());
+    ASSERT_NE(gpu, nullptr);
+    const size_t count = size_t{1} << 16, bytes = count * sizeof(float);
+    void* base = nullptr;
+    NCCL_OK(ncclMemAlloc(&base, bytes * static_cast<size_t>(n + 1)));
+    ncclWindow_t win = nullptr;
+    if (!p2p)
+      NCCL_OK(ncclCommWindowRegister(comm, base, bytes * static_cast<size_t>(n + 1), &win, NCCL_WIN_COLL_SYMMETRIC));
+    cudaStream_t s;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    float* buf = static_cast<float*>(base);
+    if (p2p && r < 2) {  // two Sends that meet their Recvs: pages ready, buffers known
+      for (int i = 0; i < 2; ++i) {
+        if (r == 0) NCCL_OK(ncclSend(buf, count, ncclFloat32, 1, comm, s));
+        else NCCL_OK(ncclRecv(buf, count, ncclFloat32, 0, comm, s));
+        ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+      }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (r == 0) {
+      mccl::CeSync* ce = p2p ? nullptr : comm->sym->ceSync();
+      const uint64_t barriers = ce ? ce->barriers() : 0, taken = gpu->peerEngines().opsTaken();
+      const auto start = std::chrono::steady_clock::now();
+      if (p2p) NCCL_OK(ncclSend(buf, count, ncclFloat32, 1, comm, s));
+      else NCCL_OK(ncclAllGather(buf, buf + count, count, ncclFloat32, comm, s));
+      if (p2p) EXPECT_EQ(gpu->peerEngines().opsTaken(), taken + 1) << "the Send did not go to the copy engines";
+      if (ce) EXPECT_GT(ce->barriers(), barriers) << "the AllGather took no memory-operation barrier";
+      usleep(300 * 1000);
+      EXPECT_EQ(cudaStreamQuery(s), cudaErrorNotReady) << "ended without its peer";
+      cudaError_t q = cudaErrorNotReady;
+      for (int i = 0; i < 2000 && q == cudaErrorNotReady; ++i) {
+        usleep(10 * 1000);
+        q = cudaStreamQuery(s);
+      }
+      const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      EXPECT_EQ(q, cudaSuccess) << "still held " << waited << " s in, past MCCL_TIMEOUT=2 ("
+                                << cudaGetErrorString(q) << ")";
+      EXPECT_GE(waited, 1.9) << "let go before MCCL_TIMEOUT";
+      ncclResult_t async = ncclSuccess;
+      EXPECT_EQ(ncclCommGetAsyncError(comm, &async), ncclSuccess);
+      EXPECT_EQ(async, ncclRemoteError);
+      const std::string why = ncclGetLastError(comm);
+      EXPECT_NE(why.find("MCCL_TIMEOUT"), std::string::npos) << why;
+      EXPECT_NE(why.find("for rank "), std::string::npos) << why;  // the peer it waited for: 1, or 2 of 3
+      EXPECT_EQ(why.find("for rank 0 "), std::string::npos) << why;
+      EXPECT_EQ(ncclSend(buf, count, ncclFloat32, 1, comm, s), ncclRemoteError);
+    }
+    // Rank 0's copies, let go, may still write into the others' windows: those stay until
+    // rank 0's stream is through (an abort lets it go where the timeout did not).
+    NCCL_OK(ncclCommAbort(comm));
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    MPI_Barrier(MPI_COMM_WORLD);
     cudaStreamDestroy(s);
     ncclMemFree(base);
     MPI_Barrier(MPI_COMM_WORLD);

@@ -35,6 +35,7 @@ void preloadKernels(int dev) {
 }
 
 GpuDataPath::~GpuDataPath() {
+  if (memOpsWatched_.load()) unwatchMemOpWaits(this);
   CudaDeviceGuard guard(comm_->cudaDev);
   if (prof_.n > 0)
     std::fprintf(stderr,
@@ -266,6 +267,19 @@ ncclResult_t GpuDataPath::waitLast(double seconds) {
   }
 }
 
+// As a kernel's timeout: the error word with the peer (kernels queued behind stop at their
+// first check, asyncStatus reports it), then every copy-engine wait let go.
+void GpuDataPath::memOpWaitTimedOut(int peer, double seconds) {
+  WARN("rank %d: a copy-engine wait for rank %d (%s) has not moved for %.1f s (MCCL_TIMEOUT): the communicator "
+       "fails and its waits are let go", comm_->rank, peer, comm_->hosts.name(peer).c_str(), seconds);
+  if (hostFlags_) {
+    volatile int32_t* f = reinterpret_cast<volatile int32_t*>(hostFlags_);
+    if (__sync_bool_compare_and_swap(&f[1], kDevOk, kDevTimeout)) f[2] = peer;
+  }
+  if (SymState* sym = ceSym_.load(std::memory_order_acquire)) sym->releaseCeWaits();
+  peers_.release();
+}
+
 ncclResult_t GpuDataPath::asyncStatus() {
   MCCL_CHECK(comm_->checkPeers());
   ncclResult_t net = ipc_.netStatus();
@@ -279,7 +293,8 @@ ncclResult_t GpuDataPath::asyncStatus() {
   int32_t peer = reinterpret_cast<volatile int32_t*>(hostFlags_)[2];
   ncclResult_t r = e == kDevTimeout
                        ? MCCL_ERR(ncclRemoteError, comm_,
-                                  "a kernel of rank %d waited longer than MCCL_TIMEOUT for rank %d (%s)",
+                                  "rank %d waited on the GPU (a kernel or a copy-engine wait) longer than "
+                                  "MCCL_TIMEOUT for rank %d (%s)",
                                   comm_->rank, peer, comm_->hosts.name(peer).c_str())
                        : MCCL_ERR(ncclRemoteError, comm_, "the communicator was aborted while a kernel ran");
   comm_->fail(r);
@@ -395,6 +410,8 @@ ncclResult_t GpuDataPath::launch(const GpuPlan& p, uint64_t planStart, uint64_t 
   MCCL_CHECK(launchDirect(comm_, hComm_, p.direct, launchThreads(), stream));
   MCCL_CHECK(launchCopyEngines(comm_, hComm_, p.engine, p.engineP2p, p.engineP2pOps, &lanes_, stream, capturing));
   if (!p.peerEngine.empty()) MCCL_CHECK(peers_.join(stream));
+  if (!p.engine.empty() && comm_->sym && comm_->sym->ceSync()) ceSym_.store(comm_->sym.get(), std::memory_order_release);
+  if ((!p.engine.empty() || !p.peerEngine.empty()) && !memOpsWatched_.exchange(true)) watchMemOpWaits(this);
   const uint64_t tKernel = tLaunch ? steadyNs() : 0;
   if (!capturing) {
     const OpDesc& first = p.ops.front();

@@ -7,6 +7,7 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -28,6 +29,7 @@
 #include "core/window.h"
 #include "ipc_transport/p2p_engine.h"
 #include "ipc_transport/ipc.h"
+#include "ipc_transport/mem_ops.h"
 #include "ipc_transport/user_buffers.h"
 #include "kernels/plan/direct_plan.h"
 #include "kernels/launch/driver_launch.h"
@@ -85,7 +87,7 @@ class GpuWork : public Work {
   std::chrono::steady_clock::time_point start_;
 };
 
-class GpuDataPath : public DataPath {
+class GpuDataPath : public DataPath, private MemOpWatched {
  public:
   explicit GpuDataPath(ncclComm* comm) : DataPath(comm), ipc_(comm) {}
   ~GpuDataPath() override;
@@ -132,6 +134,17 @@ class GpuDataPath : public DataPath {
     peers_.release();
   }
   void peerLost() override { abort(); }
+
+  // The copy engines' waits, watched by the host from the first launch that has any
+  // (mem_ops.h MemOpWatched): the windows' barriers, then a pair's Send/Recv words.
+  uint64_t memOpWaitToken(int* peer) override {
+    SymState* sym = ceSym_.load(std::memory_order_acquire);
+    const uint64_t t = sym ? sym->ceWaitingAt(peer) : 0;
+    if (t) return t << 1;
+    const uint64_t q = peers_.waitingAt(peer);
+    return q ? (q << 1 | 1) : 0;
+  }
+  void memOpWaitTimedOut(int peer, double seconds) override;
 
   std::string describeInFlight() const override {
     std::lock_guard<std::mutex> lock(launchMu_);
@@ -241,6 +254,8 @@ class GpuDataPath : public DataPath {
   std::vector<void*> scratch_;  // the last is the largest
   size_t scratchBytes_ = 0, scratchTotal_ = 0;
   int32_t* hostFlags_ = nullptr;
+  std::atomic<SymState*> ceSym_{nullptr};   // the windows of the first copy-engine barriers
+  std::atomic<bool> memOpsWatched_{false};  // watchMemOpWaits(this) done
   // The completion word of launches a waiting host asked to raise it (core/completion.h):
   // word kDoneFlagWord of the flag block, and the count of such launches' blocks.
   volatile uint32_t* doneHost_ = nullptr;
