@@ -423,8 +423,10 @@ TEST(GpuMpi, CopyEngineWaitsEndAfterTheTimeout) {
       EXPECT_EQ(why.find("for rank 0 "), std::string::npos) << why;
       EXPECT_EQ(ncclSend(buf, count, ncclFloat32, 1, comm, s), ncclRemoteError);
     }
-    // Rank 0's copies, let go, may still write into the others' windows: those stay until
-    // rank 0's stream is through (an abort lets it go where the timeout did not).
+    // The others stay in the communicator until rank 0 is through (a rank that aborts is
+    // lost to its peers, which would let rank 0's waits go before the timeout), and keep
+    // their windows until rank 0's copies, let go, can no longer write into them.
+    MPI_Barrier(MPI_COMM_WORLD);
     NCCL_OK(ncclCommAbort(comm));
     ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
     MPI_Barrier(MPI_COMM_WORLD);

@@ -270,7 +270,7 @@ ncclResult_t GpuDataPath::waitLast(double seconds) {
 // As a kernel's timeout: the error word with the peer (kernels queued behind stop at their
 // first check, asyncStatus reports it), then every copy-engine wait let go.
 void GpuDataPath::memOpWaitTimedOut(int peer, double seconds) {
-  WARN("rank %d: a copy-engine wait for rank %d (%s) has not moved for %.1f s (MCCL_TIMEOUT): the communicator "
+  logReport("rank %d: a copy-engine wait for rank %d (%s) has not moved for %.1f s (MCCL_TIMEOUT): the communicator "
        "fails and its waits are let go", comm_->rank, peer, comm_->hosts.name(peer).c_str(), seconds);
   if (hostFlags_) {
     volatile int32_t* f = reinterpret_cast<volatile int32_t*>(hostFlags_);
