@@ -6,6 +6,7 @@
 
 #include <cstddef>
 
+#include "core/comm.h"
 #include "core/op.h"
 #include "kernels/plan/direct_plan.h"
 
@@ -44,6 +45,28 @@ TEST(DirectPlan, MeasuredBands) {
   for (size_t b : {512 * kKiB, 128 * kMiB, 2 * kGiB}) EXPECT_TRUE(directWanted(1, OpKind::AllGather, b)) << b;
   // Point-to-point never has a direct path.
   EXPECT_FALSE(directWanted(1, OpKind::Send, 2 * kMiB));
+}
+
+// Which AllGather and Broadcast on symmetric windows the copy engines move
+// (copyEnginesMove): from MCCL_WIN_CE_MIN_BYTES a rank (32 MiB), a Broadcast by size only on
+// two ranks (its root would write every peer at once); under NCCL_CTA_POLICY_ZERO above 4 KiB
+// a rank, a Broadcast from 2 MiB, on any number of ranks.
+TEST(DirectPlan, CopyEnginesBySizeAndPolicy) {
+  for (int n : {2, 3, 8}) {
+    ncclComm comm;
+    comm.rank = 0;
+    comm.nranks = n;
+    comm.cudaDev = 0;
+    EXPECT_TRUE(copyEnginesMove(&comm, OpKind::AllGather, 32 * kMiB)) << n;
+    EXPECT_FALSE(copyEnginesMove(&comm, OpKind::AllGather, 16 * kMiB)) << n;
+    EXPECT_EQ(copyEnginesMove(&comm, OpKind::Broadcast, 64 * kMiB), n == 2) << n;
+    comm.config.ctaPolicy = NCCL_CTA_POLICY_ZERO;
+    EXPECT_TRUE(copyEnginesMove(&comm, OpKind::Broadcast, 2 * kMiB)) << n;
+    EXPECT_TRUE(copyEnginesMove(&comm, OpKind::Broadcast, 64 * kMiB)) << n;
+    EXPECT_FALSE(copyEnginesMove(&comm, OpKind::Broadcast, kMiB)) << n;
+    EXPECT_TRUE(copyEnginesMove(&comm, OpKind::AllGather, 8 * kKiB)) << n;
+    EXPECT_FALSE(copyEnginesMove(&comm, OpKind::AllGather, 4 * kKiB)) << n;
+  }
 }
 
 }  // namespace

@@ -269,7 +269,12 @@ constexpr size_t kCeZeroBroadcastBytes = size_t{2} << 20;
 
 bool copyEnginesMove(const ncclComm* comm, OpKind kind, size_t perRank) {
   const int64_t min = knobInt(Knob::WinCeMinBytes);
-  const bool bySize = min > 0 && perRank >= static_cast<size_t>(min);
+  // By size, a Broadcast only on two ranks: the root's copy engines write every peer at
+  // once, n - 1 times its bytes through the root's links, where the FIFO path's chain moves
+  // each byte once a link (as the plain buffers' copy engines, GpuWork::cutForEngines).
+  // Every AllGather rank sends its block to each peer, as many bytes as a ring sends.
+  const bool bySize =
+      min > 0 && perRank >= static_cast<size_t>(min) && (kind != OpKind::Broadcast || comm->nranks == 2);
   const bool byPolicy = comm->config.ctaPolicy == NCCL_CTA_POLICY_ZERO &&
                         (kind == OpKind::Broadcast ? perRank >= kCeZeroBroadcastBytes : perRank > kLlBytesPerChannel);
   if (!byPolicy && !bySize) return false;
