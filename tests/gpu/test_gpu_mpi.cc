@@ -43,6 +43,12 @@ bool gpusForAll() {
   MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   return all != 0;
 }
+
+// A communicator of MPI_COMM_WORLD on this rank's GPU, and that GPU.
+ncclResult_t commOnOwnGpu(ncclComm_t* comm, int* dev) {
+  ncclResult_t rc = mcclCommInitFromMpi(comm, MPI_COMM_WORLD, MCCL_DEVICE_AUTO, nullptr);
+  return rc == ncclSuccess ? ncclCommCuDevice(*comm, dev) : rc;
+}
 }  // namespace
 
 // The GPU memory a communicator takes comes back at destroy, and creating and destroying
@@ -372,9 +378,8 @@ TEST(GpuMpi, CopyEngineWaitsEndAfterTheTimeout) {
                    {"MCCL_CE_SYNC", p2p ? "1" : mode},
                    {"MCCL_P2P_CE_MIN_BYTES", p2p ? "1" : "0"}});
     ncclComm_t comm;
-    NCCL_OK(mcclCommInitFromMpi(&comm, MPI_COMM_WORLD, MCCL_DEVICE_AUTO, nullptr));
     int dev;
-    NCCL_OK(ncclCommCuDevice(comm, &dev));
+    NCCL_OK(commOnOwnGpu(&comm, &dev));
     cudaSetDevice(dev);
     auto* gpu = dynamic_cast<mccl::GpuDataPath*>(comm->dataPath.get());
     ASSERT_NE(gpu, nullptr);
@@ -511,9 +516,8 @@ TEST(GpuMpi, SendRecvOnTheCopyEngines) {
   const int r = worldRank(), n = worldSize();
   ScopedEnv env({{"MCCL_P2P_CE_MIN_BYTES", "1"}});
   ncclComm_t comm;
-  NCCL_OK(mcclCommInitFromMpi(&comm, MPI_COMM_WORLD, MCCL_DEVICE_AUTO, nullptr));
   int dev;
-  NCCL_OK(ncclCommCuDevice(comm, &dev));
+  NCCL_OK(commOnOwnGpu(&comm, &dev));
   cudaSetDevice(dev);
   auto* gpu = dynamic_cast<mccl::GpuDataPath*>(comm->dataPath.get());
   ASSERT_NE(gpu, nullptr);
@@ -584,11 +588,6 @@ TEST(GpuMpi, SendRecvOnTheCopyEngines) {
 }
 
 
-// A communicator of MPI_COMM_WORLD on this rank's GPU, and that GPU.
-static ncclResult_t commOnOwnGpu(ncclComm_t* comm, int* dev) {
-  ncclResult_t rc = mcclCommInitFromMpi(comm, MPI_COMM_WORLD, MCCL_DEVICE_AUTO, nullptr);
-  return rc == ncclSuccess ? ncclCommCuDevice(*comm, dev) : rc;
-}
 
 // The collectives that only move data, on plain cudaMalloc'ed buffers, on the copy engines
 // (MCCL_PLAIN_CE_MIN_BYTES=1: every size): AllGather and Broadcast cut into their Sends and
