@@ -2,10 +2,13 @@
 // a supported datatype and operator, at or above MCCL_MPI_THRESHOLD bytes, on an
 // intracommunicator, runs on the mccl communicator cached on its MPI communicator,
 // ordered on a stream and synchronised (with MPI progress) before returning, as MPI
-// requires. Everything else goes back to the shim, which calls PMPI_*.
+// requires. Everything else goes back to the shim, which calls PMPI_*, but a call on
+// device buffers that an MPI without CUDA support would crash on: that one goes to PMPI_*
+// through host copies of its device buffers (mpi_stage.h).
 //
 // The routing lives here, in libmccl, so the shim stays a few lines per call and uses only
 // exported symbols.
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <functional>
@@ -16,6 +19,7 @@
 
 #include "bootstrap_mpi/mpi_map.h"
 #include "bootstrap_mpi/mpi_requests.h"
+#include "bootstrap_mpi/mpi_stage.h"
 #include "core/comm.h"
 #include "core/completion.h"
 #include "core/error.h"
@@ -35,6 +39,10 @@ namespace {
 std::atomic<uint64_t> gViaMccl{0}, gViaMpi{0};
 std::atomic<uint64_t> gByWord{0}, gByStream{0};  // mcclMpiWaitCounters
 std::atomic<int> gMpiCudaAware{-1};  // what the MPI library itself says (set by the shim)
+
+// A call's PMPI_* collective on the buffers HostStage hands it: the nonblocking form (its
+// request in *req) where req is not NULL, as the other ranks call that form.
+using Staged = std::function<int(HostStage&, MPI_Request*)>;
 
 void verbose(const char* call, size_t bytes, const char* path, const char* why) {
   if (!knobBool(Knob::MpiVerbose)) return;
@@ -158,15 +166,47 @@ int execute(const char* call, size_t bytes, int dev, MPI_Comm comm, bool oneCall
             const std::function<ncclResult_t(cudaStream_t)>& run, MPI_Request* req, int* rc);
 #endif
 
+// A call on device buffers (dev >= 0) that mccl does not run, on an MPI that cannot take
+// them (its own MPIX_Query_cuda_support 0): PMPI_* on host copies, then the written
+// buffers copied back; a nonblocking one waits and hands out a completed request. Returns
+// 1 with *rc; 0 (the shim calls PMPI_* as it is) elsewhere.
+int declined(const char* call, size_t bytes, int dev, const char* why, MPI_Comm comm, const Staged& staged,
+             MPI_Request* req, int* rc) {
+  int inter = 1;  // an intercommunicator's buffers are sized by the remote group: never staged
+  if (!staged || dev < 0 || bytes == 0 || gMpiCudaAware.load() != 0 || comm == MPI_COMM_NULL ||
+      MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) {
+    gViaMpi.fetch_add(1);
+    verbose(call, bytes, "MPI", why);
+    return 0;
+  }
+  HostStage st;
+  MPI_Request inner = MPI_REQUEST_NULL;
+  int r = staged(st, req ? &inner : nullptr);
+  if (r == MPI_SUCCESS && req) r = PMPI_Wait(&inner, MPI_STATUS_IGNORE);
+  const int back = st.finish();
+  if (r == MPI_SUCCESS) r = back;
+  gViaMpi.fetch_add(1);
+  verbose(call, bytes, req ? "MPI through host copies (completed request)" : "MPI through host copies", why);
+  if (back != MPI_SUCCESS) WARN("%s: copying device buffers to or from host memory failed", call);
+  if (req) {
+    if (r == MPI_SUCCESS) r = completedMpiRequest(MPI_SUCCESS, req);
+    else *req = MPI_REQUEST_NULL;
+  }
+  if (back != MPI_SUCCESS) MPI_Comm_call_errhandler(comm, r);
+  *rc = r;
+  return 1;
+}
+
 // Decides and, when mccl takes the call, runs it. Returns 1 when handled (*rc is the MPI
 // result), 0 when the shim must call PMPI. oneCall: run is one mccl collective and nothing
 // after it, so its launch may raise a completion word the wait spins on (core/completion.h).
 // req: a nonblocking call's request (NULL for a blocking call), set when mccl takes it.
 int route(const char* call, size_t bytes, const void* probe, MPI_Datatype dt, bool reduce, MPI_Op op,
-          MPI_Comm comm, bool oneCall, const std::function<ncclResult_t(cudaStream_t)>& run, MPI_Request* req,
-          int* rc) {
+          MPI_Comm comm, bool oneCall, const std::function<ncclResult_t(cudaStream_t)>& run, const Staged& staged,
+          MPI_Request* req, int* rc) {
 #ifndef MCCL_HAVE_CUDA
-  (void)probe; (void)dt; (void)reduce; (void)op; (void)comm; (void)oneCall; (void)run; (void)req; (void)rc;
+  (void)probe; (void)dt; (void)reduce; (void)op; (void)comm; (void)oneCall; (void)run; (void)staged; (void)req;
+  (void)rc;
   gViaMpi.fetch_add(1);
   verbose(call, bytes, "MPI", "mccl was built without CUDA");
   return 0;
@@ -188,11 +228,7 @@ int route(const char* call, size_t bytes, const void* probe, MPI_Datatype dt, bo
   else if (comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
     why = "not an intracommunicator";
   else if (req != nullptr && !requestsLater() && gMpiCudaAware.load() != 0) why = whyNotLater();
-  if (why) {
-    gViaMpi.fetch_add(1);
-    verbose(call, bytes, "MPI", why);
-    return 0;
-  }
+  if (why) return declined(call, bytes, dev, why, comm, staged, req, rc);
   return execute(call, bytes, dev, comm, oneCall, run, req, rc);
 #endif
 }
@@ -284,11 +320,16 @@ size_t countSum(const int* counts, MPI_Comm comm) {
   return total;
 }
 
-bool mismatched(const char* call, MPI_Datatype a, MPI_Datatype b, bool countsDiffer) {
-  if (a == b && !countsDiffer) return false;
-  gViaMpi.fetch_add(1);
-  verbose(call, 0, "MPI", "send and receive signatures differ");
-  return true;
+bool mismatched(MPI_Datatype a, MPI_Datatype b, bool countsDiffer) { return a != b || countsDiffer; }
+
+// The device a call's probe buffer lives on (-1: none), for the calls declined before route.
+int probeDevice(const void* p) {
+#ifdef MCCL_HAVE_CUDA
+  return deviceOf(p);
+#else
+  (void)p;
+  return -1;
+#endif
 }
 
 }  // namespace
@@ -310,6 +351,12 @@ NCCL_API int mcclMpiRouteAllreduce(const void* sendbuf, void* recvbuf, int count
   return route(
       call, typeBytes(dt, static_cast<size_t>(count)), probe, dt, true, op, comm, true,
       [&](cudaStream_t s) { return mcclMpiAllreduce(sendbuf, recvbuf, static_cast<size_t>(count), dt, op, comm, s); },
+      [&](HostStage& st, MPI_Request* r) {
+        const MpiSpan sp = mpiSpan(dt, static_cast<size_t>(count));
+        const void* hs = st.in(sendbuf, sp);
+        void* hr = st.out(recvbuf, sp);
+        return r ? PMPI_Iallreduce(hs, hr, count, dt, op, comm, r) : PMPI_Allreduce(hs, hr, count, dt, op, comm);
+      },
       req, rc);
 }
 
@@ -322,6 +369,12 @@ NCCL_API int mcclMpiRouteReduce(const void* sendbuf, void* recvbuf, int count, M
       [&](cudaStream_t s) {
         return mcclMpiReduce(sendbuf, recvbuf, static_cast<size_t>(count), dt, op, root, comm, s);
       },
+      [&](HostStage& st, MPI_Request* r) {
+        const MpiSpan sp = mpiSpan(dt, static_cast<size_t>(count));
+        const void* hs = st.in(sendbuf, sp);
+        void* hr = commRank(comm) == root ? st.out(recvbuf, sp) : recvbuf;  // significant at the root only
+        return r ? PMPI_Ireduce(hs, hr, count, dt, op, root, comm, r) : PMPI_Reduce(hs, hr, count, dt, op, root, comm);
+      },
       req, rc);
 }
 
@@ -330,24 +383,33 @@ NCCL_API int mcclMpiRouteBcast(void* buffer, int count, MPI_Datatype dt, int roo
   const char* call = req ? "MPI_Ibcast" : "MPI_Bcast";
   return route(
       call, typeBytes(dt, static_cast<size_t>(count)), buffer, dt, false, MPI_OP_NULL, comm, true,
-      [&](cudaStream_t s) { return mcclMpiBcast(buffer, static_cast<size_t>(count), dt, root, comm, s); }, req, rc);
+      [&](cudaStream_t s) { return mcclMpiBcast(buffer, static_cast<size_t>(count), dt, root, comm, s); },
+      [&](HostStage& st, MPI_Request* r) {
+        void* h = st.out(buffer, mpiSpan(dt, static_cast<size_t>(count)));
+        return r ? PMPI_Ibcast(h, count, dt, root, comm, r) : PMPI_Bcast(h, count, dt, root, comm);
+      },
+      req, rc);
 }
 
 NCCL_API int mcclMpiRouteAllgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* req, int* rc) {
-  if (sendbuf != MPI_IN_PLACE && (sendcount != recvcount || sendtype != recvtype)) {
-    gViaMpi.fetch_add(1);
-    verbose("MPI_Allgather", 0, "MPI", "send and receive signatures differ");
-    return 0;
-  }
-  size_t bytes = typeBytes(recvtype, static_cast<size_t>(recvcount)) * static_cast<size_t>(commSize(comm));
+  const int n = commSize(comm);
+  size_t bytes = typeBytes(recvtype, static_cast<size_t>(recvcount)) * static_cast<size_t>(n);
   const char* call = req ? "MPI_Iallgather" : "MPI_Allgather";
+  const Staged staged = [&](HostStage& st, MPI_Request* r) {
+    const void* hs = st.in(sendbuf, mpiSpan(sendtype, static_cast<size_t>(sendcount)));
+    void* hr = st.out(recvbuf, mpiSpan(recvtype, static_cast<size_t>(recvcount) * static_cast<size_t>(n)));
+    return r ? PMPI_Iallgather(hs, sendcount, sendtype, hr, recvcount, recvtype, comm, r)
+             : PMPI_Allgather(hs, sendcount, sendtype, hr, recvcount, recvtype, comm);
+  };
+  if (sendbuf != MPI_IN_PLACE && mismatched(sendtype, recvtype, sendcount != recvcount))
+    return declined(call, bytes, probeDevice(recvbuf), "send and receive signatures differ", comm, staged, req, rc);
   return route(
       call, bytes, recvbuf, recvtype, false, MPI_OP_NULL, comm, true,
       [&](cudaStream_t s) {
         return mcclMpiAllgather(sendbuf, recvbuf, static_cast<size_t>(recvcount), recvtype, comm, s);
       },
-      req, rc);
+      staged, req, rc);
 }
 
 NCCL_API int mcclMpiRouteReduceScatterBlock(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype dt,
@@ -360,24 +422,35 @@ NCCL_API int mcclMpiRouteReduceScatterBlock(const void* sendbuf, void* recvbuf, 
       [&](cudaStream_t s) {
         return mcclMpiReduceScatterBlock(sendbuf, recvbuf, static_cast<size_t>(recvcount), dt, op, comm, s);
       },
+      [&](HostStage& st, MPI_Request* r) {
+        const size_t whole = static_cast<size_t>(recvcount) * static_cast<size_t>(commSize(comm));
+        const void* hs = st.in(sendbuf, mpiSpan(dt, whole));
+        void* hr = st.out(recvbuf, mpiSpan(dt, sendbuf == MPI_IN_PLACE ? whole : static_cast<size_t>(recvcount)));
+        return r ? PMPI_Ireduce_scatter_block(hs, hr, recvcount, dt, op, comm, r)
+                 : PMPI_Reduce_scatter_block(hs, hr, recvcount, dt, op, comm);
+      },
       req, rc);
 }
 
 NCCL_API int mcclMpiRouteAlltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* req, int* rc) {
-  if (sendbuf != MPI_IN_PLACE && (sendcount != recvcount || sendtype != recvtype)) {
-    gViaMpi.fetch_add(1);
-    verbose("MPI_Alltoall", 0, "MPI", "send and receive signatures differ");
-    return 0;
-  }
-  size_t bytes = typeBytes(recvtype, static_cast<size_t>(recvcount)) * static_cast<size_t>(commSize(comm));
+  const size_t n = static_cast<size_t>(commSize(comm));
+  size_t bytes = typeBytes(recvtype, static_cast<size_t>(recvcount)) * n;
   const char* call = req ? "MPI_Ialltoall" : "MPI_Alltoall";
+  const Staged staged = [&](HostStage& st, MPI_Request* r) {
+    const void* hs = st.in(sendbuf, mpiSpan(sendtype, static_cast<size_t>(sendcount) * n));
+    void* hr = st.out(recvbuf, mpiSpan(recvtype, static_cast<size_t>(recvcount) * n));
+    return r ? PMPI_Ialltoall(hs, sendcount, sendtype, hr, recvcount, recvtype, comm, r)
+             : PMPI_Alltoall(hs, sendcount, sendtype, hr, recvcount, recvtype, comm);
+  };
+  if (sendbuf != MPI_IN_PLACE && mismatched(sendtype, recvtype, sendcount != recvcount))
+    return declined(call, bytes, probeDevice(recvbuf), "send and receive signatures differ", comm, staged, req, rc);
   return route(
       call, bytes, recvbuf, recvtype, false, MPI_OP_NULL, comm, false,
       [&](cudaStream_t s) {
         return mcclMpiAlltoall(sendbuf, recvbuf, static_cast<size_t>(recvcount), recvtype, comm, s);
       },
-      req, rc);
+      staged, req, rc);
 }
 
 // Gather and Scatter: the root decides on its side that holds every block (its two sides
@@ -388,16 +461,24 @@ NCCL_API int mcclMpiRouteGather(const void* sendbuf, int sendcount, MPI_Datatype
   const int n = commSize(comm);
   if (root < 0 || root >= n) return 0;  // MPI reports it
   const bool atRoot = commRank(comm) == root;
-  if (atRoot && sendbuf != MPI_IN_PLACE && mismatched("MPI_Gather", sendtype, recvtype, sendcount != recvcount))
-    return 0;
   const MPI_Datatype dt = atRoot ? recvtype : sendtype;
   const int count = atRoot ? recvcount : sendcount;
   const char* call = req ? "MPI_Igather" : "MPI_Gather";
+  const size_t bytes = typeBytes(dt, static_cast<size_t>(count)) * static_cast<size_t>(n);
+  const void* probe = atRoot ? recvbuf : sendbuf;
+  const Staged staged = [&](HostStage& st, MPI_Request* r) {
+    const void* hs = st.in(sendbuf, mpiSpan(sendtype, static_cast<size_t>(sendcount)));
+    void* hr = atRoot ? st.out(recvbuf, mpiSpan(recvtype, static_cast<size_t>(recvcount) * static_cast<size_t>(n)))
+                      : recvbuf;
+    return r ? PMPI_Igather(hs, sendcount, sendtype, hr, recvcount, recvtype, root, comm, r)
+             : PMPI_Gather(hs, sendcount, sendtype, hr, recvcount, recvtype, root, comm);
+  };
+  if (atRoot && sendbuf != MPI_IN_PLACE && mismatched(sendtype, recvtype, sendcount != recvcount))
+    return declined(call, bytes, probeDevice(probe), "send and receive signatures differ", comm, staged, req, rc);
   return route(
-      call, typeBytes(dt, static_cast<size_t>(count)) * static_cast<size_t>(n), atRoot ? recvbuf : sendbuf, dt, false,
-      MPI_OP_NULL, comm, false,
+      call, bytes, probe, dt, false, MPI_OP_NULL, comm, false,
       [&](cudaStream_t s) { return mcclMpiGather(sendbuf, recvbuf, static_cast<size_t>(count), dt, root, comm, s); },
-      req, rc);
+      staged, req, rc);
 }
 
 NCCL_API int mcclMpiRouteScatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -406,30 +487,46 @@ NCCL_API int mcclMpiRouteScatter(const void* sendbuf, int sendcount, MPI_Datatyp
   const int n = commSize(comm);
   if (root < 0 || root >= n) return 0;
   const bool atRoot = commRank(comm) == root;
-  if (atRoot && recvbuf != MPI_IN_PLACE && mismatched("MPI_Scatter", sendtype, recvtype, sendcount != recvcount))
-    return 0;
   const MPI_Datatype dt = atRoot ? sendtype : recvtype;
   const int count = atRoot ? sendcount : recvcount;
   const char* call = req ? "MPI_Iscatter" : "MPI_Scatter";
+  const size_t bytes = typeBytes(dt, static_cast<size_t>(count)) * static_cast<size_t>(n);
+  const void* probe = atRoot ? sendbuf : recvbuf;
+  const Staged staged = [&](HostStage& st, MPI_Request* r) {
+    const void* hs = atRoot ? st.in(sendbuf, mpiSpan(sendtype, static_cast<size_t>(sendcount) * static_cast<size_t>(n)))
+                            : sendbuf;
+    void* hr = st.out(recvbuf, mpiSpan(recvtype, static_cast<size_t>(recvcount)));
+    return r ? PMPI_Iscatter(hs, sendcount, sendtype, hr, recvcount, recvtype, root, comm, r)
+             : PMPI_Scatter(hs, sendcount, sendtype, hr, recvcount, recvtype, root, comm);
+  };
+  if (atRoot && recvbuf != MPI_IN_PLACE && mismatched(sendtype, recvtype, sendcount != recvcount))
+    return declined(call, bytes, probeDevice(probe), "send and receive signatures differ", comm, staged, req, rc);
   return route(
-      call, typeBytes(dt, static_cast<size_t>(count)) * static_cast<size_t>(n), atRoot ? sendbuf : recvbuf, dt, false,
-      MPI_OP_NULL, comm, false,
+      call, bytes, probe, dt, false, MPI_OP_NULL, comm, false,
       [&](cudaStream_t s) { return mcclMpiScatter(sendbuf, recvbuf, static_cast<size_t>(count), dt, root, comm, s); },
-      req, rc);
+      staged, req, rc);
 }
 
 // recvcounts is the same array on every rank, so every rank sees the same total.
 NCCL_API int mcclMpiRouteAllgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                                     MPI_Request* req, int* rc) {
-  if (sendbuf != MPI_IN_PLACE && mismatched("MPI_Allgatherv", sendtype, recvtype, false)) return 0;
   const char* call = req ? "MPI_Iallgatherv" : "MPI_Allgatherv";
+  const size_t bytes = typeBytes(recvtype, countSum(recvcounts, comm));
+  const Staged staged = [&](HostStage& st, MPI_Request* r) {
+    const void* hs = st.in(sendbuf, mpiSpan(sendtype, static_cast<size_t>(sendcount)));
+    void* hr = st.out(recvbuf, mpiSpanOfBlocks(recvtype, recvcounts, displs, commSize(comm)));
+    return r ? PMPI_Iallgatherv(hs, sendcount, sendtype, hr, recvcounts, displs, recvtype, comm, r)
+             : PMPI_Allgatherv(hs, sendcount, sendtype, hr, recvcounts, displs, recvtype, comm);
+  };
+  if (sendbuf != MPI_IN_PLACE && mismatched(sendtype, recvtype, false))
+    return declined(call, bytes, probeDevice(recvbuf), "send and receive signatures differ", comm, staged, req, rc);
   return route(
-      call, typeBytes(recvtype, countSum(recvcounts, comm)), recvbuf, recvtype, false, MPI_OP_NULL, comm, false,
+      call, bytes, recvbuf, recvtype, false, MPI_OP_NULL, comm, false,
       [&](cudaStream_t s) {
         return mcclMpiAllgatherv(sendbuf, sendcount, recvbuf, recvcounts, displs, recvtype, comm, s);
       },
-      req, rc);
+      staged, req, rc);
 }
 
 NCCL_API int mcclMpiRouteReduceScatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype dt,
@@ -438,7 +535,16 @@ NCCL_API int mcclMpiRouteReduceScatter(const void* sendbuf, void* recvbuf, const
   const char* call = req ? "MPI_Ireduce_scatter" : "MPI_Reduce_scatter";
   return route(
       call, typeBytes(dt, countSum(recvcounts, comm)), probe, dt, true, op, comm, false,
-      [&](cudaStream_t s) { return mcclMpiReduceScatter(sendbuf, recvbuf, recvcounts, dt, op, comm, s); }, req, rc);
+      [&](cudaStream_t s) { return mcclMpiReduceScatter(sendbuf, recvbuf, recvcounts, dt, op, comm, s); },
+      [&](HostStage& st, MPI_Request* r) {
+        const size_t whole = countSum(recvcounts, comm);
+        const size_t mine = recvcounts && recvcounts[commRank(comm)] > 0 ? recvcounts[commRank(comm)] : 0;
+        const void* hs = st.in(sendbuf, mpiSpan(dt, whole));
+        void* hr = st.out(recvbuf, mpiSpan(dt, sendbuf == MPI_IN_PLACE ? whole : mine));
+        return r ? PMPI_Ireduce_scatter(hs, hr, recvcounts, dt, op, comm, r)
+                 : PMPI_Reduce_scatter(hs, hr, recvcounts, dt, op, comm);
+      },
+      req, rc);
 }
 
 // Alltoallv: a rank's counts are its own (one may send and receive nothing, with NULL
@@ -476,11 +582,11 @@ NCCL_API int mcclMpiRouteAlltoallv(const void* sendbuf, const int sendcounts[], 
   // {ranks that need MPI, ranks with data on a GPU, bytes received}
   long long vote[3] = {0, 0, static_cast<long long>(typeBytes(recvtype, received))};
   int dev = -1;
+  const int sdev = sent > 0 ? deviceOf(sendbuf) : -2, rdev = received > 0 ? deviceOf(recvbuf) : -2;
   if ((!inPlace && sendtype != recvtype) || !mpiDatatypeQuiet(recvtype, &t) ||
       (req != nullptr && !requestsLater() && gMpiCudaAware.load() != 0)) {
     vote[0] = 1;
   } else {
-    const int sdev = sent > 0 ? deviceOf(sendbuf) : -2, rdev = received > 0 ? deviceOf(recvbuf) : -2;
     if (sdev == -1 || rdev == -1 || (sdev >= 0 && rdev >= 0 && sdev != rdev))
       vote[0] = 1;  // host memory
     else if (sdev >= 0 || rdev >= 0)
@@ -497,9 +603,16 @@ NCCL_API int mcclMpiRouteAlltoallv(const void* sendbuf, const int sendcounts[], 
           ? "below MCCL_MPI_THRESHOLD"
           : nullptr;
   if (why) {
-    gViaMpi.fetch_add(1);
-    verbose(call, static_cast<size_t>(all[2]), "MPI", why);
-    return 0;
+    // This rank's own device buffers through host copies, on an MPI that cannot take them.
+    const int n2 = commSize(comm);
+    const Staged staged = [&](HostStage& st, MPI_Request* r) {
+      const void* hs = st.in(sendbuf, inPlace ? MpiSpan() : mpiSpanOfBlocks(sendtype, sendcounts, sdispls, n2));
+      void* hr = st.out(recvbuf, mpiSpanOfBlocks(recvtype, recvcounts, rdispls, n2));
+      return r ? PMPI_Ialltoallv(hs, sendcounts, sdispls, sendtype, hr, recvcounts, rdispls, recvtype, comm, r)
+               : PMPI_Alltoallv(hs, sendcounts, sdispls, sendtype, hr, recvcounts, rdispls, recvtype, comm);
+    };
+    const size_t mine = std::max(typeBytes(recvtype, received), inPlace ? 0 : typeBytes(sendtype, sent));
+    return declined(call, mine, std::max(sdev, rdev), why, comm, staged, req, rc);
   }
   if (dev < 0 && cudaGetDevice(&dev) != cudaSuccess) dev = 0;  // nothing of its own: its current GPU
   return execute(

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -565,4 +566,164 @@ TEST(PreloadGpu, NonblockingCollectivesOnDeviceBuffers) {
     cudaFree(din[i]);
     cudaFree(dout[i]);
   }
+}
+
+namespace {
+// A call's buffers, as bytes: its input and its output (the output filled too, so that the
+// parts MPI does not write, a derived datatype's gaps, are compared as well).
+struct CallBytes {
+  std::vector<char> in, out;
+};
+template <class T>
+std::vector<char> bytesOf(const std::vector<T>& v) {
+  std::vector<char> b(v.size() * sizeof(T));
+  if (!b.empty()) std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+
+// call(in, out) on device copies of b, then on host copies: "" when the outputs agree byte
+// for byte (and both calls returned MPI_SUCCESS), else what differs.
+std::string sameAsOnHost(const std::string& what, const CallBytes& b,
+                         const std::function<int(const void*, void*)>& call) {
+  std::vector<char> hin = b.in, hout = b.out, got(b.out.size());
+  void *din = nullptr, *dout = nullptr;
+  if (cudaMalloc(&din, std::max<size_t>(b.in.size(), 1)) != cudaSuccess ||
+      cudaMalloc(&dout, std::max<size_t>(b.out.size(), 1)) != cudaSuccess)
+    return what + ": cudaMalloc failed";
+  cudaMemcpy(din, b.in.data(), b.in.size(), cudaMemcpyHostToDevice);
+  cudaMemcpy(dout, b.out.data(), b.out.size(), cudaMemcpyHostToDevice);
+  const int rd = call(din, dout);
+  const int rh = call(hin.data(), hout.data());
+  cudaMemcpy(got.data(), dout, got.size(), cudaMemcpyDeviceToHost);
+  cudaFree(din);
+  cudaFree(dout);
+  if (rd != MPI_SUCCESS || rh != MPI_SUCCESS)
+    return what + ": rc " + std::to_string(rd) + " on device buffers, " + std::to_string(rh) + " on host buffers\n";
+  for (size_t i = 0; i < got.size(); ++i)
+    if (got[i] != hout[i]) return what + ": the device output differs from MPI's at byte " + std::to_string(i) + "\n";
+  return "";
+}
+}  // namespace
+
+// Calls on device buffers that mccl has no kernel for (MPI_MAXLOC and MPI_MINLOC on pair
+// types, logical and bitwise operators, derived datatypes with gaps, send and receive
+// signatures that differ), in every collective the preload takes, blocking and
+// nonblocking, in place and out: on an MPI without CUDA support they would crash inside
+// it; the route hands it host copies of the device buffers and copies the results back
+// (mpi_stage.h). Each result equals the same call's on host buffers, byte for byte, gaps
+// included; none went to mccl.
+TEST(PreloadGpu, CallsMcclCannotRunGoThroughHostCopies) {
+  if (!gpusForAll()) GTEST_SKIP() << "needs a GPU per rank";
+  int r, n;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  const MPI_Comm w = MPI_COMM_WORLD;
+  uint64_t m0, p0;
+  mcclMpiPathCounters(&m0, &p0);
+  std::string errs;
+  struct FloatInt {
+    float v;
+    int i;
+  };
+  const int count = 1001;
+  std::vector<FloatInt> fi(count);
+  std::vector<int> pairs(2 * count), ints(count * n), vec(300 * n + 7);
+  std::vector<unsigned> bits(4097 * n);
+  for (int i = 0; i < count; ++i) {
+    fi[i] = {static_cast<float>((r * 7 + i * 3) % 11), r * 100000 + i};
+    pairs[2 * i] = (r * 5 + i) % 13;
+    pairs[2 * i + 1] = r * 100000 + i;
+  }
+  for (size_t i = 0; i < ints.size(); ++i) ints[i] = static_cast<int>((i * 7 + static_cast<size_t>(r)) % 3);
+  for (size_t i = 0; i < vec.size(); ++i) vec[i] = static_cast<int>(i) + 1000000 * (r + 1);
+  for (size_t i = 0; i < bits.size(); ++i) bits[i] = static_cast<unsigned>(i * 2654435761u) ^ (0x1111u * static_cast<unsigned>(r));
+  const CallBytes fiB{bytesOf(fi), bytesOf(fi)}, pairB{bytesOf(pairs), bytesOf(pairs)};
+
+  // Operators and pair types mccl does not take.
+  errs += sameAsOnHost("Allreduce MAXLOC", fiB, [&](const void* in, void* out) {
+    return MPI_Allreduce(in, out, count, MPI_FLOAT_INT, MPI_MAXLOC, w);
+  });
+  errs += sameAsOnHost("Allreduce MAXLOC in place", fiB, [&](const void*, void* out) {
+    return MPI_Allreduce(MPI_IN_PLACE, out, count, MPI_FLOAT_INT, MPI_MAXLOC, w);
+  });
+  errs += sameAsOnHost("Iallreduce MINLOC", pairB, [&](const void* in, void* out) {
+    MPI_Request q;
+    const int rc = MPI_Iallreduce(in, out, count, MPI_2INT, MPI_MINLOC, w, &q);
+    return rc == MPI_SUCCESS ? MPI_Wait(&q, MPI_STATUS_IGNORE) : rc;
+  });
+  errs += sameAsOnHost("Allreduce BXOR", {bytesOf(bits), bytesOf(bits)}, [&](const void* in, void* out) {
+    return MPI_Allreduce(in, out, 4097, MPI_UNSIGNED, MPI_BXOR, w);
+  });
+  errs += sameAsOnHost("Reduce LAND", {bytesOf(ints), bytesOf(ints)}, [&](const void* in, void* out) {
+    return MPI_Reduce(in, out, count, MPI_INT, MPI_LAND, n - 1, w);
+  });
+  errs += sameAsOnHost("Reduce_scatter_block BOR in place", {bytesOf(ints), bytesOf(ints)},
+                       [&](const void*, void* out) {
+                         return MPI_Reduce_scatter_block(MPI_IN_PLACE, out, count, MPI_INT, MPI_BOR, w);
+                       });
+  std::vector<int> rcounts(n);
+  for (int q = 0; q < n; ++q) rcounts[q] = q + 1;
+  errs += sameAsOnHost("Ireduce_scatter BAND", {bytesOf(bits), bytesOf(bits)}, [&](const void* in, void* out) {
+    MPI_Request q;
+    const int rc = MPI_Ireduce_scatter(in, out, rcounts.data(), MPI_UNSIGNED, MPI_BAND, w, &q);
+    return rc == MPI_SUCCESS ? MPI_Wait(&q, MPI_STATUS_IGNORE) : rc;
+  });
+
+  // Derived datatypes: a strided vector (gaps between its blocks) and a contiguous one.
+  MPI_Datatype strided, triple;
+  MPI_Type_vector(100, 2, 3, MPI_INT, &strided);  // 200 ints over 299
+  MPI_Type_commit(&strided);
+  MPI_Type_contiguous(3, MPI_INT, &triple);
+  MPI_Type_commit(&triple);
+  const CallBytes vecB{bytesOf(vec), bytesOf(vec)};
+  errs += sameAsOnHost("Bcast strided", vecB, [&](const void*, void* out) {
+    return MPI_Bcast(out, 1, strided, 1 % n, w);
+  });
+  errs += sameAsOnHost("Ibcast strided", vecB, [&](const void*, void* out) {
+    MPI_Request q;
+    const int rc = MPI_Ibcast(out, 1, strided, 0, w, &q);
+    return rc == MPI_SUCCESS ? MPI_Wait(&q, MPI_STATUS_IGNORE) : rc;
+  });
+  errs += sameAsOnHost("Allgather triples", {bytesOf(ints), bytesOf(std::vector<int>(3 * 50 * n, -1))},
+                       [&](const void* in, void* out) { return MPI_Allgather(in, 50, triple, out, 50, triple, w); });
+  errs += sameAsOnHost("Allgather ints into triples", {bytesOf(ints), bytesOf(std::vector<int>(3 * 50 * n, -1))},
+                       [&](const void* in, void* out) { return MPI_Allgather(in, 150, MPI_INT, out, 50, triple, w); });
+  errs += sameAsOnHost("Alltoall triples", {bytesOf(ints), bytesOf(std::vector<int>(ints.size(), -1))},
+                       [&](const void* in, void* out) {
+                         return MPI_Alltoall(in, count / 3, triple, out, count / 3, triple, w);
+                       });
+  errs += sameAsOnHost("Gather pairs", {bytesOf(pairs), bytesOf(std::vector<int>(2 * 10 * n, -1))},
+                       [&](const void* in, void* out) { return MPI_Gather(in, 10, MPI_2INT, out, 10, MPI_2INT, 0, w); });
+  errs += sameAsOnHost("Scatter ints into pairs", {bytesOf(ints), bytesOf(std::vector<int>(20, -1))},
+                       [&](const void* in, void* out) {
+                         return MPI_Scatter(in, 20, MPI_INT, out, 10, MPI_2INT, n - 1, w);
+                       });
+  // v-forms with gaps between the blocks (displacements 5 pairs apart).
+  std::vector<int> sc(n), sd(n), rc(n), rd(n);
+  for (int q = 0; q < n; ++q) {
+    sc[q] = (r + q) % 3 + 1;
+    rc[q] = (q + r) % 3 + 1;
+    sd[q] = rd[q] = 5 * q;
+  }
+  errs += sameAsOnHost("Alltoallv pairs", {bytesOf(pairs), bytesOf(std::vector<int>(2 * 5 * n, -1))},
+                       [&](const void* in, void* out) {
+                         return MPI_Alltoallv(in, sc.data(), sd.data(), MPI_2INT, out, rc.data(), rd.data(), MPI_2INT,
+                                              w);
+                       });
+  std::vector<int> gc(n, 2);
+  for (int q = 0; q < n; ++q) gc[q] = q % 2 + 1;
+  errs += sameAsOnHost("Iallgatherv pairs", {bytesOf(pairs), bytesOf(std::vector<int>(2 * 5 * n, -1))},
+                       [&](const void* in, void* out) {
+                         MPI_Request q;
+                         const int c = MPI_Iallgatherv(in, r % 2 + 1, MPI_2INT, out, gc.data(), rd.data(), MPI_2INT,
+                                                       w, &q);
+                         return c == MPI_SUCCESS ? MPI_Wait(&q, MPI_STATUS_IGNORE) : c;
+                       });
+  MPI_Type_free(&strided);
+  MPI_Type_free(&triple);
+  EXPECT_TRUE(errs.empty()) << "rank " << r << ":\n" << errs;
+  uint64_t m1, p1;
+  mcclMpiPathCounters(&m1, &p1);
+  EXPECT_EQ(m1, m0) << "a call mccl has no kernel for went to mccl";
+  EXPECT_GE(p1 - p0, 2u * 17) << "the calls were not seen by the route";
 }
