@@ -725,5 +725,5 @@ TEST(PreloadGpu, CallsMcclCannotRunGoThroughHostCopies) {
   uint64_t m1, p1;
   mcclMpiPathCounters(&m1, &p1);
   EXPECT_EQ(m1, m0) << "a call mccl has no kernel for went to mccl";
-  EXPECT_GE(p1 - p0, 2u * 17) << "the calls were not seen by the route";
+  EXPECT_GE(p1 - p0, 2u * 16) << "the calls were not seen by the route";  // 16 cases, each twice
 }
