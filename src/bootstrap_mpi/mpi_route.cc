@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 #include <utility>
 
 #include "bootstrap_mpi/mpi_map.h"
@@ -41,8 +42,22 @@ std::atomic<uint64_t> gByWord{0}, gByStream{0};  // mcclMpiWaitCounters
 std::atomic<int> gMpiCudaAware{-1};  // what the MPI library itself says (set by the shim)
 
 // A call's PMPI_* collective on the buffers HostStage hands it: the nonblocking form (its
-// request in *req) where req is not NULL, as the other ranks call that form.
-using Staged = std::function<int(HostStage&, MPI_Request*)>;
+// request in *req) where req is not NULL, as the other ranks call that form. A reference to
+// the call's lambda, which outlives it (an argument, or a named local): every routed call
+// makes one, host buffers included, and a std::function of its captures would allocate.
+class Staged {
+ public:
+  template <class F, class = std::enable_if_t<!std::is_same<std::decay_t<F>, Staged>::value>>
+  Staged(const F& f)  // NOLINT(google-explicit-constructor): lambdas convert at the call
+      : fn_(&f), call_([](const void* fn, HostStage& st, MPI_Request* r) {
+          return (*static_cast<const F*>(fn))(st, r);
+        }) {}
+  int operator()(HostStage& st, MPI_Request* r) const { return call_(fn_, st, r); }
+
+ private:
+  const void* fn_;
+  int (*call_)(const void*, HostStage&, MPI_Request*);
+};
 
 void verbose(const char* call, size_t bytes, const char* path, const char* why) {
   if (!knobBool(Knob::MpiVerbose)) return;
@@ -173,7 +188,7 @@ int execute(const char* call, size_t bytes, int dev, MPI_Comm comm, bool oneCall
 int declined(const char* call, size_t bytes, int dev, const char* why, MPI_Comm comm, const Staged& staged,
              MPI_Request* req, int* rc) {
   int inter = 1;  // an intercommunicator's buffers are sized by the remote group: never staged
-  if (!staged || dev < 0 || bytes == 0 || gMpiCudaAware.load() != 0 || comm == MPI_COMM_NULL ||
+  if (dev < 0 || bytes == 0 || gMpiCudaAware.load() != 0 || comm == MPI_COMM_NULL ||
       MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) {
     gViaMpi.fetch_add(1);
     verbose(call, bytes, "MPI", why);
@@ -396,7 +411,7 @@ NCCL_API int mcclMpiRouteAllgather(const void* sendbuf, int sendcount, MPI_Datat
   const int n = commSize(comm);
   size_t bytes = typeBytes(recvtype, static_cast<size_t>(recvcount)) * static_cast<size_t>(n);
   const char* call = req ? "MPI_Iallgather" : "MPI_Allgather";
-  const Staged staged = [&](HostStage& st, MPI_Request* r) {
+  const auto staged = [&](HostStage& st, MPI_Request* r) {
     const void* hs = st.in(sendbuf, mpiSpan(sendtype, static_cast<size_t>(sendcount)));
     void* hr = st.out(recvbuf, mpiSpan(recvtype, static_cast<size_t>(recvcount) * static_cast<size_t>(n)));
     return r ? PMPI_Iallgather(hs, sendcount, sendtype, hr, recvcount, recvtype, comm, r)
@@ -437,7 +452,7 @@ NCCL_API int mcclMpiRouteAlltoall(const void* sendbuf, int sendcount, MPI_Dataty
   const size_t n = static_cast<size_t>(commSize(comm));
   size_t bytes = typeBytes(recvtype, static_cast<size_t>(recvcount)) * n;
   const char* call = req ? "MPI_Ialltoall" : "MPI_Alltoall";
-  const Staged staged = [&](HostStage& st, MPI_Request* r) {
+  const auto staged = [&](HostStage& st, MPI_Request* r) {
     const void* hs = st.in(sendbuf, mpiSpan(sendtype, static_cast<size_t>(sendcount) * n));
     void* hr = st.out(recvbuf, mpiSpan(recvtype, static_cast<size_t>(recvcount) * n));
     return r ? PMPI_Ialltoall(hs, sendcount, sendtype, hr, recvcount, recvtype, comm, r)
@@ -466,7 +481,7 @@ NCCL_API int mcclMpiRouteGather(const void* sendbuf, int sendcount, MPI_Datatype
   const char* call = req ? "MPI_Igather" : "MPI_Gather";
   const size_t bytes = typeBytes(dt, static_cast<size_t>(count)) * static_cast<size_t>(n);
   const void* probe = atRoot ? recvbuf : sendbuf;
-  const Staged staged = [&](HostStage& st, MPI_Request* r) {
+  const auto staged = [&](HostStage& st, MPI_Request* r) {
     const void* hs = st.in(sendbuf, mpiSpan(sendtype, static_cast<size_t>(sendcount)));
     void* hr = atRoot ? st.out(recvbuf, mpiSpan(recvtype, static_cast<size_t>(recvcount) * static_cast<size_t>(n)))
                       : recvbuf;
@@ -492,7 +507,7 @@ NCCL_API int mcclMpiRouteScatter(const void* sendbuf, int sendcount, MPI_Datatyp
   const char* call = req ? "MPI_Iscatter" : "MPI_Scatter";
   const size_t bytes = typeBytes(dt, static_cast<size_t>(count)) * static_cast<size_t>(n);
   const void* probe = atRoot ? sendbuf : recvbuf;
-  const Staged staged = [&](HostStage& st, MPI_Request* r) {
+  const auto staged = [&](HostStage& st, MPI_Request* r) {
     const void* hs = atRoot ? st.in(sendbuf, mpiSpan(sendtype, static_cast<size_t>(sendcount) * static_cast<size_t>(n)))
                             : sendbuf;
     void* hr = st.out(recvbuf, mpiSpan(recvtype, static_cast<size_t>(recvcount)));
@@ -513,7 +528,7 @@ NCCL_API int mcclMpiRouteAllgatherv(const void* sendbuf, int sendcount, MPI_Data
                                     MPI_Request* req, int* rc) {
   const char* call = req ? "MPI_Iallgatherv" : "MPI_Allgatherv";
   const size_t bytes = typeBytes(recvtype, countSum(recvcounts, comm));
-  const Staged staged = [&](HostStage& st, MPI_Request* r) {
+  const auto staged = [&](HostStage& st, MPI_Request* r) {
     const void* hs = st.in(sendbuf, mpiSpan(sendtype, static_cast<size_t>(sendcount)));
     void* hr = st.out(recvbuf, mpiSpanOfBlocks(recvtype, recvcounts, displs, commSize(comm)));
     return r ? PMPI_Iallgatherv(hs, sendcount, sendtype, hr, recvcounts, displs, recvtype, comm, r)
@@ -605,7 +620,7 @@ NCCL_API int mcclMpiRouteAlltoallv(const void* sendbuf, const int sendcounts[], 
   if (why) {
     // This rank's own device buffers through host copies, on an MPI that cannot take them.
     const int n2 = commSize(comm);
-    const Staged staged = [&](HostStage& st, MPI_Request* r) {
+    const auto staged = [&](HostStage& st, MPI_Request* r) {
       const void* hs = st.in(sendbuf, inPlace ? MpiSpan() : mpiSpanOfBlocks(sendtype, sendcounts, sdispls, n2));
       void* hr = st.out(recvbuf, mpiSpanOfBlocks(recvtype, recvcounts, rdispls, n2));
       return r ? PMPI_Ialltoallv(hs, sendcounts, sdispls, sendtype, hr, recvcounts, rdispls, recvtype, comm, r)
