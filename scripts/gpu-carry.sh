@@ -30,7 +30,7 @@ cp "$B"/tests/mccl_gpu_tests "$B"/tests/mccl_preload_gpu_tests "$B"/bench/mccl-p
 # MCCL_CARRY_UNIT=1: the unit tests too (internals that need a GPU to take their other branch).
 [ -n "${MCCL_CARRY_UNIT:-}" ] && cp "$B"/tests/mccl_unit_tests .carry/
 for ex in allreduce_world two_level_reduce cg_solver mpi_allreduce_bench; do cp "$B"/mpi_examples/$ex .carry/; done
-for m in micro_latency micro_p2p_bw micro_stack_reserve micro_launch_args micro_mpi_tiny micro_word_wait micro_ce_copy mccl-threads-bench; do [ -f "$B"/bench/$m ] && cp "$B"/bench/$m .carry/; done
+for m in micro_latency micro_p2p_bw micro_stack_reserve micro_launch_args micro_mpi_tiny micro_mpi_pingpong micro_word_wait micro_ce_copy mccl-threads-bench; do [ -f "$B"/bench/$m ] && cp "$B"/bench/$m .carry/; done
 for x in nccl-perf mccl-init-bench nccl-init-bench libmccl_fold_devices.so; do [ -f "$B"/bench/$x ] && cp "$B"/bench/$x .carry/; done
 for f in "$B"/mpi_examples/guide_*; do [ -x "$f" ] && cp "$f" .carry/; done
 # MCCL_BEFORE=dir: a previous libmccl.so.0 goes to .carry/before (measured beside this one).

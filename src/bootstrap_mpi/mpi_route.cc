@@ -156,15 +156,7 @@ class StreamWork : public MpiPendingWork {
   ncclComm_t comm_;
 };
 
-int deviceOf(const void* p) {
-  if (p == nullptr || p == MPI_IN_PLACE) return -1;
-  cudaPointerAttributes a;
-  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-    cudaGetLastError();
-    return -1;
-  }
-  return a.type == cudaMemoryTypeDevice ? a.device : -1;
-}
+int deviceOf(const void* p) { return mpiBufferDevice(p); }
 
 // Whether a nonblocking call's request can complete later, from MPI's progress engine
 // (mpi_requests.h). Where not, an MPI that takes device buffers gets the call; one that
@@ -642,6 +634,7 @@ NCCL_API int mcclMpiRouteAlltoallv(const void* sendbuf, const int sendcounts[], 
 // The shim tells what the MPI library's own MPIX_Query_cuda_support says (0: device
 // buffers must never reach it).
 NCCL_API void mcclMpiRouteSetMpiCudaAware(int aware) { gMpiCudaAware.store(aware); }
+int mccl::mpiLibraryCudaAware() { return gMpiCudaAware.load(); }
 
 // What MPIX_Query_cuda_support reports under the preload: 1 when MCCL_MPI_CUDA_AWARE (the
 // collectives above accept device buffers), else -1 (ask the MPI library).

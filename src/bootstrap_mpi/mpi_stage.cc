@@ -1,11 +1,15 @@
 #include "bootstrap_mpi/mpi_stage.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 
 #ifdef MCCL_HAVE_CUDA
+#include <cuda.h>
 #include <cuda_runtime.h>
+
+#include "core/cuda_util.h"
 #endif
 
 namespace mccl {
@@ -47,53 +51,93 @@ HostStage::~HostStage() {
   for (Buf& b : bufs_) std::free(b.host);
 }
 
-void* HostStage::stage(void* p, MpiSpan s, bool written) {
-#ifdef MCCL_HAVE_CUDA
-  if (p == nullptr || p == MPI_IN_PLACE || s.bytes == 0) return p;
-  cudaPointerAttributes a;
-  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-    cudaGetLastError();
-    return p;
+namespace {
+std::atomic<bool> gStageHost{false};
+constexpr int kHostForTests = -2;
+
+// A copy between a device buffer (device >= 0) and its host copy, on the legacy stream:
+// after what the program queued there (and on blocking streams). A pageable copy to the
+// device may return before its DMA lands: the legacy stream's end says it has.
+bool copy(void* dst, const void* src, size_t bytes, int device, bool toDevice) {
+  if (device == kHostForTests) {
+    std::memcpy(dst, src, bytes);
+    return true;
   }
-  if (a.type != cudaMemoryTypeDevice) return p;  // host, pinned and managed memory: MPI reads it
-  for (const Buf& b : bufs_)  // one buffer passed twice (an in-place form spelled out)
-    if (b.dev == static_cast<char*>(p) + s.lb && b.bytes == s.bytes) return b.host - s.lb;
-  Buf b{static_cast<char*>(p) + s.lb, static_cast<char*>(std::malloc(s.bytes)), s.bytes, a.device, written};
+#ifdef MCCL_HAVE_CUDA
   int prev = -1;
   cudaGetDevice(&prev);
-  if (prev != b.device) cudaSetDevice(b.device);
-  // On the legacy stream: after what the program queued there (and on blocking streams).
-  if (b.host == nullptr || cudaMemcpy(b.host, b.dev, b.bytes, cudaMemcpyDeviceToHost) != cudaSuccess) {
-    cudaGetLastError();
-    ok_ = false;
-  }
-  if (prev >= 0 && prev != b.device) cudaSetDevice(prev);
-  if (b.host == nullptr) return p;
-  bufs_.push_back(b);
-  return b.host - s.lb;
+  if (prev != device) cudaSetDevice(device);
+  bool ok = cudaMemcpy(dst, src, bytes, toDevice ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost) == cudaSuccess &&
+            (!toDevice || cudaStreamSynchronize(cudaStreamLegacy) == cudaSuccess);
+  if (!ok) cudaGetLastError();
+  if (prev >= 0 && prev != device) cudaSetDevice(prev);
+  return ok;
 #else
-  (void)s;
-  (void)written;
-  return p;
+  (void)toDevice;
+  return false;
+#endif
+}
+}  // namespace
+
+void mpiStageHostForTests(bool on) { gStageHost.store(on); }
+
+int mpiBufferDevice(const void* p) {
+#ifdef MCCL_HAVE_CUDA
+  if (p == nullptr || p == MPI_IN_PLACE) return -1;
+  // The driver's query, not cudaPointerGetAttributes: every MPI call on host buffers under the
+  // preload asks, and the driver answers without the runtime's bookkeeping, a current context
+  // or making one (a program that never touched CUDA: not initialised, so no device memory).
+  using Fn = CUresult (*)(unsigned, CUpointer_attribute*, void**, CUdeviceptr);
+  static const auto query = reinterpret_cast<Fn>(cudaDriverFunction("cuPointerGetAttributes"));
+  if (query == nullptr) return -1;
+  unsigned type = 0, managed = 0;  // IS_MANAGED writes a bool: the other bytes stay 0
+  int ordinal = -1;
+  CUpointer_attribute which[3] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
+                                  CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
+  void* data[3] = {&type, &managed, &ordinal};
+  if (query(3, which, data, reinterpret_cast<CUdeviceptr>(p)) != CUDA_SUCCESS) return -1;
+  // Host, pinned and managed memory: MPI reads it itself.
+  return type == CU_MEMORYTYPE_DEVICE && !managed && ordinal >= 0 ? ordinal : -1;
+#else
+  (void)p;
+  return -1;
 #endif
 }
 
-int HostStage::finish() {
-#ifdef MCCL_HAVE_CUDA
-  int prev = -1;
-  cudaGetDevice(&prev);
-  for (const Buf& b : bufs_) {
-    if (!b.written) continue;
-    cudaSetDevice(b.device);
-    // A pageable copy may return before its DMA lands: the legacy stream's end says it has.
-    if (cudaMemcpy(b.dev, b.host, b.bytes, cudaMemcpyHostToDevice) != cudaSuccess ||
-        cudaStreamSynchronize(cudaStreamLegacy) != cudaSuccess) {
-      cudaGetLastError();
-      ok_ = false;
-    }
+bool mpiStageable(const void* p, int* device) {
+  if (p == nullptr || p == MPI_IN_PLACE || p == MPI_BOTTOM) return false;
+  if (gStageHost.load(std::memory_order_relaxed)) {
+    *device = kHostForTests;
+    return true;
   }
-  if (prev >= 0) cudaSetDevice(prev);
-#endif
+  *device = mpiBufferDevice(p);
+  return *device >= 0;
+}
+
+void* HostStage::stage(void* p, MpiSpan s, bool written) {
+  int device = -1;
+  if (s.bytes == 0 || !mpiStageable(p, &device)) return p;
+  for (const Buf& b : bufs_)  // one buffer passed twice (an in-place form spelled out)
+    if (b.dev == static_cast<char*>(p) + s.lb && b.bytes == s.bytes) return b.host - s.lb;
+  Buf b{static_cast<char*>(p) + s.lb, static_cast<char*>(std::malloc(s.bytes)), s.bytes, device, written};
+  if (b.host == nullptr) {
+    ok_ = false;
+    return p;
+  }
+  if (!copy(b.host, b.dev, b.bytes, b.device, false)) ok_ = false;
+  bufs_.push_back(b);
+  return b.host - s.lb;
+}
+
+int HostStage::refresh() {
+  for (const Buf& b : bufs_)
+    if (!copy(b.host, b.dev, b.bytes, b.device, false)) ok_ = false;
+  return ok_ ? MPI_SUCCESS : MPI_ERR_OTHER;
+}
+
+int HostStage::finish() {
+  for (const Buf& b : bufs_)
+    if (b.written && !copy(b.dev, b.host, b.bytes, b.device, true)) ok_ = false;
   return ok_ ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
 

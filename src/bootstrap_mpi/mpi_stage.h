@@ -14,6 +14,20 @@
 
 namespace mccl {
 
+// What the MPI library itself says of device buffers (its own MPIX_Query_cuda_support, told
+// by the shim; -1 before): 0 means they must never reach it.
+int mpiLibraryCudaAware();
+
+// The CUDA device whose memory p points into, or -1: host memory (pageable, pinned or
+// registered), managed memory, no CUDA at all. What the preload asks of every buffer.
+int mpiBufferDevice(const void* p);
+
+// Whether HostStage copies p: device memory, or any buffer while tests have the host
+// staged too (mpiStageHostForTests, which proves the staging path on machines without a
+// GPU). *device: its CUDA device (-2: host memory staged for tests).
+bool mpiStageable(const void* p, int* device);
+void mpiStageHostForTests(bool on);
+
 // Where a buffer's data lies, relative to the pointer passed: [lb, lb + bytes).
 struct MpiSpan {
   ptrdiff_t lb = 0;
@@ -41,6 +55,11 @@ class HostStage {
   // Copies the written buffers back (and waits until they have landed). MPI_SUCCESS or
   // MPI_ERR_OTHER.
   int finish();
+  // Copies every buffer to its host copy again (a persistent request's MPI_Start).
+  // MPI_SUCCESS or MPI_ERR_OTHER.
+  int refresh();
+  // Whether any buffer was copied (a device buffer among those handed in).
+  bool staged() const { return !bufs_.empty(); }
 
  private:
   struct Buf {

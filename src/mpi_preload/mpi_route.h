@@ -46,6 +46,55 @@ int mcclMpiRouteCudaAware(void);
  * must never reach it). */
 void mcclMpiRouteSetMpiCudaAware(int aware);
 
+/*
+ * Point-to-point calls on device buffers, where the MPI library cannot take them (its own
+ * MPIX_Query_cuda_support 0, while the preload says 1): host copies of the buffers, as a
+ * CUDA-aware MPI makes inside itself (src/bootstrap_mpi/mpi_stage_p2p.cc). Each returns 1
+ * when it took the call (*rc the MPI result; a request handed out in *req), 0 when the shim
+ * must call PMPI_* as it is (host buffers, a CUDA-aware MPI).
+ * mode: how a send completes (MPI_Send, MPI_Ssend, MPI_Rsend, MPI_Bsend). form: the
+ * blocking call, its nonblocking form (MPI_Isend) or its persistent one (MPI_Send_init).
+ */
+enum { MCCL_MPI_SEND_STANDARD, MCCL_MPI_SEND_SYNCHRONOUS, MCCL_MPI_SEND_READY, MCCL_MPI_SEND_BUFFERED };
+enum { MCCL_MPI_BLOCKING, MCCL_MPI_NONBLOCKING, MCCL_MPI_PERSISTENT };
+int mcclMpiStageSend(int mode, int form, const void* buf, int count, MPI_Datatype dt, int dest, int tag,
+                     MPI_Comm comm, MPI_Request* req, int* rc);
+int mcclMpiStageRecv(int form, void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                     MPI_Status* status, MPI_Request* req, int* rc);
+/* MPI_Mrecv (req NULL) and MPI_Imrecv. */
+int mcclMpiStageMrecv(void* buf, int count, MPI_Datatype dt, MPI_Message* message, MPI_Status* status,
+                      MPI_Request* req, int* rc);
+int mcclMpiStageSendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                         void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                         MPI_Status* status, int* rc);
+int mcclMpiStageSendrecvReplace(void* buf, int count, MPI_Datatype dt, int dest, int sendtag, int source,
+                                int recvtag, MPI_Comm comm, MPI_Status* status, int* rc);
+
+/*
+ * The requests those calls hand out are MPI's own, on the host copies; a receive's copy goes
+ * back to the device buffer when the request completes, in the calls that complete it
+ * (below, each the PMPI_* call's meaning and result). While mcclMpiStagedRequests() is 0
+ * (no such request alive: every program on host buffers or a CUDA-aware MPI) the shim calls
+ * PMPI_* directly.
+ */
+int mcclMpiStagedRequests(void);
+int mcclMpiStagedWait(MPI_Request* req, MPI_Status* status);
+int mcclMpiStagedTest(MPI_Request* req, int* flag, MPI_Status* status);
+int mcclMpiStagedWaitall(int n, MPI_Request reqs[], MPI_Status statuses[]);
+int mcclMpiStagedTestall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]);
+int mcclMpiStagedWaitany(int n, MPI_Request reqs[], int* index, MPI_Status* status);
+int mcclMpiStagedTestany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status);
+int mcclMpiStagedWaitsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]);
+int mcclMpiStagedTestsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]);
+int mcclMpiStagedRequestGetStatus(MPI_Request req, int* flag, MPI_Status* status);
+int mcclMpiStagedRequestFree(MPI_Request* req);
+int mcclMpiStagedStart(MPI_Request* req);
+int mcclMpiStagedStartall(int n, MPI_Request reqs[]);
+/* Point-to-point calls staged since the start, and their requests alive now. */
+void mcclMpiStageCounters(unsigned long long* staged, unsigned long long* live);
+/* Tests: stage host buffers too (the staging path on a machine without a GPU). */
+void mcclMpiStageHostForTests(int on);
+
 #ifdef __cplusplus
 }
 #endif

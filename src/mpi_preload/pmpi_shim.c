@@ -3,7 +3,8 @@
  * libmpi), it takes MPI_Allreduce, MPI_Reduce, MPI_Bcast, MPI_Allgather, MPI_Allgatherv,
  * MPI_Reduce_scatter_block, MPI_Reduce_scatter, MPI_Alltoall, MPI_Alltoallv, MPI_Gather
  * and MPI_Scatter, and their nonblocking forms (MPI_Iallreduce, ...), on device buffers
- * to mccl and forwards everything else to PMPI_* unchanged. The decisions live in libmccl
+ * to mccl, hands an MPI that cannot take device buffers host copies of those in
+ * point-to-point calls, and forwards everything else to PMPI_* unchanged. The decisions live in libmccl
  * (src/bootstrap_mpi/mpi_route.cc); this file only intercepts.
  */
 #define _GNU_SOURCE
@@ -82,7 +83,133 @@ ROUTED(Alltoallv, Ialltoallv, mcclMpiRouteAlltoallv,
         const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm),
        (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm))
 
-/* Programs that ask whether MPI takes device buffers: the collectives above do. */
+/*
+ * Point-to-point calls on device buffers, for an MPI that cannot take them (its own
+ * MPIX_Query_cuda_support 0): libmccl hands MPI host copies (mpi_route.h). Where it does
+ * not take a call (host buffers, a CUDA-aware MPI) PMPI_* gets it unchanged.
+ */
+#define SEND_FORMS(Name, IName, InitName, Mode)                                                                \
+  int MPI_##Name(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {              \
+    int rc;                                                                                                    \
+    realCudaAware();                                                                                           \
+    if (mcclMpiStageSend(Mode, MCCL_MPI_BLOCKING, buf, count, dt, dest, tag, comm, NULL, &rc)) return rc;      \
+    return PMPI_##Name(buf, count, dt, dest, tag, comm);                                                       \
+  }                                                                                                            \
+  int MPI_##IName(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,               \
+                  MPI_Request* request) {                                                                      \
+    int rc;                                                                                                    \
+    realCudaAware();                                                                                           \
+    if (mcclMpiStageSend(Mode, MCCL_MPI_NONBLOCKING, buf, count, dt, dest, tag, comm, request, &rc)) return rc; \
+    return PMPI_##IName(buf, count, dt, dest, tag, comm, request);                                             \
+  }                                                                                                            \
+  int MPI_##InitName(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,            \
+                     MPI_Request* request) {                                                                   \
+    int rc;                                                                                                    \
+    realCudaAware();                                                                                           \
+    if (mcclMpiStageSend(Mode, MCCL_MPI_PERSISTENT, buf, count, dt, dest, tag, comm, request, &rc)) return rc;  \
+    return PMPI_##InitName(buf, count, dt, dest, tag, comm, request);                                          \
+  }
+
+SEND_FORMS(Send, Isend, Send_init, MCCL_MPI_SEND_STANDARD)
+SEND_FORMS(Ssend, Issend, Ssend_init, MCCL_MPI_SEND_SYNCHRONOUS)
+SEND_FORMS(Rsend, Irsend, Rsend_init, MCCL_MPI_SEND_READY)
+SEND_FORMS(Bsend, Ibsend, Bsend_init, MCCL_MPI_SEND_BUFFERED)
+
+int MPI_Recv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  int rc;
+  realCudaAware();
+  if (mcclMpiStageRecv(MCCL_MPI_BLOCKING, buf, count, dt, source, tag, comm, status, NULL, &rc)) return rc;
+  return PMPI_Recv(buf, count, dt, source, tag, comm, status);
+}
+int MPI_Irecv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request* request) {
+  int rc;
+  realCudaAware();
+  if (mcclMpiStageRecv(MCCL_MPI_NONBLOCKING, buf, count, dt, source, tag, comm, NULL, request, &rc)) return rc;
+  return PMPI_Irecv(buf, count, dt, source, tag, comm, request);
+}
+int MPI_Recv_init(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request* request) {
+  int rc;
+  realCudaAware();
+  if (mcclMpiStageRecv(MCCL_MPI_PERSISTENT, buf, count, dt, source, tag, comm, NULL, request, &rc)) return rc;
+  return PMPI_Recv_init(buf, count, dt, source, tag, comm, request);
+}
+int MPI_Mrecv(void* buf, int count, MPI_Datatype dt, MPI_Message* message, MPI_Status* status) {
+  int rc;
+  realCudaAware();
+  if (mcclMpiStageMrecv(buf, count, dt, message, status, NULL, &rc)) return rc;
+  return PMPI_Mrecv(buf, count, dt, message, status);
+}
+int MPI_Imrecv(void* buf, int count, MPI_Datatype dt, MPI_Message* message, MPI_Request* request) {
+  int rc;
+  realCudaAware();
+  if (mcclMpiStageMrecv(buf, count, dt, message, NULL, request, &rc)) return rc;
+  return PMPI_Imrecv(buf, count, dt, message, request);
+}
+int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  int rc;
+  realCudaAware();
+  if (mcclMpiStageSendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+                           comm, status, &rc))
+    return rc;
+  return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+                       comm, status);
+}
+int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype dt, int dest, int sendtag, int source, int recvtag,
+                         MPI_Comm comm, MPI_Status* status) {
+  int rc;
+  realCudaAware();
+  if (mcclMpiStageSendrecvReplace(buf, count, dt, dest, sendtag, source, recvtag, comm, status, &rc)) return rc;
+  return PMPI_Sendrecv_replace(buf, count, dt, dest, sendtag, source, recvtag, comm, status);
+}
+
+/* The calls that complete requests: libmccl's while a staged request is alive (a receive's
+ * host copy goes back to the device before they return), else PMPI_* directly. */
+int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+  return mcclMpiStagedRequests() ? mcclMpiStagedWait(request, status) : PMPI_Wait(request, status);
+}
+int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  return mcclMpiStagedRequests() ? mcclMpiStagedTest(request, flag, status) : PMPI_Test(request, flag, status);
+}
+int MPI_Waitall(int n, MPI_Request requests[], MPI_Status statuses[]) {
+  return mcclMpiStagedRequests() ? mcclMpiStagedWaitall(n, requests, statuses) : PMPI_Waitall(n, requests, statuses);
+}
+int MPI_Testall(int n, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
+  return mcclMpiStagedRequests() ? mcclMpiStagedTestall(n, requests, flag, statuses)
+                                 : PMPI_Testall(n, requests, flag, statuses);
+}
+int MPI_Waitany(int n, MPI_Request requests[], int* index, MPI_Status* status) {
+  return mcclMpiStagedRequests() ? mcclMpiStagedWaitany(n, requests, index, status)
+                                 : PMPI_Waitany(n, requests, index, status);
+}
+int MPI_Testany(int n, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
+  return mcclMpiStagedRequests() ? mcclMpiStagedTestany(n, requests, index, flag, status)
+                                 : PMPI_Testany(n, requests, index, flag, status);
+}
+int MPI_Waitsome(int n, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
+  return mcclMpiStagedRequests() ? mcclMpiStagedWaitsome(n, requests, outcount, indices, statuses)
+                                 : PMPI_Waitsome(n, requests, outcount, indices, statuses);
+}
+int MPI_Testsome(int n, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
+  return mcclMpiStagedRequests() ? mcclMpiStagedTestsome(n, requests, outcount, indices, statuses)
+                                 : PMPI_Testsome(n, requests, outcount, indices, statuses);
+}
+int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  return mcclMpiStagedRequests() ? mcclMpiStagedRequestGetStatus(request, flag, status)
+                                 : PMPI_Request_get_status(request, flag, status);
+}
+int MPI_Request_free(MPI_Request* request) {
+  return mcclMpiStagedRequests() ? mcclMpiStagedRequestFree(request) : PMPI_Request_free(request);
+}
+int MPI_Start(MPI_Request* request) {
+  return mcclMpiStagedRequests() ? mcclMpiStagedStart(request) : PMPI_Start(request);
+}
+int MPI_Startall(int n, MPI_Request requests[]) {
+  return mcclMpiStagedRequests() ? mcclMpiStagedStartall(n, requests) : PMPI_Startall(n, requests);
+}
+
+/* Programs that ask whether MPI takes device buffers: the collectives and point-to-point
+ * calls above do. */
 int MPIX_Query_cuda_support(void) {
   int real = realCudaAware();
   int v = mcclMpiRouteCudaAware();

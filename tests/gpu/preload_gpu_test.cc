@@ -727,3 +727,43 @@ TEST(PreloadGpu, CallsMcclCannotRunGoThroughHostCopies) {
   EXPECT_EQ(m1, m0) << "a call mccl has no kernel for went to mccl";
   EXPECT_GE(p1 - p0, 2u * 16) << "the calls were not seen by the route";  // 16 cases, each twice
 }
+
+// Point-to-point calls on device buffers: the preload says MPI takes them
+// (MPIX_Query_cuda_support 1), so on an MPI that cannot it hands MPI host copies
+// (mpi_stage_p2p.cc). Every send and receive form, every call that completes requests,
+// persistent, cancelled and freed requests; each device buffer read back and checked.
+#include <dlfcn.h>
+
+#include "p2p_stage_check.h"
+
+extern "C" int MPIX_Query_cuda_support(void);  // the preload's (Open MPI's mpi-ext.h has it too)
+
+namespace {
+// What the MPI library itself says (the preload's own MPIX_Query_cuda_support says 1).
+int mpiLibraryCudaAware() {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&PMPI_Send), &info) == 0 || info.dli_fname == nullptr) return 0;
+  void* lib = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+  if (lib == nullptr) return 0;
+  auto query = reinterpret_cast<int (*)()>(dlsym(lib, "MPIX_Query_cuda_support"));
+  const int aware = query ? query() : 0;
+  dlclose(lib);
+  return aware;
+}
+}  // namespace
+
+TEST(PreloadGpu, PointToPointOnDeviceBuffersThroughHostCopies) {
+  if (!gpusForAll()) GTEST_SKIP() << "needs a GPU per rank";
+  if (mpiLibraryCudaAware()) GTEST_SKIP() << "this MPI takes device buffers itself: nothing to stage";
+  EXPECT_EQ(MPIX_Query_cuda_support(), 1);
+  const p2pstage::Memory device{
+      [](size_t bytes) {
+        void* p = nullptr;
+        return cudaMalloc(&p, bytes) == cudaSuccess ? p : nullptr;
+      },
+      [](void* p) { cudaFree(p); },
+      [](void* dst, const void* src, size_t bytes) { cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice); },
+      [](void* dst, const void* src, size_t bytes) { cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost); }};
+  p2pstage::checkPointToPoint(device);
+  MPI_Barrier(MPI_COMM_WORLD);
+}

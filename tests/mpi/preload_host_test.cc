@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <numeric>
 #include <vector>
 
@@ -134,4 +136,24 @@ TEST(PreloadHost, FortranNamesAreSeenAndForwarded) {
   mcclMpiPathCounters(&mccl1, &mpi1);
   EXPECT_EQ(mccl1, mccl0);       // host buffers: nothing went to mccl
   EXPECT_GE(mpi1 - mpi0, 8u);  // but every Fortran call was seen
+}
+
+// libmccl_mpi's host copies for point-to-point calls (an MPI that cannot take device
+// buffers), proven on host buffers: the test has the preload stage those too. Every send
+// and receive form and every call that completes requests, on a ring of any rank count.
+#include "p2p_stage_check.h"
+
+extern "C" void mcclMpiStageHostForTests(int on);
+
+TEST(PreloadHost, PointToPointThroughHostCopies) {
+  const p2pstage::Memory host{
+      [](size_t bytes) { return std::malloc(bytes); }, [](void* p) { std::free(p); },
+      [](void* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); },
+      [](void* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); }};
+  struct StageHost {
+    StageHost() { mcclMpiStageHostForTests(1); }
+    ~StageHost() { mcclMpiStageHostForTests(0); }
+  } on;
+  p2pstage::checkPointToPoint(host);
+  MPI_Barrier(MPI_COMM_WORLD);
 }

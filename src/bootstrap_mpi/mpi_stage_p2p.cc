@@ -1,0 +1,438 @@
+// Point-to-point calls on device buffers for an MPI library that cannot take them
+// (mpi_route.h). Under the preload MPIX_Query_cuda_support says 1 (MCCL_MPI_CUDA_AWARE),
+// so a program hands device buffers to MPI_Send and MPI_Irecv as well as to the
+// collectives; on an MPI without CUDA support those would crash inside it. Here each
+// device buffer goes to MPI as a host copy (HostStage, mpi_stage.h), as a CUDA-aware MPI
+// stages it inside itself:
+//
+//   * a send copies its span to host memory and sends the copy; a receive (or a
+//     Sendrecv_replace) copies its span too (the bytes a short message or a datatype's gaps
+//     leave keep their values), receives into the copy and copies it back whole;
+//   * blocking calls do all of that inside the call;
+//   * nonblocking and persistent ones hand out MPI's own request on the copy, kept in a
+//     table with its copies until the request completes. The program completes requests in
+//     MPI_Wait, MPI_Test, their -all, -any and -some forms and MPI_Request_get_status: the
+//     shim sends those here while any staged request is alive, and a receive's copy goes
+//     back to the device before the call returns. MPI_Start refreshes a persistent
+//     request's copy; MPI_Request_free of an active staged request keeps it here (the host
+//     copy must outlive the transfer) and later calls complete it.
+//
+// A request's handle is the table's key from its post until MPI frees it: a completion
+// call's handles are read before it runs, and an entry is dropped when its request has
+// completed (or MPI freed it with an error), so a handle MPI hands out again later never
+// meets a stale entry.
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "bootstrap_mpi/mpi_stage.h"
+#include "core/debug.h"
+#include "core/error.h"
+#include "mpi_preload/mpi_route.h"
+
+using namespace mccl;
+
+namespace {
+
+struct StagedRequest {
+  HostStage stage;
+  MPI_Comm comm = MPI_COMM_NULL;  // whose error handler hears of a failed copy
+  bool recv = false;              // copied back when it completes
+  bool persistent = false;
+  bool active = false;            // posted (a persistent one: started) and not completed
+  bool copiedBack = false;        // MPI_Request_get_status saw it complete and copied it back
+};
+
+struct Table {
+  std::mutex mu;
+  std::unordered_map<MPI_Request, std::unique_ptr<StagedRequest>> live;
+  // Freed by the program while active: completed here (MPI_Test) by later calls.
+  std::vector<std::pair<MPI_Request, std::unique_ptr<StagedRequest>>> detached;
+  std::atomic<int> count{0};  // live + detached: the shim's test
+  std::atomic<unsigned long long> staged{0};
+};
+
+Table& table() {
+  static Table* t = new Table();  // outlives MPI_Finalize and static destructors
+  return *t;
+}
+
+void recount(Table& t) { t.count.store(static_cast<int>(t.live.size() + t.detached.size())); }
+
+bool wanted(const void* buf, int count) {
+  int device = -1;
+  return count > 0 && mpiLibraryCudaAware() == 0 && mpiStageable(buf, &device);
+}
+
+// A failed copy between a device buffer and its host copy: said once, the communicator's
+// error handler called, MPI_ERR_OTHER.
+int copyFailed(MPI_Comm comm) {
+  WARN("libmccl_mpi: copying a device buffer to or from host memory failed (point-to-point)");
+  if (comm != MPI_COMM_NULL) MPI_Comm_call_errhandler(comm, MPI_ERR_OTHER);
+  return MPI_ERR_OTHER;
+}
+
+void remember(MPI_Request req, std::unique_ptr<StagedRequest> s) {
+  Table& t = table();
+  std::lock_guard<std::mutex> lock(t.mu);
+  t.live[req] = std::move(s);
+  recount(t);
+}
+
+bool cancelled(const MPI_Status* st) {
+  int c = 0;
+  return st != MPI_STATUS_IGNORE && MPI_Test_cancelled(st, &c) == MPI_SUCCESS && c;
+}
+
+// A receive's copy back, unless the request was cancelled or failed. MPI_SUCCESS or
+// copyFailed's.
+int copyBack(StagedRequest& s, const MPI_Status* st, bool ok) {
+  if (!s.recv || s.copiedBack || !ok || cancelled(st)) return MPI_SUCCESS;
+  s.copiedBack = true;
+  return s.stage.finish() == MPI_SUCCESS ? MPI_SUCCESS : copyFailed(s.comm);
+}
+
+// Completes the table's detached requests whose transfers are done (the table's lock held).
+void reapDetached(Table& t) {
+  for (size_t i = 0; i < t.detached.size();) {
+    auto& [h, s] = t.detached[i];
+    int flag = 0;
+    MPI_Status st;
+    const int rc = PMPI_Test(&h, &flag, &st);
+    if (rc == MPI_SUCCESS && !flag) {
+      ++i;
+      continue;
+    }
+    copyBack(*s, &st, rc == MPI_SUCCESS);
+    if (s->persistent && h != MPI_REQUEST_NULL) PMPI_Request_free(&h);
+    t.detached.erase(t.detached.begin() + static_cast<ptrdiff_t>(i));
+  }
+  recount(t);
+}
+
+// The handles a completion call is given, read before it runs (MPI sets completed ones to
+// MPI_REQUEST_NULL), with the statuses the call fills: the program's, or ours where it
+// passed MPI_STATUS(ES)_IGNORE (cancelled and failed receives are not copied back).
+class Completion {
+ public:
+  Completion(int n, const MPI_Request* reqs, MPI_Status* statuses) : handles_(reqs, reqs + (n > 0 ? n : 0)) {
+    if (statuses == MPI_STATUSES_IGNORE) {
+      own_.resize(handles_.size());
+      statuses_ = own_.data();
+    } else {
+      statuses_ = statuses;
+    }
+    Table& t = table();
+    std::lock_guard<std::mutex> lock(t.mu);
+    if (!t.detached.empty()) reapDetached(t);
+  }
+  MPI_Status* statuses() { return statuses_; }
+  MPI_Status* status(int i) { return statuses_ + i; }
+
+  // Request i completed (ok: without error; st: its status). Its receive goes back to the
+  // device; a nonpersistent entry is dropped. Returns MPI_SUCCESS or copyFailed's.
+  int completed(int i, bool ok) { return completed(i, ok, status(i)); }
+  int completed(int i, bool ok, const MPI_Status* st) {
+    Table& t = table();
+    std::unique_ptr<StagedRequest> gone;
+    StagedRequest* s = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(t.mu);
+      auto it = t.live.find(handles_[static_cast<size_t>(i)]);
+      if (it == t.live.end() || !it->second->active) return MPI_SUCCESS;  // not ours, or an inactive persistent one
+      s = it->second.get();
+      s->active = false;
+      if (!s->persistent) {
+        gone = std::move(it->second);
+        t.live.erase(it);
+        recount(t);
+      } else {
+        return copyBack(*s, st, ok);  // a persistent entry lives on: copied under the lock
+      }
+    }
+    return copyBack(*gone, st, ok);
+  }
+  // What the call's result says of request i: complete (*ok without error) or not.
+  bool settledByResult(int rc, int i, bool* ok) {
+    if (rc == MPI_SUCCESS) return *ok = true;
+    if (rc == MPI_ERR_IN_STATUS) {
+      const int e = statuses_[i].MPI_ERROR;
+      *ok = e == MPI_SUCCESS;
+      return e != MPI_ERR_PENDING;
+    }
+    *ok = false;
+    return true;
+  }
+
+ private:
+  std::vector<MPI_Request> handles_;
+  std::vector<MPI_Status> own_;
+  MPI_Status* statuses_;
+};
+
+int first(int a, int b) { return a != MPI_SUCCESS ? a : b; }
+
+int sendCall(int mode, int form, const void* b, int n, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+             MPI_Request* req) {
+  switch (form) {
+    case MCCL_MPI_BLOCKING:
+      switch (mode) {
+        case MCCL_MPI_SEND_SYNCHRONOUS: return PMPI_Ssend(b, n, dt, dest, tag, comm);
+        case MCCL_MPI_SEND_READY: return PMPI_Rsend(b, n, dt, dest, tag, comm);
+        case MCCL_MPI_SEND_BUFFERED: return PMPI_Bsend(b, n, dt, dest, tag, comm);
+        default: return PMPI_Send(b, n, dt, dest, tag, comm);
+      }
+    case MCCL_MPI_NONBLOCKING:
+      switch (mode) {
+        case MCCL_MPI_SEND_SYNCHRONOUS: return PMPI_Issend(b, n, dt, dest, tag, comm, req);
+        case MCCL_MPI_SEND_READY: return PMPI_Irsend(b, n, dt, dest, tag, comm, req);
+        case MCCL_MPI_SEND_BUFFERED: return PMPI_Ibsend(b, n, dt, dest, tag, comm, req);
+        default: return PMPI_Isend(b, n, dt, dest, tag, comm, req);
+      }
+    default:
+      switch (mode) {
+        case MCCL_MPI_SEND_SYNCHRONOUS: return PMPI_Ssend_init(b, n, dt, dest, tag, comm, req);
+        case MCCL_MPI_SEND_READY: return PMPI_Rsend_init(b, n, dt, dest, tag, comm, req);
+        case MCCL_MPI_SEND_BUFFERED: return PMPI_Bsend_init(b, n, dt, dest, tag, comm, req);
+        default: return PMPI_Send_init(b, n, dt, dest, tag, comm, req);
+      }
+  }
+}
+
+// A posted call's request, its staged copies kept with it: nonblocking ones active,
+// persistent ones from their first MPI_Start.
+int posted(int rc, int form, bool recv, MPI_Comm comm, std::unique_ptr<StagedRequest> s, MPI_Request* req) {
+  const bool copyOk = s->stage.ok();
+  if (rc == MPI_SUCCESS && form != MCCL_MPI_BLOCKING) {
+    s->comm = comm;
+    s->recv = recv;
+    s->persistent = form == MCCL_MPI_PERSISTENT;
+    s->active = form == MCCL_MPI_NONBLOCKING;
+    remember(*req, std::move(s));
+  }
+  table().staged.fetch_add(1);
+  return copyOk ? rc : first(rc, copyFailed(comm));
+}
+
+}  // namespace
+
+NCCL_API int mcclMpiStageSend(int mode, int form, const void* buf, int count, MPI_Datatype dt, int dest, int tag,
+                              MPI_Comm comm, MPI_Request* req, int* rc) {
+  if (!wanted(buf, count)) return 0;
+  auto s = std::make_unique<StagedRequest>();
+  const void* host = s->stage.in(buf, mpiSpan(dt, static_cast<size_t>(count)));
+  if (!s->stage.staged()) return 0;
+  *rc = posted(sendCall(mode, form, host, count, dt, dest, tag, comm, req), form, false, comm, std::move(s), req);
+  return 1;
+}
+
+NCCL_API int mcclMpiStageRecv(int form, void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                              MPI_Status* status, MPI_Request* req, int* rc) {
+  if (!wanted(buf, count)) return 0;
+  auto s = std::make_unique<StagedRequest>();
+  void* host = s->stage.out(buf, mpiSpan(dt, static_cast<size_t>(count)));
+  if (!s->stage.staged()) return 0;
+  int r;
+  if (form == MCCL_MPI_BLOCKING) {
+    r = PMPI_Recv(host, count, dt, source, tag, comm, status);
+    if (r == MPI_SUCCESS && s->stage.finish() != MPI_SUCCESS) r = copyFailed(comm);
+  } else if (form == MCCL_MPI_NONBLOCKING) {
+    r = PMPI_Irecv(host, count, dt, source, tag, comm, req);
+  } else {
+    r = PMPI_Recv_init(host, count, dt, source, tag, comm, req);
+  }
+  *rc = posted(r, form, true, comm, std::move(s), req);
+  return 1;
+}
+
+NCCL_API int mcclMpiStageMrecv(void* buf, int count, MPI_Datatype dt, MPI_Message* message, MPI_Status* status,
+                               MPI_Request* req, int* rc) {
+  if (!wanted(buf, count)) return 0;
+  auto s = std::make_unique<StagedRequest>();
+  void* host = s->stage.out(buf, mpiSpan(dt, static_cast<size_t>(count)));
+  if (!s->stage.staged()) return 0;
+  int r;
+  if (req == nullptr) {
+    r = PMPI_Mrecv(host, count, dt, message, status);
+    if (r == MPI_SUCCESS && s->stage.finish() != MPI_SUCCESS) r = copyFailed(MPI_COMM_NULL);
+  } else {
+    r = PMPI_Imrecv(host, count, dt, message, req);
+  }
+  *rc = posted(r, req ? MCCL_MPI_NONBLOCKING : MCCL_MPI_BLOCKING, true, MPI_COMM_NULL, std::move(s), req);
+  return 1;
+}
+
+NCCL_API int mcclMpiStageSendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                                  MPI_Comm comm, MPI_Status* status, int* rc) {
+  if (!wanted(sendbuf, sendcount) && !wanted(recvbuf, recvcount)) return 0;
+  HostStage st;
+  const void* hs = sendcount > 0 ? st.in(sendbuf, mpiSpan(sendtype, static_cast<size_t>(sendcount))) : sendbuf;
+  void* hr = recvcount > 0 ? st.out(recvbuf, mpiSpan(recvtype, static_cast<size_t>(recvcount))) : recvbuf;
+  if (!st.staged()) return 0;
+  int r = PMPI_Sendrecv(hs, sendcount, sendtype, dest, sendtag, hr, recvcount, recvtype, source, recvtag, comm, status);
+  if (st.finish() != MPI_SUCCESS) r = first(r, copyFailed(comm));
+  table().staged.fetch_add(1);
+  *rc = r;
+  return 1;
+}
+
+NCCL_API int mcclMpiStageSendrecvReplace(void* buf, int count, MPI_Datatype dt, int dest, int sendtag, int source,
+                                         int recvtag, MPI_Comm comm, MPI_Status* status, int* rc) {
+  if (!wanted(buf, count)) return 0;
+  HostStage st;
+  void* host = st.out(buf, mpiSpan(dt, static_cast<size_t>(count)));
+  if (!st.staged()) return 0;
+  int r = PMPI_Sendrecv_replace(host, count, dt, dest, sendtag, source, recvtag, comm, status);
+  if (st.finish() != MPI_SUCCESS) r = first(r, copyFailed(comm));
+  table().staged.fetch_add(1);
+  *rc = r;
+  return 1;
+}
+
+NCCL_API int mcclMpiStagedRequests(void) { return table().count.load(std::memory_order_relaxed); }
+
+NCCL_API int mcclMpiStagedWait(MPI_Request* req, MPI_Status* status) {
+  Completion c(1, req, status);
+  const int rc = PMPI_Wait(req, c.status(0));
+  return first(rc, c.completed(0, rc == MPI_SUCCESS));
+}
+
+NCCL_API int mcclMpiStagedTest(MPI_Request* req, int* flag, MPI_Status* status) {
+  Completion c(1, req, status);
+  const int rc = PMPI_Test(req, flag, c.status(0));
+  if (rc != MPI_SUCCESS && *req != MPI_REQUEST_NULL) return rc;  // nothing completed
+  return (rc != MPI_SUCCESS || *flag) ? first(rc, c.completed(0, rc == MPI_SUCCESS)) : rc;
+}
+
+NCCL_API int mcclMpiStagedWaitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
+  Completion c(n, reqs, statuses);
+  const int rc = PMPI_Waitall(n, reqs, c.statuses());
+  int back = MPI_SUCCESS;
+  for (int i = 0; i < n; ++i) {
+    bool ok = false;
+    if (c.settledByResult(rc, i, &ok)) back = first(back, c.completed(i, ok));
+  }
+  return first(rc, back);
+}
+
+NCCL_API int mcclMpiStagedTestall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
+  Completion c(n, reqs, statuses);
+  const int rc = PMPI_Testall(n, reqs, flag, c.statuses());
+  if (rc == MPI_SUCCESS && !*flag) return rc;
+  int back = MPI_SUCCESS;
+  for (int i = 0; i < n; ++i) {
+    bool ok = false;
+    if (c.settledByResult(rc, i, &ok)) back = first(back, c.completed(i, ok));
+  }
+  return first(rc, back);
+}
+
+NCCL_API int mcclMpiStagedWaitany(int n, MPI_Request reqs[], int* index, MPI_Status* status) {
+  Completion c(n, reqs, MPI_STATUSES_IGNORE);
+  MPI_Status own;
+  MPI_Status* st = status == MPI_STATUS_IGNORE ? &own : status;
+  const int rc = PMPI_Waitany(n, reqs, index, st);
+  if (*index == MPI_UNDEFINED || *index < 0 || *index >= n) return rc;
+  return first(rc, c.completed(*index, rc == MPI_SUCCESS, st));
+}
+
+NCCL_API int mcclMpiStagedTestany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status) {
+  Completion c(n, reqs, MPI_STATUSES_IGNORE);
+  MPI_Status own;
+  MPI_Status* st = status == MPI_STATUS_IGNORE ? &own : status;
+  const int rc = PMPI_Testany(n, reqs, index, flag, st);
+  if (!*flag || *index == MPI_UNDEFINED || *index < 0 || *index >= n) return rc;
+  return first(rc, c.completed(*index, rc == MPI_SUCCESS, st));
+}
+
+namespace {
+// Waitsome and Testsome: the requests at indices[0 .. outcount) completed.
+int completedSome(Completion& c, int rc, int n, const int* outcount, const int indices[]) {
+  if (*outcount == MPI_UNDEFINED) return rc;
+  int back = MPI_SUCCESS;
+  for (int k = 0; k < *outcount; ++k) {  // statuses in completion order, k-th for indices[k]
+    const int i = indices[k];
+    const MPI_Status* st = c.status(k);
+    if (i < 0 || i >= n) continue;
+    const bool ok = rc == MPI_SUCCESS || (rc == MPI_ERR_IN_STATUS && st->MPI_ERROR == MPI_SUCCESS);
+    back = first(back, c.completed(i, ok, st));
+  }
+  return first(rc, back);
+}
+}  // namespace
+
+NCCL_API int mcclMpiStagedWaitsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
+  Completion c(n, reqs, statuses);
+  const int rc = PMPI_Waitsome(n, reqs, outcount, indices, c.statuses());
+  return completedSome(c, rc, n, outcount, indices);
+}
+
+NCCL_API int mcclMpiStagedTestsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
+  Completion c(n, reqs, statuses);
+  const int rc = PMPI_Testsome(n, reqs, outcount, indices, c.statuses());
+  return completedSome(c, rc, n, outcount, indices);
+}
+
+NCCL_API int mcclMpiStagedRequestGetStatus(MPI_Request req, int* flag, MPI_Status* status) {
+  MPI_Status own;
+  MPI_Status* st = status == MPI_STATUS_IGNORE ? &own : status;
+  const int rc = PMPI_Request_get_status(req, flag, st);
+  if (rc != MPI_SUCCESS || !*flag) return rc;
+  Table& t = table();
+  std::lock_guard<std::mutex> lock(t.mu);
+  auto it = t.live.find(req);
+  if (it == t.live.end() || !it->second->active) return rc;
+  return copyBack(*it->second, st, true);  // the entry stays until MPI_Wait or MPI_Test frees the request
+}
+
+NCCL_API int mcclMpiStagedRequestFree(MPI_Request* req) {
+  Table& t = table();
+  {
+    std::lock_guard<std::mutex> lock(t.mu);
+    auto it = t.live.find(*req);
+    if (it != t.live.end()) {
+      std::unique_ptr<StagedRequest> s = std::move(it->second);
+      t.live.erase(it);
+      if (s->active) {  // its transfer still runs on the host copy: kept, completed here later
+        t.detached.emplace_back(*req, std::move(s));
+        *req = MPI_REQUEST_NULL;
+        reapDetached(t);
+        return MPI_SUCCESS;
+      }
+      recount(t);
+    }
+  }
+  return PMPI_Request_free(req);
+}
+
+NCCL_API int mcclMpiStagedStart(MPI_Request* req) { return mcclMpiStagedStartall(1, req); }
+
+NCCL_API int mcclMpiStagedStartall(int n, MPI_Request reqs[]) {
+  Table& t = table();
+  int back = MPI_SUCCESS;
+  {
+    std::lock_guard<std::mutex> lock(t.mu);
+    for (int i = 0; i < n; ++i) {
+      auto it = t.live.find(reqs[i]);
+      if (it == t.live.end()) continue;
+      StagedRequest& s = *it->second;
+      // A send's data as it is now; a receive's too (what the message leaves stays as is).
+      if (s.stage.refresh() != MPI_SUCCESS) back = first(back, copyFailed(s.comm));
+      s.active = true;
+      s.copiedBack = false;
+    }
+  }
+  const int rc = n == 1 ? PMPI_Start(reqs) : PMPI_Startall(n, reqs);
+  return first(rc, back);
+}
+
+NCCL_API void mcclMpiStageCounters(unsigned long long* staged, unsigned long long* live) {
+  if (staged) *staged = table().staged.load();
+  if (live) *live = static_cast<unsigned long long>(table().count.load());
+}
+
+NCCL_API void mcclMpiStageHostForTests(int on) { mpiStageHostForTests(on != 0); }

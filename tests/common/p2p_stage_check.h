@@ -1,0 +1,374 @@
+// Point-to-point calls through libmccl_mpi's host copies (mpi_stage_p2p.cc), on buffers of
+// any kind of memory: device buffers on a GPU machine whose MPI cannot take them, host
+// buffers where a test has the host staged too (a machine without a GPU). Every rank runs
+// it; neighbours on a ring (any rank count from 2), every send and receive form, every
+// call that completes requests, persistent requests, cancelled and freed ones; each
+// received buffer checked element by element, including what a message must leave alone.
+// One rank talks to itself.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern "C" void mcclMpiStageCounters(unsigned long long* staged, unsigned long long* live);
+
+namespace p2pstage {
+
+struct Memory {
+  void* (*alloc)(size_t bytes);
+  void (*release)(void* p);
+  void (*put)(void* dst, const void* src, size_t bytes);  // host -> buffer
+  void (*get)(void* dst, const void* src, size_t bytes);  // buffer -> host
+};
+
+class Buf {
+ public:
+  Buf(const Memory& m, size_t n) : m_(m), n_(n), p_(static_cast<int*>(m.alloc(n * sizeof(int)))) {}
+  ~Buf() { m_.release(p_); }
+  Buf(const Buf&) = delete;
+  Buf& operator=(const Buf&) = delete;
+  int* p() const { return p_; }
+  void set(const std::vector<int>& v) { m_.put(p_, v.data(), n_ * sizeof(int)); }
+  void fill(int x) { set(std::vector<int>(n_, x)); }
+  std::vector<int> read() const {
+    std::vector<int> v(n_);
+    m_.get(v.data(), p_, n_ * sizeof(int));
+    return v;
+  }
+
+ private:
+  const Memory& m_;
+  size_t n_;
+  int* p_;
+};
+
+inline std::vector<int> pattern(int who, int round, size_t n) {
+  std::vector<int> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = who * 1000000 + round * 10000 + static_cast<int>(i % 9973);
+  return v;
+}
+
+inline unsigned long long stagedCalls() {
+  unsigned long long s = 0, live = 0;
+  mcclMpiStageCounters(&s, &live);
+  return s;
+}
+inline unsigned long long liveRequests() {
+  unsigned long long s = 0, live = 0;
+  mcclMpiStageCounters(&s, &live);
+  return live;
+}
+
+// Completes requests[1..] (requests[0] is MPI_REQUEST_NULL, which every form must skip)
+// with the call form names.
+inline void complete(const char* form, std::vector<MPI_Request>& reqs) {
+  const int n = static_cast<int>(reqs.size());
+  const std::string f = form;
+  int done = 0, flag = 0, index = -1, outcount = 0;
+  std::vector<int> indices(reqs.size());
+  std::vector<MPI_Status> sts(reqs.size());
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  auto pending = [&] {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << form << " never completed";
+  };
+  if (f == "Waitall") {
+    ASSERT_EQ(MPI_Waitall(n, reqs.data(), MPI_STATUSES_IGNORE), MPI_SUCCESS);
+  } else if (f == "Waitall+statuses") {
+    ASSERT_EQ(MPI_Waitall(n, reqs.data(), sts.data()), MPI_SUCCESS);
+  } else if (f == "Waitany") {
+    for (done = 0; done < n - 1; ++done) {
+      ASSERT_EQ(MPI_Waitany(n, reqs.data(), &index, MPI_STATUS_IGNORE), MPI_SUCCESS);
+      ASSERT_GE(index, 1);
+    }
+    ASSERT_EQ(MPI_Waitany(n, reqs.data(), &index, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    EXPECT_EQ(index, MPI_UNDEFINED);
+  } else if (f == "Waitsome") {
+    while (done < n - 1) {
+      ASSERT_EQ(MPI_Waitsome(n, reqs.data(), &outcount, indices.data(), sts.data()), MPI_SUCCESS);
+      ASSERT_NE(outcount, MPI_UNDEFINED);
+      done += outcount;
+    }
+  } else if (f == "Testall") {
+    for (flag = 0; !flag;) {
+      ASSERT_EQ(MPI_Testall(n, reqs.data(), &flag, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+      pending();
+    }
+  } else if (f == "Testany") {
+    while (done < n - 1) {
+      ASSERT_EQ(MPI_Testany(n, reqs.data(), &index, &flag, MPI_STATUS_IGNORE), MPI_SUCCESS);
+      if (flag && index != MPI_UNDEFINED) ++done;
+      pending();
+    }
+  } else if (f == "Testsome") {
+    while (done < n - 1) {
+      ASSERT_EQ(MPI_Testsome(n, reqs.data(), &outcount, indices.data(), MPI_STATUSES_IGNORE), MPI_SUCCESS);
+      done += outcount == MPI_UNDEFINED ? 0 : outcount;
+      pending();
+    }
+  } else if (f == "Test") {
+    for (int i = 1; i < n; ++i)
+      for (flag = 0; !flag;) {
+        ASSERT_EQ(MPI_Test(&reqs[i], &flag, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        pending();
+      }
+  } else {  // Request_get_status until each is complete (the data must be there then), then Wait
+    for (int i = 1; i < n; ++i) {
+      for (flag = 0; !flag;) {
+        ASSERT_EQ(MPI_Request_get_status(reqs[i], &flag, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        pending();
+      }
+    }
+    return;  // the caller reads the buffers, then waits
+  }
+  for (int i = 0; i < n; ++i) EXPECT_EQ(reqs[i], MPI_REQUEST_NULL) << form;
+}
+
+inline void checkPointToPoint(const Memory& m) {
+  int r = 0, n = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const int next = (r + 1) % n, prev = (r + n - 1) % n;
+  const unsigned long long staged0 = stagedCalls();
+  const size_t N = 4096;
+
+  // Blocking Send and Recv, a small and a large message (eager and rendezvous in MPI).
+  for (size_t count : {N, size_t{1} << 20}) {
+    Buf s(m, count), d(m, count);
+    s.set(pattern(r, 0, count));
+    d.fill(-1);
+    MPI_Status st;
+    if (n == 1) {  // to itself: a blocking send would wait for the receive after it
+      ASSERT_EQ(MPI_Sendrecv(s.p(), static_cast<int>(count), MPI_INT, next, 1, d.p(), static_cast<int>(count), MPI_INT,
+                             prev, 1, comm, &st),
+                MPI_SUCCESS);
+    } else if (r % 2 == 0) {
+      ASSERT_EQ(MPI_Send(s.p(), static_cast<int>(count), MPI_INT, next, 1, comm), MPI_SUCCESS);
+      ASSERT_EQ(MPI_Recv(d.p(), static_cast<int>(count), MPI_INT, prev, 1, comm, &st), MPI_SUCCESS);
+    } else {
+      ASSERT_EQ(MPI_Recv(d.p(), static_cast<int>(count), MPI_INT, prev, 1, comm, &st), MPI_SUCCESS);
+      ASSERT_EQ(MPI_Send(s.p(), static_cast<int>(count), MPI_INT, next, 1, comm), MPI_SUCCESS);
+    }
+    EXPECT_EQ(st.MPI_SOURCE, prev);
+    int got = 0;
+    MPI_Get_count(&st, MPI_INT, &got);
+    EXPECT_EQ(got, static_cast<int>(count));
+    ASSERT_EQ(d.read(), pattern(prev, 0, count)) << count << " ints";
+  }
+
+  // A short message into a strided receive: the gaps and the part past the message keep
+  // their values (512 ints sent, room for 600 at every other element).
+  {
+    Buf s(m, 512), d(m, 1200);
+    s.set(pattern(r, 1, 512));
+    d.fill(-1);
+    MPI_Datatype every2;
+    MPI_Type_vector(600, 1, 2, MPI_INT, &every2);
+    MPI_Type_commit(&every2);
+    MPI_Status st;
+    ASSERT_EQ(MPI_Sendrecv(s.p(), 512, MPI_INT, next, 2, d.p(), 1, every2, prev, 2, comm, &st), MPI_SUCCESS);
+    MPI_Type_free(&every2);
+    int elements = 0;
+    MPI_Get_elements(&st, MPI_INT, &elements);
+    EXPECT_EQ(elements, 512);
+    const std::vector<int> want = pattern(prev, 1, 512);
+    const std::vector<int> got = d.read();
+    for (size_t i = 0; i < 1200; ++i) {
+      const int expect = (i % 2 == 0 && i / 2 < 512) ? want[i / 2] : -1;
+      ASSERT_EQ(got[i], expect) << "element " << i;
+    }
+  }
+
+  // A receive posted first: the buffer is left alone until the request completes, then
+  // holds the message.
+  {
+    Buf s(m, N), d(m, N);
+    s.set(pattern(r, 2, N));
+    d.fill(-1);
+    MPI_Request rq;
+    ASSERT_EQ(MPI_Irecv(d.p(), static_cast<int>(N), MPI_INT, prev, 3, comm, &rq), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Send(s.p(), static_cast<int>(N), MPI_INT, next, 3, comm), MPI_SUCCESS);
+    MPI_Barrier(comm);
+    EXPECT_EQ(d.read(), std::vector<int>(N, -1)) << "the host copy, not the buffer, receives";
+    MPI_Status st;
+    ASSERT_EQ(MPI_Wait(&rq, &st), MPI_SUCCESS);
+    EXPECT_EQ(rq, MPI_REQUEST_NULL);
+    EXPECT_EQ(st.MPI_SOURCE, prev);
+    EXPECT_EQ(st.MPI_TAG, 3);
+    ASSERT_EQ(d.read(), pattern(prev, 2, N));
+  }
+
+  // Both neighbours at once, completed by every form (a null request first in each array).
+  const char* forms[] = {"Waitall", "Waitall+statuses", "Waitany", "Waitsome", "Testall",
+                         "Testany", "Testsome", "Test",  "Request_get_status"};
+  int round = 10;
+  for (const char* form : forms) {
+    SCOPED_TRACE(form);
+    ++round;
+    Buf toNext(m, N), toPrev(m, N), fromPrev(m, N), fromNext(m, N);
+    toNext.set(pattern(r, round, N));
+    toPrev.set(pattern(r + 50, round, N));
+    fromPrev.fill(-1);
+    fromNext.fill(-1);
+    std::vector<MPI_Request> reqs(5, MPI_REQUEST_NULL);
+    ASSERT_EQ(MPI_Irecv(fromPrev.p(), static_cast<int>(N), MPI_INT, prev, 2 * round, comm, &reqs[1]), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Irecv(fromNext.p(), static_cast<int>(N), MPI_INT, next, 2 * round + 1, comm, &reqs[2]), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Isend(toNext.p(), static_cast<int>(N), MPI_INT, next, 2 * round, comm, &reqs[3]), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Isend(toPrev.p(), static_cast<int>(N), MPI_INT, prev, 2 * round + 1, comm, &reqs[4]), MPI_SUCCESS);
+    complete(form, reqs);
+    ASSERT_FALSE(testing::Test::HasFatalFailure());
+    EXPECT_EQ(fromPrev.read(), pattern(prev, round, N));
+    EXPECT_EQ(fromNext.read(), pattern(next + 50, round, N));
+    if (std::string(form) == "Request_get_status")
+      ASSERT_EQ(MPI_Waitall(5, reqs.data(), MPI_STATUSES_IGNORE), MPI_SUCCESS);
+  }
+
+  // Persistent requests, started three times with new data each time.
+  {
+    Buf s(m, N), d(m, N);
+    MPI_Request reqs[2];
+    ASSERT_EQ(MPI_Send_init(s.p(), static_cast<int>(N), MPI_INT, next, 40, comm, &reqs[0]), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Recv_init(d.p(), static_cast<int>(N), MPI_INT, prev, 40, comm, &reqs[1]), MPI_SUCCESS);
+    for (int k = 0; k < 3; ++k) {
+      s.set(pattern(r, 40 + k, N));
+      d.fill(-1);
+      if (k == 1) {
+        ASSERT_EQ(MPI_Start(&reqs[1]), MPI_SUCCESS);
+        ASSERT_EQ(MPI_Start(&reqs[0]), MPI_SUCCESS);
+      } else {
+        ASSERT_EQ(MPI_Startall(2, reqs), MPI_SUCCESS);
+      }
+      ASSERT_EQ(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+      ASSERT_NE(reqs[0], MPI_REQUEST_NULL);  // persistent: inactive, not freed
+      ASSERT_EQ(d.read(), pattern(prev, 40 + k, N)) << "start " << k;
+    }
+    d.fill(-2);  // an inactive request waited on again copies nothing back
+    ASSERT_EQ(MPI_Wait(&reqs[1], MPI_STATUS_IGNORE), MPI_SUCCESS);
+    EXPECT_EQ(d.read(), std::vector<int>(N, -2));
+    ASSERT_EQ(MPI_Request_free(&reqs[0]), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Request_free(&reqs[1]), MPI_SUCCESS);
+    MPI_Barrier(comm);
+  }
+
+  // The send modes, a matched probe and Sendrecv_replace.
+  {
+    Buf s(m, N), d(m, N);
+    s.set(pattern(r, 50, N));
+    MPI_Request rq;
+    // Synchronous, blocking and not.
+    d.fill(-1);
+    ASSERT_EQ(MPI_Irecv(d.p(), static_cast<int>(N), MPI_INT, prev, 50, comm, &rq), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Ssend(s.p(), static_cast<int>(N), MPI_INT, next, 50, comm), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Wait(&rq, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    ASSERT_EQ(d.read(), pattern(prev, 50, N));
+    MPI_Request sq;
+    d.fill(-1);
+    ASSERT_EQ(MPI_Issend(s.p(), static_cast<int>(N), MPI_INT, next, 51, comm, &sq), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Recv(d.p(), static_cast<int>(N), MPI_INT, prev, 51, comm, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Wait(&sq, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    ASSERT_EQ(d.read(), pattern(prev, 50, N));
+    // Buffered: MPI copies the host copy into the attached buffer.
+    std::vector<char> attached(N * sizeof(int) * 2 + 2 * MPI_BSEND_OVERHEAD);
+    ASSERT_EQ(MPI_Buffer_attach(attached.data(), static_cast<int>(attached.size())), MPI_SUCCESS);
+    d.fill(-1);
+    ASSERT_EQ(MPI_Bsend(s.p(), static_cast<int>(N), MPI_INT, next, 52, comm), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Ibsend(s.p(), static_cast<int>(N), MPI_INT, next, 53, comm, &sq), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Recv(d.p(), static_cast<int>(N), MPI_INT, prev, 52, comm, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    ASSERT_EQ(d.read(), pattern(prev, 50, N));
+    d.fill(-1);
+    ASSERT_EQ(MPI_Recv(d.p(), static_cast<int>(N), MPI_INT, prev, 53, comm, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Wait(&sq, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    ASSERT_EQ(d.read(), pattern(prev, 50, N));
+    void* detachedBuf = nullptr;
+    int detachedSize = 0;
+    ASSERT_EQ(MPI_Buffer_detach(&detachedBuf, &detachedSize), MPI_SUCCESS);
+    // Ready: the receive is posted before the peer's Rsend (the barrier says so).
+    d.fill(-1);
+    ASSERT_EQ(MPI_Irecv(d.p(), static_cast<int>(N), MPI_INT, prev, 54, comm, &rq), MPI_SUCCESS);
+    MPI_Barrier(comm);
+    ASSERT_EQ(MPI_Rsend(s.p(), static_cast<int>(N), MPI_INT, next, 54, comm), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Wait(&rq, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    ASSERT_EQ(d.read(), pattern(prev, 50, N));
+    // Matched probes: MPI_Mprobe + MPI_Mrecv, MPI_Improbe + MPI_Imrecv.
+    ASSERT_EQ(MPI_Isend(s.p(), static_cast<int>(N), MPI_INT, next, 55, comm, &sq), MPI_SUCCESS);
+    MPI_Message msg;
+    MPI_Status st;
+    d.fill(-1);
+    ASSERT_EQ(MPI_Mprobe(prev, 55, comm, &msg, &st), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Mrecv(d.p(), static_cast<int>(N), MPI_INT, &msg, &st), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Wait(&sq, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    ASSERT_EQ(d.read(), pattern(prev, 50, N));
+    ASSERT_EQ(MPI_Isend(s.p(), static_cast<int>(N), MPI_INT, next, 56, comm, &sq), MPI_SUCCESS);
+    int found = 0;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!found) {
+      ASSERT_EQ(MPI_Improbe(prev, 56, comm, &found, &msg, &st), MPI_SUCCESS);
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline);
+    }
+    d.fill(-1);
+    ASSERT_EQ(MPI_Imrecv(d.p(), static_cast<int>(N), MPI_INT, &msg, &rq), MPI_SUCCESS);
+    MPI_Request both[2] = {rq, sq};
+    ASSERT_EQ(MPI_Waitall(2, both, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    ASSERT_EQ(d.read(), pattern(prev, 50, N));
+    // Sendrecv_replace: the buffer sent is the one received into.
+    d.set(pattern(r, 57, N));
+    ASSERT_EQ(MPI_Sendrecv_replace(d.p(), static_cast<int>(N), MPI_INT, next, 57, prev, 57, comm, MPI_STATUS_IGNORE),
+              MPI_SUCCESS);
+    ASSERT_EQ(d.read(), pattern(prev, 57, N));
+    // MPI_PROC_NULL: nothing moves, the buffer keeps its values.
+    d.fill(-3);
+    ASSERT_EQ(MPI_Send(s.p(), static_cast<int>(N), MPI_INT, MPI_PROC_NULL, 58, comm), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Recv(d.p(), static_cast<int>(N), MPI_INT, MPI_PROC_NULL, 58, comm, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    EXPECT_EQ(d.read(), std::vector<int>(N, -3));
+  }
+
+  // A cancelled receive completes without touching its buffer.
+  {
+    Buf d(m, N);
+    d.fill(-4);
+    MPI_Request rq;
+    ASSERT_EQ(MPI_Irecv(d.p(), static_cast<int>(N), MPI_INT, prev, 12345, comm, &rq), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Cancel(&rq), MPI_SUCCESS);
+    MPI_Status st;
+    ASSERT_EQ(MPI_Wait(&rq, &st), MPI_SUCCESS);
+    int cancelled = 0;
+    MPI_Test_cancelled(&st, &cancelled);
+    EXPECT_TRUE(cancelled);
+    EXPECT_EQ(d.read(), std::vector<int>(N, -4));
+  }
+
+  // A send freed while it runs still delivers; its host copy is released once it is done.
+  {
+    Buf s(m, N), d(m, N);
+    s.set(pattern(r, 60, N));
+    d.fill(-1);
+    MPI_Request rq;
+    ASSERT_EQ(MPI_Isend(s.p(), static_cast<int>(N), MPI_INT, next, 60, comm, &rq), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Request_free(&rq), MPI_SUCCESS);
+    EXPECT_EQ(rq, MPI_REQUEST_NULL);
+    ASSERT_EQ(MPI_Recv(d.p(), static_cast<int>(N), MPI_INT, prev, 60, comm, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    ASSERT_EQ(d.read(), pattern(prev, 60, N));
+    MPI_Barrier(comm);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (liveRequests() != 0 && std::chrono::steady_clock::now() < deadline) {
+    MPI_Request none = MPI_REQUEST_NULL;
+    int flag = 0;
+    MPI_Test(&none, &flag, MPI_STATUS_IGNORE);  // completes the freed send's transfer
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(liveRequests(), 0u);
+  // Every call above went through host copies: 4 blocking (2 Sendrecv on one rank), 1
+  // Sendrecv, 2 for the receive posted first, 4 a form, 2 persistent, 17 of the modes, 1
+  // cancelled, 2 freed.
+  EXPECT_EQ(stagedCalls() - staged0,
+            (n == 1 ? 2u : 4u) + 1 + 2 + 4 * (sizeof(forms) / sizeof(forms[0])) + 2 + 17 + 1 + 2);
+}
+
+}  // namespace p2pstage
