@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
-#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -41,23 +40,30 @@ std::atomic<uint64_t> gViaMccl{0}, gViaMpi{0};
 std::atomic<uint64_t> gByWord{0}, gByStream{0};  // mcclMpiWaitCounters
 std::atomic<int> gMpiCudaAware{-1};  // what the MPI library itself says (set by the shim)
 
-// A call's PMPI_* collective on the buffers HostStage hands it: the nonblocking form (its
-// request in *req) where req is not NULL, as the other ranks call that form. A reference to
-// the call's lambda, which outlives it (an argument, or a named local): every routed call
-// makes one, host buffers included, and a std::function of its captures would allocate.
-class Staged {
+// A reference to a callable, two words, for the lambdas every routed call makes (host
+// buffers included), where a std::function of their captures would allocate. It must not
+// outlive the callable: pass a lambda straight as an argument, or name it first
+// (`const auto staged = [&]...`) and pass the name.
+template <class Sig>
+class FnRef;
+template <class R, class... A>
+class FnRef<R(A...)> {
  public:
-  template <class F, class = std::enable_if_t<!std::is_same<std::decay_t<F>, Staged>::value>>
-  Staged(const F& f)  // NOLINT(google-explicit-constructor): lambdas convert at the call
-      : fn_(&f), call_([](const void* fn, HostStage& st, MPI_Request* r) {
-          return (*static_cast<const F*>(fn))(st, r);
-        }) {}
-  int operator()(HostStage& st, MPI_Request* r) const { return call_(fn_, st, r); }
+  template <class F, class = std::enable_if_t<!std::is_same<std::decay_t<F>, FnRef>::value>>
+  FnRef(const F& f)  // NOLINT(google-explicit-constructor): lambdas convert at the call
+      : fn_(&f), call_([](const void* fn, A... a) -> R { return (*static_cast<const F*>(fn))(a...); }) {}
+  R operator()(A... a) const { return call_(fn_, a...); }
 
  private:
   const void* fn_;
-  int (*call_)(const void*, HostStage&, MPI_Request*);
+  R (*call_)(const void*, A...);
 };
+
+// A call's PMPI_* collective on the buffers HostStage hands it: the nonblocking form (its
+// request in *req) where req is not NULL, as the other ranks call that form.
+using Staged = FnRef<int(HostStage&, MPI_Request*)>;
+// The mccl call a routed call runs, on the stream it is given.
+using Run = FnRef<ncclResult_t(cudaStream_t)>;
 
 void verbose(const char* call, size_t bytes, const char* path, const char* why) {
   if (!knobBool(Knob::MpiVerbose)) return;
@@ -170,7 +176,7 @@ const char* whyNotLater() {
 }
 
 int execute(const char* call, size_t bytes, int dev, MPI_Comm comm, bool oneCall,
-            const std::function<ncclResult_t(cudaStream_t)>& run, MPI_Request* req, int* rc);
+            const Run& run, MPI_Request* req, int* rc);
 #endif
 
 // A call on device buffers (dev >= 0) that mccl does not run, on an MPI that cannot take
@@ -209,7 +215,7 @@ int declined(const char* call, size_t bytes, int dev, const char* why, MPI_Comm 
 // after it, so its launch may raise a completion word the wait spins on (core/completion.h).
 // req: a nonblocking call's request (NULL for a blocking call), set when mccl takes it.
 int route(const char* call, size_t bytes, const void* probe, MPI_Datatype dt, bool reduce, MPI_Op op,
-          MPI_Comm comm, bool oneCall, const std::function<ncclResult_t(cudaStream_t)>& run, const Staged& staged,
+          MPI_Comm comm, bool oneCall, const Run& run, const Staged& staged,
           MPI_Request* req, int* rc) {
 #ifndef MCCL_HAVE_CUDA
   (void)probe; (void)dt; (void)reduce; (void)op; (void)comm; (void)oneCall; (void)run; (void)staged; (void)req;
@@ -246,7 +252,7 @@ int route(const char* call, size_t bytes, const void* probe, MPI_Datatype dt, bo
 // when an event recorded behind it has happened (mpi_requests.h), or, where requests cannot
 // complete later (requestsLater), waits as a blocking call does and returns a completed one.
 int execute(const char* call, size_t bytes, int dev, MPI_Comm comm, bool oneCall,
-            const std::function<ncclResult_t(cudaStream_t)>& run, MPI_Request* req, int* rc) {
+            const Run& run, MPI_Request* req, int* rc) {
   int prev = -1;
   cudaGetDevice(&prev);
   if (prev != dev) cudaSetDevice(dev);
