@@ -457,3 +457,291 @@ static void fIscatter(char* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, ch
 }
 FORTRAN_NAMES(iscatter, MPI_ISCATTER, fIscatter,
               (char*, MPI_Fint*, MPI_Fint*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+/*
+ * Point-to-point and the calls that complete requests, by their Fortran names: a Fortran
+ * program's device buffers get host copies as a C program's do (the C entry points above),
+ * and its MPI_WAIT and friends copy a staged receive back. Statuses are converted between
+ * Fortran's integer arrays and C's (Fortran's MPI_STATUS(ES)_IGNORE are Open MPI's common
+ * blocks, known by address); LOGICAL true is 1.
+ */
+#include <stdlib.h>
+
+static int fortranIs(const void* p, const char* const names[4], void* found[4], int* looked) {
+  if (!*looked) {
+    for (int i = 0; i < 4; ++i) found[i] = dlsym(RTLD_DEFAULT, names[i]);
+    *looked = 1;
+  }
+  for (int i = 0; i < 4; ++i)
+    if (p != NULL && p == found[i]) return 1;
+  return 0;
+}
+static int fStatusIgnored(const MPI_Fint* s) {
+  static const char* const names[4] = {"mpi_fortran_status_ignore", "mpi_fortran_status_ignore_",
+                                       "mpi_fortran_status_ignore__", "MPI_FORTRAN_STATUS_IGNORE"};
+  static void* found[4];
+  static int looked = 0;
+  return s == NULL || (MPI_F_STATUS_IGNORE != NULL && s == MPI_F_STATUS_IGNORE) || fortranIs(s, names, found, &looked);
+}
+static int fStatusesIgnored(const MPI_Fint* s) {
+  static const char* const names[4] = {"mpi_fortran_statuses_ignore", "mpi_fortran_statuses_ignore_",
+                                       "mpi_fortran_statuses_ignore__", "MPI_FORTRAN_STATUSES_IGNORE"};
+  static void* found[4];
+  static int looked = 0;
+  return s == NULL || (MPI_F_STATUSES_IGNORE != NULL && s == MPI_F_STATUSES_IGNORE) ||
+         fortranIs(s, names, found, &looked);
+}
+/* One Fortran status: MPI_STATUS_SIZE integers, as many as C's MPI_Status holds. */
+enum { FSTATUS = sizeof(MPI_Status) / sizeof(MPI_Fint) };
+#define CSTATUS(f, c) (fStatusIgnored(f) ? MPI_STATUS_IGNORE : &(c))
+static void toFStatus(MPI_Fint* f, const MPI_Status* c) {
+  if (!fStatusIgnored(f)) MPI_Status_c2f(c, f);
+}
+
+/* Fortran request arrays as C ones, and back (n at most a few hundred in practice; the
+ * heap for any n). */
+typedef struct {
+  MPI_Request* reqs;
+  MPI_Status* sts;
+} CArrays;
+static int cArrays(CArrays* a, int n, const MPI_Fint* freqs, int withStatuses) {
+  a->reqs = (MPI_Request*)malloc(sizeof(MPI_Request) * (size_t)(n > 0 ? n : 1));
+  a->sts = withStatuses ? (MPI_Status*)malloc(sizeof(MPI_Status) * (size_t)(n > 0 ? n : 1)) : NULL;
+  if (a->reqs == NULL || (withStatuses && a->sts == NULL)) {
+    free(a->reqs);
+    free(a->sts);
+    return 0;
+  }
+  for (int i = 0; i < n; ++i) a->reqs[i] = MPI_Request_f2c(freqs[i]);
+  return 1;
+}
+static void fromCArrays(CArrays* a, int n, MPI_Fint* freqs) {
+  for (int i = 0; i < n; ++i) freqs[i] = MPI_Request_c2f(a->reqs[i]);
+  free(a->reqs);
+  free(a->sts);
+}
+
+#define FSEND(base, UPPER, Cname)                                                                              \
+  static void f_##base(char* buf, MPI_Fint* count, MPI_Fint* dt, MPI_Fint* dest, MPI_Fint* tag, MPI_Fint* comm, \
+                       MPI_Fint* ierr) {                                                                       \
+    *ierr = (MPI_Fint)Cname(fortranBuffer(buf), *count, FT(dt), *dest, *tag, FC(comm));                         \
+  }                                                                                                            \
+  FORTRAN_NAMES(base, UPPER, f_##base, (char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+#define FISEND(base, UPPER, Cname)                                                                             \
+  static void f_##base(char* buf, MPI_Fint* count, MPI_Fint* dt, MPI_Fint* dest, MPI_Fint* tag, MPI_Fint* comm, \
+                       MPI_Fint* request, MPI_Fint* ierr) {                                                    \
+    FREQUEST(Cname(fortranBuffer(buf), *count, FT(dt), *dest, *tag, FC(comm), &r_), request, ierr);             \
+  }                                                                                                            \
+  FORTRAN_NAMES(base, UPPER, f_##base,                                                                         \
+                (char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+FSEND(send, MPI_SEND, MPI_Send)
+FSEND(ssend, MPI_SSEND, MPI_Ssend)
+FSEND(rsend, MPI_RSEND, MPI_Rsend)
+FSEND(bsend, MPI_BSEND, MPI_Bsend)
+FISEND(isend, MPI_ISEND, MPI_Isend)
+FISEND(issend, MPI_ISSEND, MPI_Issend)
+FISEND(irsend, MPI_IRSEND, MPI_Irsend)
+FISEND(ibsend, MPI_IBSEND, MPI_Ibsend)
+FISEND(send_init, MPI_SEND_INIT, MPI_Send_init)
+FISEND(ssend_init, MPI_SSEND_INIT, MPI_Ssend_init)
+FISEND(rsend_init, MPI_RSEND_INIT, MPI_Rsend_init)
+FISEND(bsend_init, MPI_BSEND_INIT, MPI_Bsend_init)
+FISEND(irecv, MPI_IRECV, MPI_Irecv)
+FISEND(recv_init, MPI_RECV_INIT, MPI_Recv_init)
+
+static void fRecv(char* buf, MPI_Fint* count, MPI_Fint* dt, MPI_Fint* source, MPI_Fint* tag, MPI_Fint* comm,
+                  MPI_Fint* status, MPI_Fint* ierr) {
+  MPI_Status c;
+  *ierr = (MPI_Fint)MPI_Recv(fortranBuffer(buf), *count, FT(dt), *source, *tag, FC(comm), CSTATUS(status, c));
+  if (*ierr == MPI_SUCCESS) toFStatus(status, &c);
+}
+FORTRAN_NAMES(recv, MPI_RECV, fRecv, (char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+static void fSendrecv(char* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, MPI_Fint* dest, MPI_Fint* sendtag,
+                      char* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* source, MPI_Fint* recvtag,
+                      MPI_Fint* comm, MPI_Fint* status, MPI_Fint* ierr) {
+  MPI_Status c;
+  *ierr = (MPI_Fint)MPI_Sendrecv(fortranBuffer(sendbuf), *sendcount, FT(sendtype), *dest, *sendtag,
+                                 fortranBuffer(recvbuf), *recvcount, FT(recvtype), *source, *recvtag, FC(comm),
+                                 CSTATUS(status, c));
+  if (*ierr == MPI_SUCCESS) toFStatus(status, &c);
+}
+FORTRAN_NAMES(sendrecv, MPI_SENDRECV, fSendrecv,
+              (char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+               MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+static void fSendrecvReplace(char* buf, MPI_Fint* count, MPI_Fint* dt, MPI_Fint* dest, MPI_Fint* sendtag,
+                             MPI_Fint* source, MPI_Fint* recvtag, MPI_Fint* comm, MPI_Fint* status, MPI_Fint* ierr) {
+  MPI_Status c;
+  *ierr = (MPI_Fint)MPI_Sendrecv_replace(fortranBuffer(buf), *count, FT(dt), *dest, *sendtag, *source, *recvtag,
+                                         FC(comm), CSTATUS(status, c));
+  if (*ierr == MPI_SUCCESS) toFStatus(status, &c);
+}
+FORTRAN_NAMES(sendrecv_replace, MPI_SENDRECV_REPLACE, fSendrecvReplace,
+              (char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+               MPI_Fint*))
+
+static void fMrecv(char* buf, MPI_Fint* count, MPI_Fint* dt, MPI_Fint* message, MPI_Fint* status, MPI_Fint* ierr) {
+  MPI_Status c;
+  MPI_Message m = MPI_Message_f2c(*message);
+  *ierr = (MPI_Fint)MPI_Mrecv(fortranBuffer(buf), *count, FT(dt), &m, CSTATUS(status, c));
+  *message = MPI_Message_c2f(m);
+  if (*ierr == MPI_SUCCESS) toFStatus(status, &c);
+}
+FORTRAN_NAMES(mrecv, MPI_MRECV, fMrecv, (char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+static void fImrecv(char* buf, MPI_Fint* count, MPI_Fint* dt, MPI_Fint* message, MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Message m = MPI_Message_f2c(*message);
+  FREQUEST(MPI_Imrecv(fortranBuffer(buf), *count, FT(dt), &m, &r_), request, ierr);
+  *message = MPI_Message_c2f(m);
+}
+FORTRAN_NAMES(imrecv, MPI_IMRECV, fImrecv, (char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+static void fWait(MPI_Fint* request, MPI_Fint* status, MPI_Fint* ierr) {
+  MPI_Request r = MPI_Request_f2c(*request);
+  MPI_Status c;
+  *ierr = (MPI_Fint)MPI_Wait(&r, CSTATUS(status, c));
+  *request = MPI_Request_c2f(r);
+  if (*ierr == MPI_SUCCESS) toFStatus(status, &c);
+}
+FORTRAN_NAMES(wait, MPI_WAIT, fWait, (MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+static void fTest(MPI_Fint* request, MPI_Fint* flag, MPI_Fint* status, MPI_Fint* ierr) {
+  MPI_Request r = MPI_Request_f2c(*request);
+  MPI_Status c;
+  int f = 0;
+  *ierr = (MPI_Fint)MPI_Test(&r, &f, CSTATUS(status, c));
+  *request = MPI_Request_c2f(r);
+  *flag = f ? 1 : 0;
+  if (*ierr == MPI_SUCCESS && f) toFStatus(status, &c);
+}
+FORTRAN_NAMES(test, MPI_TEST, fTest, (MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+static void fRequestGetStatus(MPI_Fint* request, MPI_Fint* flag, MPI_Fint* status, MPI_Fint* ierr) {
+  MPI_Status c;
+  int f = 0;
+  *ierr = (MPI_Fint)MPI_Request_get_status(MPI_Request_f2c(*request), &f, CSTATUS(status, c));
+  *flag = f ? 1 : 0;
+  if (*ierr == MPI_SUCCESS && f) toFStatus(status, &c);
+}
+FORTRAN_NAMES(request_get_status, MPI_REQUEST_GET_STATUS, fRequestGetStatus, (MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+static void fRequestFree(MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request r = MPI_Request_f2c(*request);
+  *ierr = (MPI_Fint)MPI_Request_free(&r);
+  *request = MPI_Request_c2f(r);
+}
+FORTRAN_NAMES(request_free, MPI_REQUEST_FREE, fRequestFree, (MPI_Fint*, MPI_Fint*))
+
+static void fStart(MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request r = MPI_Request_f2c(*request);
+  *ierr = (MPI_Fint)MPI_Start(&r);
+  *request = MPI_Request_c2f(r);
+}
+FORTRAN_NAMES(start, MPI_START, fStart, (MPI_Fint*, MPI_Fint*))
+
+static void fStartall(MPI_Fint* count, MPI_Fint* requests, MPI_Fint* ierr) {
+  CArrays a;
+  if (!cArrays(&a, *count, requests, 0)) {
+    *ierr = MPI_ERR_NO_MEM;
+    return;
+  }
+  *ierr = (MPI_Fint)MPI_Startall(*count, a.reqs);
+  fromCArrays(&a, *count, requests);
+}
+FORTRAN_NAMES(startall, MPI_STARTALL, fStartall, (MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+/* The statuses of an -all call: a C array where the program wants them, copied back for
+ * the k < n entries the call filled. */
+static void toFStatuses(MPI_Fint* f, const MPI_Status* c, int n) {
+  if (fStatusesIgnored(f)) return;
+  for (int k = 0; k < n; ++k) MPI_Status_c2f(&c[k], f + (size_t)k * FSTATUS);
+}
+
+static void fWaitall(MPI_Fint* count, MPI_Fint* requests, MPI_Fint* statuses, MPI_Fint* ierr) {
+  CArrays a;
+  const int ign = fStatusesIgnored(statuses);
+  if (!cArrays(&a, *count, requests, !ign)) {
+    *ierr = MPI_ERR_NO_MEM;
+    return;
+  }
+  *ierr = (MPI_Fint)MPI_Waitall(*count, a.reqs, ign ? MPI_STATUSES_IGNORE : a.sts);
+  if (*ierr == MPI_SUCCESS || *ierr == MPI_ERR_IN_STATUS) toFStatuses(statuses, a.sts, *count);
+  fromCArrays(&a, *count, requests);
+}
+FORTRAN_NAMES(waitall, MPI_WAITALL, fWaitall, (MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+static void fTestall(MPI_Fint* count, MPI_Fint* requests, MPI_Fint* flag, MPI_Fint* statuses, MPI_Fint* ierr) {
+  CArrays a;
+  const int ign = fStatusesIgnored(statuses);
+  int f = 0;
+  if (!cArrays(&a, *count, requests, !ign)) {
+    *ierr = MPI_ERR_NO_MEM;
+    return;
+  }
+  *ierr = (MPI_Fint)MPI_Testall(*count, a.reqs, &f, ign ? MPI_STATUSES_IGNORE : a.sts);
+  *flag = f ? 1 : 0;
+  if ((*ierr == MPI_SUCCESS && f) || *ierr == MPI_ERR_IN_STATUS) toFStatuses(statuses, a.sts, *count);
+  fromCArrays(&a, *count, requests);
+}
+FORTRAN_NAMES(testall, MPI_TESTALL, fTestall, (MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+/* Fortran indices count from 1. */
+static void fWaitany(MPI_Fint* count, MPI_Fint* requests, MPI_Fint* index, MPI_Fint* status, MPI_Fint* ierr) {
+  CArrays a;
+  MPI_Status c;
+  int i = MPI_UNDEFINED;
+  if (!cArrays(&a, *count, requests, 0)) {
+    *ierr = MPI_ERR_NO_MEM;
+    return;
+  }
+  *ierr = (MPI_Fint)MPI_Waitany(*count, a.reqs, &i, CSTATUS(status, c));
+  *index = i == MPI_UNDEFINED ? MPI_UNDEFINED : i + 1;
+  if (*ierr == MPI_SUCCESS && i != MPI_UNDEFINED) toFStatus(status, &c);
+  fromCArrays(&a, *count, requests);
+}
+FORTRAN_NAMES(waitany, MPI_WAITANY, fWaitany, (MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+static void fTestany(MPI_Fint* count, MPI_Fint* requests, MPI_Fint* index, MPI_Fint* flag, MPI_Fint* status,
+                     MPI_Fint* ierr) {
+  CArrays a;
+  MPI_Status c;
+  int i = MPI_UNDEFINED, f = 0;
+  if (!cArrays(&a, *count, requests, 0)) {
+    *ierr = MPI_ERR_NO_MEM;
+    return;
+  }
+  *ierr = (MPI_Fint)MPI_Testany(*count, a.reqs, &i, &f, CSTATUS(status, c));
+  *index = i == MPI_UNDEFINED ? MPI_UNDEFINED : i + 1;
+  *flag = f ? 1 : 0;
+  if (*ierr == MPI_SUCCESS && f && i != MPI_UNDEFINED) toFStatus(status, &c);
+  fromCArrays(&a, *count, requests);
+}
+FORTRAN_NAMES(testany, MPI_TESTANY, fTestany, (MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+#define FSOME(base, UPPER, Cname)                                                                                \
+  static void f_##base(MPI_Fint* count, MPI_Fint* requests, MPI_Fint* outcount, MPI_Fint* indices,              \
+                       MPI_Fint* statuses, MPI_Fint* ierr) {                                                   \
+    CArrays a;                                                                                                 \
+    const int ign = fStatusesIgnored(statuses);                                                                \
+    int out = 0;                                                                                               \
+    int* idx = (int*)malloc(sizeof(int) * (size_t)(*count > 0 ? *count : 1));                                 \
+    if (idx == NULL || !cArrays(&a, *count, requests, !ign)) {                                                 \
+      free(idx);                                                                                               \
+      *ierr = MPI_ERR_NO_MEM;                                                                                  \
+      return;                                                                                                  \
+    }                                                                                                          \
+    *ierr = (MPI_Fint)Cname(*count, a.reqs, &out, idx, ign ? MPI_STATUSES_IGNORE : a.sts);                     \
+    *outcount = out;                                                                                           \
+    if (out != MPI_UNDEFINED) {                                                                                \
+      for (int k = 0; k < out; ++k) indices[k] = idx[k] + 1;                                                   \
+      if (*ierr == MPI_SUCCESS || *ierr == MPI_ERR_IN_STATUS) toFStatuses(statuses, a.sts, out);              \
+    }                                                                                                          \
+    free(idx);                                                                                                 \
+    fromCArrays(&a, *count, requests);                                                                         \
+  }                                                                                                            \
+  FORTRAN_NAMES(base, UPPER, f_##base, (MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+FSOME(waitsome, MPI_WAITSOME, MPI_Waitsome)
+FSOME(testsome, MPI_TESTSOME, MPI_Testsome)

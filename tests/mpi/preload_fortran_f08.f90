@@ -10,7 +10,21 @@ program preload_fortran_f08
       import :: c_int64_t
       integer(c_int64_t) :: viaMccl, viaMpi
     end subroutine
+    subroutine mcclMpiStageHostForTests(on) bind(C, name="mcclMpiStageHostForTests")
+      import :: c_int
+      integer(c_int), value :: on
+    end subroutine
+    subroutine mcclMpiStageCounters(staged, live) bind(C, name="mcclMpiStageCounters")
+      import :: c_long_long
+      integer(c_long_long) :: staged, live
+    end subroutine
   end interface
+  integer(c_long_long) :: staged0, staged1, live
+  integer :: nxt, prv
+  integer :: x(64)
+  integer, asynchronous :: y(64)
+  type(MPI_Request) :: rq(2)
+  type(MPI_Status) :: st
   integer :: rank, n, q, i, extent
   integer(c_int64_t) :: mccl0, mpi0, mccl1, mpi1
   double precision :: a(100), b(100)
@@ -51,6 +65,33 @@ program preload_fortran_f08
   call MPI_Iallreduce(b, c, 100, MPI_DOUBLE_PRECISION, MPI_MAX, MPI_COMM_WORLD, req)
   call MPI_Wait(req, MPI_STATUS_IGNORE)
   if (any(c /= b)) error stop "MPI_Iallreduce"
+  ! Point-to-point by the f08 names, through the preload's host copies (host buffers staged
+  ! by this test as device buffers are on an MPI that cannot take them).
+  call mcclMpiStageHostForTests(1)
+  call mcclMpiStageCounters(staged0, live)
+  nxt = mod(rank + 1, n)
+  prv = mod(rank + n - 1, n)
+  do i = 1, 64
+    x(i) = 1000 * rank + i
+  end do
+  y = -1
+  call MPI_Irecv(y, 64, MPI_INTEGER, prv, 7, MPI_COMM_WORLD, rq(1))
+  call MPI_Isend(x, 64, MPI_INTEGER, nxt, 7, MPI_COMM_WORLD, rq(2))
+  call MPI_Barrier(MPI_COMM_WORLD)
+  if (any(y /= -1)) error stop "a staged receive wrote its buffer before its wait"
+  call MPI_Wait(rq(1), st)
+  if (st%MPI_SOURCE /= prv .or. st%MPI_TAG /= 7) error stop "MPI_Wait's status"
+  call MPI_Waitall(1, rq(2:2), MPI_STATUSES_IGNORE)
+  do i = 1, 64
+    if (y(i) /= 1000 * prv + i) error stop "MPI_Irecv + MPI_Wait"
+  end do
+  y = -1
+  call MPI_Sendrecv(x, 64, MPI_INTEGER, nxt, 8, y, 64, MPI_INTEGER, prv, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE)
+  if (y(64) /= 1000 * prv + 64) error stop "MPI_Sendrecv"
+  call mcclMpiStageCounters(staged1, live)
+  if (staged1 - staged0 /= 3) error stop "the point-to-point calls did not go through host copies"
+  if (live /= 0) error stop "staged requests left alive"
+  call mcclMpiStageHostForTests(0)
   call mcclMpiPathCounters(mccl1, mpi1)
   if (mpi1 - mpi0 < 5) error stop "the calls were not seen by libmccl_mpi"
   if (mccl1 /= mccl0) error stop "host buffers went to mccl"

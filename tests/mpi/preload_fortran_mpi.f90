@@ -10,7 +10,20 @@ program preload_fortran_mpi
       import :: c_int64_t
       integer(c_int64_t) :: viaMccl, viaMpi
     end subroutine
+    subroutine mcclMpiStageHostForTests(on) bind(C, name="mcclMpiStageHostForTests")
+      import :: c_int
+      integer(c_int), value :: on
+    end subroutine
+    subroutine mcclMpiStageCounters(staged, live) bind(C, name="mcclMpiStageCounters")
+      import :: c_long_long
+      integer(c_long_long) :: staged, live
+    end subroutine
   end interface
+  integer(c_long_long) :: staged0, staged1, live
+  integer :: nxt, prv, i, k, idx, st(MPI_STATUS_SIZE), pr(2)
+  logical :: flag
+  integer, asynchronous :: x(64)
+  integer, asynchronous :: y(64)
   integer :: ierr, rank, n, q
   integer(c_int64_t) :: mccl0, mpi0, mccl1, mpi1
   double precision :: a(100), b(100), c(100)
@@ -56,6 +69,60 @@ program preload_fortran_mpi
   do q = 1, n
     if (t(2 * q) /= 1000 * (q - 1) + 2 * rank + 2) error stop "MPI_Ialltoallv"
   end do
+  ! Point-to-point by the Fortran names, through the preload's host copies (this test has
+  ! host buffers staged as device buffers are on an MPI that cannot take them).
+  call mcclMpiStageHostForTests(1)
+  call mcclMpiStageCounters(staged0, live)
+  nxt = mod(rank + 1, n)
+  prv = mod(rank + n - 1, n)
+  do i = 1, 64
+    x(i) = 1000 * rank + i
+  end do
+  y = -1
+  call MPI_Irecv(y, 64, MPI_INTEGER, prv, 7, MPI_COMM_WORLD, reqs(1), ierr)
+  call MPI_Isend(x, 64, MPI_INTEGER, nxt, 7, MPI_COMM_WORLD, reqs(2), ierr)
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  if (any(y /= -1)) error stop "a staged receive wrote its buffer before its wait"
+  call MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE, ierr)
+  do i = 1, 64
+    if (y(i) /= 1000 * prv + i) error stop "MPI_Irecv + MPI_Waitall"
+  end do
+  y = -1
+  call MPI_Sendrecv(x, 64, MPI_INTEGER, nxt, 8, y, 64, MPI_INTEGER, prv, 8, MPI_COMM_WORLD, st, ierr)
+  if (st(MPI_SOURCE) /= prv .or. st(MPI_TAG) /= 8 .or. y(64) /= 1000 * prv + 64) error stop "MPI_Sendrecv"
+  y = -1
+  call MPI_Irecv(y, 64, MPI_INTEGER, prv, 9, MPI_COMM_WORLD, req, ierr)
+  call MPI_Send(x, 64, MPI_INTEGER, nxt, 9, MPI_COMM_WORLD, ierr)
+  flag = .false.
+  do while (.not. flag)
+    call MPI_Test(req, flag, st, ierr)
+  end do
+  if (req /= MPI_REQUEST_NULL .or. st(MPI_SOURCE) /= prv .or. y(1) /= 1000 * prv + 1) error stop "MPI_Test"
+  y = -1
+  call MPI_Isend(x, 64, MPI_INTEGER, nxt, 10, MPI_COMM_WORLD, reqs(1), ierr)
+  call MPI_Irecv(y, 64, MPI_INTEGER, prv, 10, MPI_COMM_WORLD, reqs(2), ierr)
+  do k = 1, 2
+    call MPI_Waitany(2, reqs, idx, st, ierr)
+    if (idx < 1 .or. idx > 2) error stop "MPI_Waitany's index"
+  end do
+  if (y(32) /= 1000 * prv + 32) error stop "MPI_Waitany"
+  ! Persistent requests, started twice.
+  call MPI_Send_init(x, 64, MPI_INTEGER, nxt, 11, MPI_COMM_WORLD, pr(1), ierr)
+  call MPI_Recv_init(y, 64, MPI_INTEGER, prv, 11, MPI_COMM_WORLD, pr(2), ierr)
+  do k = 1, 2
+    x(1) = 1000 * rank + 100 * k
+    y = -1
+    call MPI_Startall(2, pr, ierr)
+    call MPI_Wait(pr(2), st, ierr)
+    call MPI_Wait(pr(1), MPI_STATUS_IGNORE, ierr)
+    if (y(1) /= 1000 * prv + 100 * k .or. y(2) /= 1000 * prv + 2) error stop "persistent requests"
+  end do
+  call MPI_Request_free(pr(1), ierr)
+  call MPI_Request_free(pr(2), ierr)
+  call mcclMpiStageCounters(staged1, live)
+  if (staged1 - staged0 /= 9) error stop "the point-to-point calls did not go through host copies"
+  if (live /= 0) error stop "staged requests left alive"
+  call mcclMpiStageHostForTests(0)
   call mcclMpiPathCounters(mccl1, mpi1)
   if (mpi1 - mpi0 < 7) error stop "the calls were not seen by libmccl_mpi"
   if (mccl1 /= mccl0) error stop "host buffers went to mccl"
