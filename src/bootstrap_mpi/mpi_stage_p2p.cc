@@ -118,7 +118,9 @@ void reapDetached(Table& t) {
 // passed MPI_STATUS(ES)_IGNORE (cancelled and failed receives are not copied back).
 class Completion {
  public:
-  Completion(int n, const MPI_Request* reqs, MPI_Status* statuses) : handles_(reqs, reqs + (n > 0 ? n : 0)) {
+  // reqs NULL or n < 0 (a program's error, which MPI reports): no handles to follow.
+  Completion(int n, const MPI_Request* reqs, MPI_Status* statuses)
+      : handles_(reqs, reqs + (reqs != nullptr && n > 0 ? n : 0)) {
     if (statuses == MPI_STATUSES_IGNORE) {
       own_.resize(handles_.size());
       statuses_ = own_.data();
@@ -130,6 +132,7 @@ class Completion {
     if (!t.detached.empty()) reapDetached(t);
   }
   MPI_Status* statuses() { return statuses_; }
+  int size() const { return static_cast<int>(handles_.size()); }
   MPI_Status* status(int i) { return statuses_ + i; }
 
   // Request i completed (ok: without error; st: its status). Its receive goes back to the
@@ -141,6 +144,7 @@ class Completion {
     StagedRequest* s = nullptr;
     {
       std::lock_guard<std::mutex> lock(t.mu);
+      if (i < 0 || static_cast<size_t>(i) >= handles_.size()) return MPI_SUCCESS;
       auto it = t.live.find(handles_[static_cast<size_t>(i)]);
       if (it == t.live.end() || !it->second->active) return MPI_SUCCESS;  // not ours, or an inactive persistent one
       s = it->second.get();
@@ -312,7 +316,7 @@ NCCL_API int mcclMpiStagedWaitall(int n, MPI_Request reqs[], MPI_Status statuses
   Completion c(n, reqs, statuses);
   const int rc = PMPI_Waitall(n, reqs, c.statuses());
   int back = MPI_SUCCESS;
-  for (int i = 0; i < n; ++i) {
+  for (int i = 0; i < c.size(); ++i) {
     bool ok = false;
     if (c.settledByResult(rc, i, &ok)) back = first(back, c.completed(i, ok));
   }
@@ -324,7 +328,7 @@ NCCL_API int mcclMpiStagedTestall(int n, MPI_Request reqs[], int* flag, MPI_Stat
   const int rc = PMPI_Testall(n, reqs, flag, c.statuses());
   if (rc == MPI_SUCCESS && !*flag) return rc;
   int back = MPI_SUCCESS;
-  for (int i = 0; i < n; ++i) {
+  for (int i = 0; i < c.size(); ++i) {
     bool ok = false;
     if (c.settledByResult(rc, i, &ok)) back = first(back, c.completed(i, ok));
   }
