@@ -51,6 +51,24 @@ HostStage::~HostStage() {
   for (Buf& b : bufs_) std::free(b.host);
 }
 
+MpiSpan mpiSpanOfTypedBlocks(const int* counts, const int* displs, const MPI_Datatype* types, int n) {
+  if (counts == nullptr || displs == nullptr || types == nullptr) return {};
+  bool any = false;
+  ptrdiff_t lo = 0, hi = 0;
+  for (int q = 0; q < n; ++q) {
+    MPI_Aint extent = 0, tlb = 0, tex = 0;
+    if (counts[q] <= 0) continue;
+    if (!extents(types[q], &extent, &tlb, &tex)) return {};  // not staged: MPI gets the buffer
+    const ptrdiff_t start = static_cast<ptrdiff_t>(displs[q]) + tlb;
+    const ptrdiff_t end = start + static_cast<ptrdiff_t>(counts[q] - 1) * extent + tex;
+    lo = any ? std::min(lo, start) : start;
+    hi = any ? std::max(hi, end) : end;
+    any = true;
+  }
+  if (!any) return {};
+  return {lo, static_cast<size_t>(hi - lo)};
+}
+
 namespace {
 std::atomic<bool> gStageHost{false};
 constexpr int kHostForTests = -2;

@@ -33,6 +33,9 @@ struct MpiSpan {
   ptrdiff_t lb = 0;
   size_t bytes = 0;
 };
+// Blocks of counts[q] elements of types[q] at displs[q] bytes (q < n; MPI_Alltoallw's
+// form): from the first to the end of the last.
+MpiSpan mpiSpanOfTypedBlocks(const int* counts, const int* displs, const MPI_Datatype* types, int n);
 // count elements of dt from the buffer (the true extent of the last, as MPI reads it).
 MpiSpan mpiSpan(MPI_Datatype dt, size_t count);
 // Blocks of counts[q] elements at displs[q] extents (q < n): from the first to the end of

@@ -1,4 +1,5 @@
-// Point-to-point calls on device buffers for an MPI library that cannot take them
+// Point-to-point calls (and the collectives the route does not take, at the end) on device
+// buffers for an MPI library that cannot take them
 // (mpi_route.h). Under the preload MPIX_Query_cuda_support says 1 (MCCL_MPI_CUDA_AWARE),
 // so a program hands device buffers to MPI_Send and MPI_Irecv as well as to the
 // collectives; on an MPI without CUDA support those would crash inside it. Here each
@@ -440,3 +441,124 @@ NCCL_API void mcclMpiStageCounters(unsigned long long* staged, unsigned long lon
 }
 
 NCCL_API void mcclMpiStageHostForTests(int on) { mpiStageHostForTests(on != 0); }
+
+// The collectives the route does not take (MPI_Gatherv, MPI_Scatterv, MPI_Scan,
+// MPI_Exscan, MPI_Alltoallw, MPI_Reduce_local and the nonblocking forms): on device buffers
+// and an MPI that cannot take them, the same host copies, a nonblocking one's request kept
+// in the table with its copies as a receive's is (every buffer the call writes goes back
+// when it completes). Each rank decides alone: every rank calls the same PMPI_* either way.
+// Intercommunicators (buffers sized by the remote group) go to MPI as they are.
+namespace {
+
+bool collectiveWanted(MPI_Comm comm) {
+  if (mpiLibraryCudaAware() != 0) return false;
+  if (comm == MPI_COMM_NULL) return true;  // MPI_Reduce_local; MPI reports a null communicator
+  int inter = 1;
+  return MPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter;
+}
+
+int rankIn(MPI_Comm comm) {
+  int r = 0;
+  MPI_Comm_rank(comm, &r);
+  return r;
+}
+int sizeOf(MPI_Comm comm) {
+  int n = 1;
+  MPI_Comm_size(comm, &n);
+  return n;
+}
+size_t elements(int count) { return count > 0 ? static_cast<size_t>(count) : 0; }
+
+// Runs a collective whose buffers s holds (issue(NULL) blocking, issue(req) nonblocking):
+// a blocking one's written buffers copied back now, a nonblocking one's when its request
+// completes.
+template <class Issue>
+int issueStaged(MPI_Comm comm, std::unique_ptr<StagedRequest> s, MPI_Request* req, const Issue& issue) {
+  int r = issue(req);
+  if (req == nullptr) {
+    if (r == MPI_SUCCESS && s->stage.finish() != MPI_SUCCESS) r = copyFailed(comm);
+    return posted(r, MCCL_MPI_BLOCKING, true, comm, std::move(s), req);
+  }
+  return posted(r, MCCL_MPI_NONBLOCKING, true, comm, std::move(s), req);
+}
+
+}  // namespace
+
+NCCL_API int mcclMpiStageGatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                                 MPI_Comm comm, MPI_Request* req, int* rc) {
+  if (!collectiveWanted(comm) || comm == MPI_COMM_NULL) return 0;
+  auto s = std::make_unique<StagedRequest>();
+  const void* hs = s->stage.in(sendbuf, mpiSpan(sendtype, elements(sendcount)));
+  void* hr = rankIn(comm) == root ? s->stage.out(recvbuf, mpiSpanOfBlocks(recvtype, recvcounts, displs, sizeOf(comm)))
+                                  : recvbuf;  // significant at the root only
+  if (!s->stage.staged()) return 0;
+  *rc = issueStaged(comm, std::move(s), req, [&](MPI_Request* r) {
+    return r ? PMPI_Igatherv(hs, sendcount, sendtype, hr, recvcounts, displs, recvtype, root, comm, r)
+             : PMPI_Gatherv(hs, sendcount, sendtype, hr, recvcounts, displs, recvtype, root, comm);
+  });
+  return 1;
+}
+
+NCCL_API int mcclMpiStageScatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+                                  MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                                  MPI_Comm comm, MPI_Request* req, int* rc) {
+  if (!collectiveWanted(comm) || comm == MPI_COMM_NULL) return 0;
+  auto s = std::make_unique<StagedRequest>();
+  const void* hs = rankIn(comm) == root
+                       ? s->stage.in(sendbuf, mpiSpanOfBlocks(sendtype, sendcounts, displs, sizeOf(comm)))
+                       : sendbuf;
+  void* hr = s->stage.out(recvbuf, mpiSpan(recvtype, elements(recvcount)));
+  if (!s->stage.staged()) return 0;
+  *rc = issueStaged(comm, std::move(s), req, [&](MPI_Request* r) {
+    return r ? PMPI_Iscatterv(hs, sendcounts, displs, sendtype, hr, recvcount, recvtype, root, comm, r)
+             : PMPI_Scatterv(hs, sendcounts, displs, sendtype, hr, recvcount, recvtype, root, comm);
+  });
+  return 1;
+}
+
+NCCL_API int mcclMpiStageScan(int exclusive, const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                              MPI_Comm comm, MPI_Request* req, int* rc) {
+  if (!collectiveWanted(comm) || comm == MPI_COMM_NULL) return 0;
+  auto s = std::make_unique<StagedRequest>();
+  const MpiSpan sp = mpiSpan(dt, elements(count));
+  const void* hs = s->stage.in(sendbuf, sp);
+  void* hr = s->stage.out(recvbuf, sp);
+  if (!s->stage.staged()) return 0;
+  *rc = issueStaged(comm, std::move(s), req, [&](MPI_Request* r) {
+    if (exclusive)
+      return r ? PMPI_Iexscan(hs, hr, count, dt, op, comm, r) : PMPI_Exscan(hs, hr, count, dt, op, comm);
+    return r ? PMPI_Iscan(hs, hr, count, dt, op, comm, r) : PMPI_Scan(hs, hr, count, dt, op, comm);
+  });
+  return 1;
+}
+
+NCCL_API int mcclMpiStageAlltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                   const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                   MPI_Request* req, int* rc) {
+  if (!collectiveWanted(comm) || comm == MPI_COMM_NULL) return 0;
+  const int n = sizeOf(comm);
+  auto s = std::make_unique<StagedRequest>();
+  const void* hs = s->stage.in(sendbuf, mpiSpanOfTypedBlocks(sendcounts, sdispls, sendtypes, n));
+  void* hr = s->stage.out(recvbuf, mpiSpanOfTypedBlocks(recvcounts, rdispls, recvtypes, n));
+  if (!s->stage.staged()) return 0;
+  *rc = issueStaged(comm, std::move(s), req, [&](MPI_Request* r) {
+    return r ? PMPI_Ialltoallw(hs, sendcounts, sdispls, sendtypes, hr, recvcounts, rdispls, recvtypes, comm, r)
+             : PMPI_Alltoallw(hs, sendcounts, sdispls, sendtypes, hr, recvcounts, rdispls, recvtypes, comm);
+  });
+  return 1;
+}
+
+NCCL_API int mcclMpiStageReduceLocal(const void* inbuf, void* inoutbuf, int count, MPI_Datatype dt, MPI_Op op,
+                                     int* rc) {
+  if (!collectiveWanted(MPI_COMM_NULL)) return 0;
+  auto s = std::make_unique<StagedRequest>();
+  const MpiSpan sp = mpiSpan(dt, elements(count));
+  const void* hi = s->stage.in(inbuf, sp);
+  void* hio = s->stage.out(inoutbuf, sp);
+  if (!s->stage.staged()) return 0;
+  *rc = issueStaged(MPI_COMM_NULL, std::move(s), nullptr,
+                    [&](MPI_Request*) { return PMPI_Reduce_local(hi, hio, count, dt, op); });
+  return 1;
+}

@@ -71,6 +71,24 @@ int mcclMpiStageSendrecvReplace(void* buf, int count, MPI_Datatype dt, int dest,
                                 int recvtag, MPI_Comm comm, MPI_Status* status, int* rc);
 
 /*
+ * The collectives the route does not take, on device buffers and an MPI that cannot take
+ * them: host copies too (req NULL: the blocking call; exclusive: MPI_Exscan). Return as
+ * the point-to-point ones do.
+ */
+int mcclMpiStageGatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                        const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+                        MPI_Request* req, int* rc);
+int mcclMpiStageScatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                         void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                         MPI_Request* req, int* rc);
+int mcclMpiStageScan(int exclusive, const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                     MPI_Comm comm, MPI_Request* req, int* rc);
+int mcclMpiStageAlltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                          const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[],
+                          const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* req, int* rc);
+int mcclMpiStageReduceLocal(const void* inbuf, void* inoutbuf, int count, MPI_Datatype dt, MPI_Op op, int* rc);
+
+/*
  * The requests those calls hand out are MPI's own, on the host copies; a receive's copy goes
  * back to the device buffer when the request completes, in the calls that complete it
  * (below, each the PMPI_* call's meaning and result). While mcclMpiStagedRequests() is 0

@@ -4,7 +4,9 @@
  * MPI_Reduce_scatter_block, MPI_Reduce_scatter, MPI_Alltoall, MPI_Alltoallv, MPI_Gather
  * and MPI_Scatter, and their nonblocking forms (MPI_Iallreduce, ...), on device buffers
  * to mccl, hands an MPI that cannot take device buffers host copies of those in
- * point-to-point calls, and forwards everything else to PMPI_* unchanged. The decisions live in libmccl
+ * point-to-point calls and the other collectives (MPI_Gatherv, MPI_Scatterv, MPI_Scan,
+ * MPI_Exscan, MPI_Alltoallw, MPI_Reduce_local), and forwards everything else to PMPI_*
+ * unchanged. The decisions live in libmccl
  * (src/bootstrap_mpi/mpi_route.cc); this file only intercepts.
  */
 #define _GNU_SOURCE
@@ -161,6 +163,42 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype dt, int dest, int se
   realCudaAware();
   if (mcclMpiStageSendrecvReplace(buf, count, dt, dest, sendtag, source, recvtag, comm, status, &rc)) return rc;
   return PMPI_Sendrecv_replace(buf, count, dt, dest, sendtag, source, recvtag, comm, status);
+}
+
+/* The collectives the route does not take: host copies of device buffers for an MPI that
+ * cannot take them, as for point-to-point (a nonblocking one's request completes through
+ * the calls below). */
+ROUTED(Gatherv, Igatherv, mcclMpiStageGatherv,
+       (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+        const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm),
+       (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm))
+ROUTED(Scatterv, Iscatterv, mcclMpiStageScatterv,
+       (const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf,
+        int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
+       (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm))
+ROUTED(Alltoallw, Ialltoallw, mcclMpiStageAlltoallw,
+       (const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+        void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),
+       (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm))
+static int stageScan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                     MPI_Request* req, int* rc) {
+  return mcclMpiStageScan(0, sendbuf, recvbuf, count, dt, op, comm, req, rc);
+}
+static int stageExscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                       MPI_Request* req, int* rc) {
+  return mcclMpiStageScan(1, sendbuf, recvbuf, count, dt, op, comm, req, rc);
+}
+ROUTED(Scan, Iscan, stageScan,
+       (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
+       (sendbuf, recvbuf, count, datatype, op, comm))
+ROUTED(Exscan, Iexscan, stageExscan,
+       (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
+       (sendbuf, recvbuf, count, datatype, op, comm))
+int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
+  int rc;
+  realCudaAware();
+  if (mcclMpiStageReduceLocal(inbuf, inoutbuf, count, datatype, op, &rc)) return rc;
+  return PMPI_Reduce_local(inbuf, inoutbuf, count, datatype, op);
 }
 
 /* The calls that complete requests: libmccl's while a staged request is alive (a receive's
@@ -745,3 +783,106 @@ FORTRAN_NAMES(testany, MPI_TESTANY, fTestany, (MPI_Fint*, MPI_Fint*, MPI_Fint*, 
 
 FSOME(waitsome, MPI_WAITSOME, MPI_Waitsome)
 FSOME(testsome, MPI_TESTSOME, MPI_Testsome)
+
+/* The other collectives' Fortran names (host copies of device buffers, as in C). */
+static void fGatherv(char* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, char* recvbuf, MPI_Fint* recvcounts,
+                     MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = (MPI_Fint)MPI_Gatherv(fortranBuffer(sendbuf), *sendcount, FT(sendtype), fortranBuffer(recvbuf),
+                                (const int*)recvcounts, (const int*)displs, FT(recvtype), *root, FC(comm));
+}
+FORTRAN_NAMES(gatherv, MPI_GATHERV, fGatherv,
+              (char*, MPI_Fint*, MPI_Fint*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+static void fIgatherv(char* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, char* recvbuf, MPI_Fint* recvcounts,
+                      MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* request,
+                      MPI_Fint* ierr) {
+  FREQUEST(MPI_Igatherv(fortranBuffer(sendbuf), *sendcount, FT(sendtype), fortranBuffer(recvbuf),
+                        (const int*)recvcounts, (const int*)displs, FT(recvtype), *root, FC(comm), &r_),
+           request, ierr);
+}
+FORTRAN_NAMES(igatherv, MPI_IGATHERV, fIgatherv,
+              (char*, MPI_Fint*, MPI_Fint*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+               MPI_Fint*))
+
+static void fScatterv(char* sendbuf, MPI_Fint* sendcounts, MPI_Fint* displs, MPI_Fint* sendtype, char* recvbuf,
+                      MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = (MPI_Fint)MPI_Scatterv(fortranBuffer(sendbuf), (const int*)sendcounts, (const int*)displs, FT(sendtype),
+                                 fortranBuffer(recvbuf), *recvcount, FT(recvtype), *root, FC(comm));
+}
+FORTRAN_NAMES(scatterv, MPI_SCATTERV, fScatterv,
+              (char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+static void fIscatterv(char* sendbuf, MPI_Fint* sendcounts, MPI_Fint* displs, MPI_Fint* sendtype, char* recvbuf,
+                       MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* request,
+                       MPI_Fint* ierr) {
+  FREQUEST(MPI_Iscatterv(fortranBuffer(sendbuf), (const int*)sendcounts, (const int*)displs, FT(sendtype),
+                         fortranBuffer(recvbuf), *recvcount, FT(recvtype), *root, FC(comm), &r_),
+           request, ierr);
+}
+FORTRAN_NAMES(iscatterv, MPI_ISCATTERV, fIscatterv,
+              (char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+               MPI_Fint*))
+
+#define FSCAN(base, UPPER, Cname, Iname, IUPPER, Ibase)                                                          \
+  static void f_##base(char* sendbuf, char* recvbuf, MPI_Fint* count, MPI_Fint* dt, MPI_Fint* op, MPI_Fint* comm, \
+                       MPI_Fint* ierr) {                                                                        \
+    *ierr = (MPI_Fint)Cname(fortranBuffer(sendbuf), fortranBuffer(recvbuf), *count, FT(dt), FO(op), FC(comm));  \
+  }                                                                                                             \
+  FORTRAN_NAMES(base, UPPER, f_##base, (char*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))   \
+  static void f_##Ibase(char* sendbuf, char* recvbuf, MPI_Fint* count, MPI_Fint* dt, MPI_Fint* op,              \
+                        MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {                                    \
+    FREQUEST(Iname(fortranBuffer(sendbuf), fortranBuffer(recvbuf), *count, FT(dt), FO(op), FC(comm), &r_),      \
+             request, ierr);                                                                                    \
+  }                                                                                                             \
+  FORTRAN_NAMES(Ibase, IUPPER, f_##Ibase,                                                                       \
+                (char*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+FSCAN(scan, MPI_SCAN, MPI_Scan, MPI_Iscan, MPI_ISCAN, iscan)
+FSCAN(exscan, MPI_EXSCAN, MPI_Exscan, MPI_Iexscan, MPI_IEXSCAN, iexscan)
+
+static void fReduceLocal(char* inbuf, char* inoutbuf, MPI_Fint* count, MPI_Fint* dt, MPI_Fint* op, MPI_Fint* ierr) {
+  *ierr = (MPI_Fint)MPI_Reduce_local(fortranBuffer(inbuf), fortranBuffer(inoutbuf), *count, FT(dt), FO(op));
+}
+FORTRAN_NAMES(reduce_local, MPI_REDUCE_LOCAL, fReduceLocal, (char*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+/* Alltoallw: one Fortran datatype a rank on each side, converted for the call. */
+static int cTypes(MPI_Datatype** out, const MPI_Fint* f, int n) {
+  *out = (MPI_Datatype*)malloc(sizeof(MPI_Datatype) * (size_t)(n > 0 ? n : 1));
+  if (*out == NULL) return 0;
+  for (int i = 0; i < n; ++i) (*out)[i] = f ? MPI_Type_f2c(f[i]) : MPI_DATATYPE_NULL;
+  return 1;
+}
+static void fAlltoallwCall(char* sendbuf, MPI_Fint* sendcounts, MPI_Fint* sdispls, MPI_Fint* sendtypes, char* recvbuf,
+                           MPI_Fint* recvcounts, MPI_Fint* rdispls, MPI_Fint* recvtypes, MPI_Fint* comm,
+                           MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Comm c = FC(comm);
+  int n = 0;
+  MPI_Datatype *st = NULL, *rt = NULL;
+  if (MPI_Comm_size(c, &n) != MPI_SUCCESS) n = 0;
+  if (!cTypes(&st, fortranBuffer(sendbuf) == MPI_IN_PLACE ? NULL : sendtypes, n) || !cTypes(&rt, recvtypes, n)) {
+    free(st);
+    *ierr = MPI_ERR_NO_MEM;
+    return;
+  }
+  if (request) {
+    FREQUEST(MPI_Ialltoallw(fortranBuffer(sendbuf), (const int*)sendcounts, (const int*)sdispls, st,
+                            fortranBuffer(recvbuf), (const int*)recvcounts, (const int*)rdispls, rt, c, &r_),
+             request, ierr);
+  } else {
+    *ierr = (MPI_Fint)MPI_Alltoallw(fortranBuffer(sendbuf), (const int*)sendcounts, (const int*)sdispls, st,
+                                    fortranBuffer(recvbuf), (const int*)recvcounts, (const int*)rdispls, rt, c);
+  }
+  free(st);
+  free(rt);
+}
+static void fAlltoallw(char* sendbuf, MPI_Fint* sendcounts, MPI_Fint* sdispls, MPI_Fint* sendtypes, char* recvbuf,
+                       MPI_Fint* recvcounts, MPI_Fint* rdispls, MPI_Fint* recvtypes, MPI_Fint* comm, MPI_Fint* ierr) {
+  fAlltoallwCall(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, NULL, ierr);
+}
+FORTRAN_NAMES(alltoallw, MPI_ALLTOALLW, fAlltoallw,
+              (char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+static void fIalltoallw(char* sendbuf, MPI_Fint* sendcounts, MPI_Fint* sdispls, MPI_Fint* sendtypes, char* recvbuf,
+                        MPI_Fint* recvcounts, MPI_Fint* rdispls, MPI_Fint* recvtypes, MPI_Fint* comm, MPI_Fint* request,
+                        MPI_Fint* ierr) {
+  fAlltoallwCall(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierr);
+}
+FORTRAN_NAMES(ialltoallw, MPI_IALLTOALLW, fIalltoallw,
+              (char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+               MPI_Fint*))

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <string>
@@ -391,6 +392,126 @@ inline void checkPointToPoint(const Memory& m) {
   // cancelled, 2 freed, 1 receive among the misuse.
   EXPECT_EQ(stagedCalls() - staged0,
             (n == 1 ? 2u : 4u) + 1 + 2 + 4 * (sizeof(forms) / sizeof(forms[0])) + 2 + 17 + 1 + 2 + 1);
+}
+
+// The collectives the route does not take (Gatherv, Scatterv, Scan, Exscan, Alltoallw,
+// Reduce_local), blocking and nonblocking, through the same host copies; results against
+// the values computed here.
+inline void checkOtherCollectives(const Memory& m) {
+  int r = 0, n = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const int root = n - 1;
+  const unsigned long long staged0 = stagedCalls();
+  // Rank q contributes q + 1 ints of value 100 q + i; the v-forms place them one after another.
+  std::vector<int> counts(n), displs(n);
+  int total = 0;
+  for (int q = 0; q < n; ++q) {
+    counts[q] = q + 1;
+    displs[q] = total;
+    total += q + 1;
+  }
+  auto block = [](int q) {
+    std::vector<int> v(static_cast<size_t>(q + 1));
+    for (int i = 0; i <= q; ++i) v[static_cast<size_t>(i)] = 100 * q + i;
+    return v;
+  };
+  std::vector<int> all;
+  for (int q = 0; q < n; ++q) {
+    const std::vector<int> b = block(q);
+    all.insert(all.end(), b.begin(), b.end());
+  }
+  for (int nonblocking = 0; nonblocking < 2; ++nonblocking) {
+    SCOPED_TRACE(nonblocking ? "nonblocking" : "blocking");
+    MPI_Request rq = MPI_REQUEST_NULL;
+    MPI_Request* req = nonblocking ? &rq : nullptr;
+    auto done = [&] {
+      if (nonblocking) ASSERT_EQ(MPI_Wait(&rq, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    };
+    {  // Gatherv to the last rank
+      Buf s(m, static_cast<size_t>(r + 1)), d(m, static_cast<size_t>(total));
+      s.set(block(r));
+      d.fill(-1);
+      const int rc = req ? MPI_Igatherv(s.p(), r + 1, MPI_INT, d.p(), counts.data(), displs.data(), MPI_INT, root,
+                                        comm, req)
+                         : MPI_Gatherv(s.p(), r + 1, MPI_INT, d.p(), counts.data(), displs.data(), MPI_INT, root, comm);
+      ASSERT_EQ(rc, MPI_SUCCESS);
+      done();
+      if (r == root) EXPECT_EQ(d.read(), all) << "Gatherv";
+      else EXPECT_EQ(d.read(), std::vector<int>(static_cast<size_t>(total), -1)) << "Gatherv's receive buffer off the root";
+    }
+    {  // Scatterv from the last rank
+      Buf s(m, static_cast<size_t>(total)), d(m, static_cast<size_t>(r + 1));
+      s.set(all);
+      d.fill(-1);
+      const int rc = req ? MPI_Iscatterv(s.p(), counts.data(), displs.data(), MPI_INT, d.p(), r + 1, MPI_INT, root,
+                                         comm, req)
+                         : MPI_Scatterv(s.p(), counts.data(), displs.data(), MPI_INT, d.p(), r + 1, MPI_INT, root, comm);
+      ASSERT_EQ(rc, MPI_SUCCESS);
+      done();
+      EXPECT_EQ(d.read(), block(r)) << "Scatterv";
+    }
+    for (int exclusive = 0; exclusive < 2; ++exclusive) {  // Scan and Exscan of 1000 ints
+      Buf s(m, 1000), d(m, 1000);
+      std::vector<int> mine(1000), want(1000, 0);
+      for (int i = 0; i < 1000; ++i) mine[static_cast<size_t>(i)] = (r + 1) * (i % 13);
+      for (int q = 0; q < r + (exclusive ? 0 : 1); ++q)
+        for (int i = 0; i < 1000; ++i) want[static_cast<size_t>(i)] += (q + 1) * (i % 13);
+      s.set(mine);
+      d.fill(-1);
+      int rc;
+      if (exclusive) rc = req ? MPI_Iexscan(s.p(), d.p(), 1000, MPI_INT, MPI_SUM, comm, req)
+                              : MPI_Exscan(s.p(), d.p(), 1000, MPI_INT, MPI_SUM, comm);
+      else rc = req ? MPI_Iscan(s.p(), d.p(), 1000, MPI_INT, MPI_SUM, comm, req)
+                    : MPI_Scan(s.p(), d.p(), 1000, MPI_INT, MPI_SUM, comm);
+      ASSERT_EQ(rc, MPI_SUCCESS);
+      done();
+      if (!exclusive || r > 0) EXPECT_EQ(d.read(), want) << (exclusive ? "Exscan" : "Scan");
+    }
+    {  // Alltoallw: q + 1 ints to rank q (byte displacements), r + 1 from each
+      std::vector<int> sc(n), sd(n), rcnt(n, r + 1), rd(n);
+      std::vector<MPI_Datatype> types(n, MPI_INT);
+      int sTotal = 0;
+      for (int q = 0; q < n; ++q) {
+        sc[q] = q + 1;
+        sd[q] = sTotal * static_cast<int>(sizeof(int));
+        sTotal += q + 1;
+        rd[q] = q * (r + 1) * static_cast<int>(sizeof(int));
+      }
+      std::vector<int> out(static_cast<size_t>(sTotal));
+      for (int i = 0; i < sTotal; ++i) out[static_cast<size_t>(i)] = 1000 * r + i;
+      Buf s(m, static_cast<size_t>(sTotal)), d(m, static_cast<size_t>(n * (r + 1)));
+      s.set(out);
+      d.fill(-1);
+      const int rc = req ? MPI_Ialltoallw(s.p(), sc.data(), sd.data(), types.data(), d.p(), rcnt.data(), rd.data(),
+                                          types.data(), comm, req)
+                         : MPI_Alltoallw(s.p(), sc.data(), sd.data(), types.data(), d.p(), rcnt.data(), rd.data(),
+                                         types.data(), comm);
+      ASSERT_EQ(rc, MPI_SUCCESS);
+      done();
+      std::vector<int> want;
+      for (int q = 0; q < n; ++q)  // rank q's block for r starts at sum_{j<r}(j + 1) = r (r + 1) / 2
+        for (int i = 0; i <= r; ++i) want.push_back(1000 * q + r * (r + 1) / 2 + i);
+      EXPECT_EQ(d.read(), want) << "Alltoallw";
+    }
+  }
+  {  // Reduce_local: inoutbuf = inbuf op inoutbuf
+    Buf a(m, 1000), b(m, 1000);
+    std::vector<int> x(1000), y(1000), want(1000);
+    for (int i = 0; i < 1000; ++i) {
+      x[static_cast<size_t>(i)] = i;
+      y[static_cast<size_t>(i)] = 1000 - 2 * i;
+      want[static_cast<size_t>(i)] = std::max(i, 1000 - 2 * i);
+    }
+    a.set(x);
+    b.set(y);
+    ASSERT_EQ(MPI_Reduce_local(a.p(), b.p(), 1000, MPI_INT, MPI_MAX), MPI_SUCCESS);
+    EXPECT_EQ(b.read(), want) << "Reduce_local";
+    EXPECT_EQ(a.read(), x);
+  }
+  EXPECT_EQ(liveRequests(), 0u);
+  EXPECT_EQ(stagedCalls() - staged0, 2u * 5 + 1);  // 5 calls each way, Reduce_local
 }
 
 }  // namespace p2pstage

@@ -765,5 +765,6 @@ TEST(PreloadGpu, PointToPointOnDeviceBuffersThroughHostCopies) {
       [](void* dst, const void* src, size_t bytes) { cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice); },
       [](void* dst, const void* src, size_t bytes) { cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost); }};
   p2pstage::checkPointToPoint(device);
+  p2pstage::checkOtherCollectives(device);
   MPI_Barrier(MPI_COMM_WORLD);
 }

@@ -119,8 +119,31 @@ program preload_fortran_mpi
   end do
   call MPI_Request_free(pr(1), ierr)
   call MPI_Request_free(pr(2), ierr)
+  ! The collectives the route does not take: Scan, Iexscan, Reduce_local, Gatherv.
+  x = rank + 1
+  y = -1
+  call MPI_Scan(x, y, 64, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  if (any(y /= (rank + 1) * (rank + 2) / 2)) error stop "MPI_Scan"
+  y = -1
+  call MPI_Iexscan(x, y, 64, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req, ierr)
+  call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+  if (rank > 0 .and. any(y /= rank * (rank + 1) / 2)) error stop "MPI_Iexscan"
+  y = 5
+  call MPI_Reduce_local(x, y, 64, MPI_INTEGER, MPI_MAX, ierr)
+  if (any(y /= max(5, rank + 1))) error stop "MPI_Reduce_local"
+  cnt = 1
+  do q = 1, n
+    dsp(q) = q - 1
+  end do
+  y = -1
+  call MPI_Gatherv(x, 1, MPI_INTEGER, y, cnt, dsp, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
+  if (rank == 0) then
+    do q = 1, n
+      if (y(q) /= q) error stop "MPI_Gatherv"
+    end do
+  end if
   call mcclMpiStageCounters(staged1, live)
-  if (staged1 - staged0 /= 9) error stop "the point-to-point calls did not go through host copies"
+  if (staged1 - staged0 /= 13) error stop "the point-to-point calls did not go through host copies"
   if (live /= 0) error stop "staged requests left alive"
   call mcclMpiStageHostForTests(0)
   call mcclMpiPathCounters(mccl1, mpi1)

@@ -155,5 +155,6 @@ TEST(PreloadHost, PointToPointThroughHostCopies) {
     ~StageHost() { mcclMpiStageHostForTests(0); }
   } on;
   p2pstage::checkPointToPoint(host);
+  p2pstage::checkOtherCollectives(host);
   MPI_Barrier(MPI_COMM_WORLD);
 }
