@@ -30,21 +30,32 @@ MpiSpan mpiSpan(MPI_Datatype dt, size_t count) {
   return {static_cast<ptrdiff_t>(tlb), static_cast<size_t>(extent) * (count - 1) + static_cast<size_t>(tex)};
 }
 
+namespace {
+// The span from the first to the end of the last of some blocks of elements.
+class Hull {
+ public:
+  // count > 0 elements of extent and true extent tex from start (its true lower bound).
+  void add(ptrdiff_t start, int count, MPI_Aint extent, MPI_Aint tex) {
+    const ptrdiff_t end = start + static_cast<ptrdiff_t>(count - 1) * extent + tex;
+    lo_ = any_ ? std::min(lo_, start) : start;
+    hi_ = any_ ? std::max(hi_, end) : end;
+    any_ = true;
+  }
+  MpiSpan span() const { return any_ ? MpiSpan{lo_, static_cast<size_t>(hi_ - lo_)} : MpiSpan{}; }
+
+ private:
+  bool any_ = false;
+  ptrdiff_t lo_ = 0, hi_ = 0;
+};
+}  // namespace
+
 MpiSpan mpiSpanOfBlocks(MPI_Datatype dt, const int* counts, const int* displs, int n) {
   MPI_Aint extent = 0, tlb = 0, tex = 0;
   if (counts == nullptr || displs == nullptr || !extents(dt, &extent, &tlb, &tex)) return {};
-  bool any = false;
-  ptrdiff_t lo = 0, hi = 0;
-  for (int q = 0; q < n; ++q) {
-    if (counts[q] <= 0) continue;
-    const ptrdiff_t start = static_cast<ptrdiff_t>(displs[q]) * extent + tlb;
-    const ptrdiff_t end = start + static_cast<ptrdiff_t>(counts[q] - 1) * extent + tex;
-    lo = any ? std::min(lo, start) : start;
-    hi = any ? std::max(hi, end) : end;
-    any = true;
-  }
-  if (!any) return {};
-  return {lo, static_cast<size_t>(hi - lo)};
+  Hull h;
+  for (int q = 0; q < n; ++q)
+    if (counts[q] > 0) h.add(static_cast<ptrdiff_t>(displs[q]) * extent + tlb, counts[q], extent, tex);
+  return h.span();
 }
 
 HostStage::~HostStage() {
@@ -53,20 +64,14 @@ HostStage::~HostStage() {
 
 MpiSpan mpiSpanOfTypedBlocks(const int* counts, const int* displs, const MPI_Datatype* types, int n) {
   if (counts == nullptr || displs == nullptr || types == nullptr) return {};
-  bool any = false;
-  ptrdiff_t lo = 0, hi = 0;
+  Hull h;
   for (int q = 0; q < n; ++q) {
     MPI_Aint extent = 0, tlb = 0, tex = 0;
     if (counts[q] <= 0) continue;
     if (!extents(types[q], &extent, &tlb, &tex)) return {};  // not staged: MPI gets the buffer
-    const ptrdiff_t start = static_cast<ptrdiff_t>(displs[q]) + tlb;
-    const ptrdiff_t end = start + static_cast<ptrdiff_t>(counts[q] - 1) * extent + tex;
-    lo = any ? std::min(lo, start) : start;
-    hi = any ? std::max(hi, end) : end;
-    any = true;
+    h.add(static_cast<ptrdiff_t>(displs[q]) + tlb, counts[q], extent, tex);
   }
-  if (!any) return {};
-  return {lo, static_cast<size_t>(hi - lo)};
+  return h.span();
 }
 
 namespace {
