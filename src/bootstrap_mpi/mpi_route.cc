@@ -181,8 +181,9 @@ int execute(const char* call, size_t bytes, int dev, MPI_Comm comm, bool oneCall
 
 // A call on device buffers (dev >= 0) that mccl does not run, on an MPI that cannot take
 // them (its own MPIX_Query_cuda_support 0): PMPI_* on host copies, then the written
-// buffers copied back; a nonblocking one waits and hands out a completed request. Returns
-// 1 with *rc; 0 (the shim calls PMPI_* as it is) elsewhere.
+// buffers copied back; a nonblocking one hands out MPI's own request, kept with the copies
+// in the staged requests' table until a completion call sees it done and copies them back
+// (mpiStageKeepRequest). Returns 1 with *rc; 0 (the shim calls PMPI_* as it is) elsewhere.
 int declined(const char* call, size_t bytes, int dev, const char* why, MPI_Comm comm, const Staged& staged,
              MPI_Request* req, int* rc) {
   int inter = 1;  // an intercommunicator's buffers are sized by the remote group: never staged
@@ -192,20 +193,22 @@ int declined(const char* call, size_t bytes, int dev, const char* why, MPI_Comm 
     verbose(call, bytes, "MPI", why);
     return 0;
   }
+  gViaMpi.fetch_add(1);
   HostStage st;
-  MPI_Request inner = MPI_REQUEST_NULL;
-  int r = staged(st, req ? &inner : nullptr);
-  if (r == MPI_SUCCESS && req) r = PMPI_Wait(&inner, MPI_STATUS_IGNORE);
+  if (req != nullptr) {
+    const int posted = staged(st, req);
+    *rc = mpiStageKeepRequest(std::move(st), comm, posted, req);
+    verbose(call, bytes, "MPI through host copies (request)", why);
+    return 1;
+  }
+  int r = staged(st, nullptr);
   const int back = st.finish();
   if (r == MPI_SUCCESS) r = back;
-  gViaMpi.fetch_add(1);
-  verbose(call, bytes, req ? "MPI through host copies (completed request)" : "MPI through host copies", why);
-  if (back != MPI_SUCCESS) WARN("%s: copying device buffers to or from host memory failed", call);
-  if (req) {
-    if (r == MPI_SUCCESS) r = completedMpiRequest(MPI_SUCCESS, req);
-    else *req = MPI_REQUEST_NULL;
+  verbose(call, bytes, "MPI through host copies", why);
+  if (back != MPI_SUCCESS) {
+    WARN("%s: copying device buffers to or from host memory failed", call);
+    MPI_Comm_call_errhandler(comm, r);
   }
-  if (back != MPI_SUCCESS) MPI_Comm_call_errhandler(comm, r);
   *rc = r;
   return 1;
 }

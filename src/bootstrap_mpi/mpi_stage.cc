@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 #ifdef MCCL_HAVE_CUDA
 #include <cuda.h>
@@ -58,10 +59,6 @@ MpiSpan mpiSpanOfBlocks(MPI_Datatype dt, const int* counts, const int* displs, i
   return h.span();
 }
 
-HostStage::~HostStage() {
-  for (Buf& b : bufs_) std::free(b.host);
-}
-
 MpiSpan mpiSpanOfTypedBlocks(const int* counts, const int* displs, const MPI_Datatype* types, int n) {
   if (counts == nullptr || displs == nullptr || types == nullptr) return {};
   Hull h;
@@ -78,27 +75,148 @@ namespace {
 std::atomic<bool> gStageHost{false};
 constexpr int kHostForTests = -2;
 
+#ifdef MCCL_HAVE_CUDA
+// The device a copy or an allocation is made on, current while it lives (the program's
+// current device again after): pinned memory is allocated in the buffer's device's context,
+// never one made on device 0 for it.
+class OnDevice {
+ public:
+  explicit OnDevice(int device) {
+    cudaGetDevice(&prev_);
+    if (prev_ != device) cudaSetDevice(device);
+    device_ = device;
+  }
+  ~OnDevice() {
+    if (prev_ >= 0 && prev_ != device_) cudaSetDevice(prev_);
+  }
+  OnDevice(const OnDevice&) = delete;
+  OnDevice& operator=(const OnDevice&) = delete;
+
+ private:
+  int prev_ = -1, device_ = -1;
+};
+
+// Pinned host memory for the copies of device buffers. A cudaMemcpy between device memory
+// and pinned memory is one DMA the call waits for; from pageable memory the driver copies
+// through a staging buffer of its own, and an upload must wait for the legacy stream
+// besides. Pinning is slow (every page locked and mapped: milliseconds a megabyte), so
+// blocks are kept for the next call: powers of two from 4 KiB to 16 MiB, at most 64 MiB of
+// free ones in all. Larger copies take malloc'ed memory (pinning them would cost more than
+// it saves once).
+class PinnedPool {
+ public:
+  static constexpr size_t kMin = 4096, kMax = size_t{16} << 20, kKeep = size_t{64} << 20;
+
+  // A block of at least bytes (its size in *cap), or nullptr: take malloc'ed memory.
+  char* get(size_t bytes, size_t* cap) {
+    if (bytes > kMax) return nullptr;
+    int k = 0;
+    size_t c = kMin;
+    for (; c < bytes; c <<= 1) ++k;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!free_[k].empty()) {
+        char* p = free_[k].back();
+        free_[k].pop_back();
+        kept_ -= c;
+        *cap = c;
+        return p;
+      }
+    }
+    void* p = nullptr;
+    if (cudaHostAlloc(&p, c, cudaHostAllocPortable) != cudaSuccess) {
+      cudaGetLastError();
+      return nullptr;
+    }
+    *cap = c;
+    return static_cast<char*>(p);
+  }
+  void put(char* p, size_t cap) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (kept_ + cap <= kKeep) {
+        int k = 0;
+        for (size_t c = kMin; c < cap; c <<= 1) ++k;
+        free_[k].push_back(p);
+        kept_ += cap;
+        return;
+      }
+    }
+    cudaFreeHost(p);
+  }
+
+ private:
+  static constexpr int kClasses = 13;  // 4 KiB << 12 = 16 MiB
+  std::mutex mu_;
+  std::vector<char*> free_[kClasses];
+  size_t kept_ = 0;
+};
+
+PinnedPool& pinnedPool() {
+  static PinnedPool* pool = new PinnedPool();  // outlives MPI_Finalize and static destructors
+  return *pool;
+}
+#endif
+
 // A copy between a device buffer (device >= 0) and its host copy, on the legacy stream:
-// after what the program queued there (and on blocking streams). A pageable copy to the
-// device may return before its DMA lands: the legacy stream's end says it has.
-bool copy(void* dst, const void* src, size_t bytes, int device, bool toDevice) {
+// after what the program queued there (and on blocking streams). An upload from pageable
+// memory may return before its DMA lands: the legacy stream's end says it has; from pinned
+// memory cudaMemcpy returns when it has landed.
+bool copy(void* dst, const void* src, size_t bytes, int device, bool toDevice, bool pinned) {
   if (device == kHostForTests) {
     std::memcpy(dst, src, bytes);
     return true;
   }
 #ifdef MCCL_HAVE_CUDA
-  int prev = -1;
-  cudaGetDevice(&prev);
-  if (prev != device) cudaSetDevice(device);
+  OnDevice on(device);
   bool ok = cudaMemcpy(dst, src, bytes, toDevice ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost) == cudaSuccess &&
-            (!toDevice || cudaStreamSynchronize(cudaStreamLegacy) == cudaSuccess);
+            (!toDevice || pinned || cudaStreamSynchronize(cudaStreamLegacy) == cudaSuccess);
   if (!ok) cudaGetLastError();
-  if (prev >= 0 && prev != device) cudaSetDevice(prev);
   return ok;
 #else
   (void)toDevice;
+  (void)pinned;
   return false;
 #endif
+}
+
+// Host memory for a copy of bytes from device's memory: pinned (*cap its size) where the
+// pool has it, else malloc's (*cap 0).
+char* hostFor(size_t bytes, int device, size_t* cap) {
+  *cap = 0;
+#ifdef MCCL_HAVE_CUDA
+  if (device >= 0) {
+    OnDevice on(device);
+    if (char* p = pinnedPool().get(bytes, cap)) return p;
+  }
+#else
+  (void)device;
+#endif
+  return static_cast<char*>(std::malloc(bytes));
+}
+
+void release(char* host, size_t cap) {
+#ifdef MCCL_HAVE_CUDA
+  if (cap > 0) {
+    pinnedPool().put(host, cap);
+    return;
+  }
+#else
+  (void)cap;
+#endif
+  std::free(host);
+}
+
+// Whether count elements of dt lie packed from the pointer in the order a message fills
+// them: a predefined type with no gaps (not MPI_DOUBLE_INT's padding).
+bool packed(MPI_Datatype dt) {
+  int ni = 0, na = 0, nd = 0, combiner = 0, size = 0;
+  MPI_Aint lb = 0, extent = 0, tlb = 0, tex = 0;
+  return dt != MPI_DATATYPE_NULL && MPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
+         combiner == MPI_COMBINER_NAMED && MPI_Type_size(dt, &size) == MPI_SUCCESS &&
+         MPI_Type_get_extent(dt, &lb, &extent) == MPI_SUCCESS &&
+         MPI_Type_get_true_extent(dt, &tlb, &tex) == MPI_SUCCESS && size > 0 && lb == 0 && tlb == 0 &&
+         extent == size && tex == size;
 }
 }  // namespace
 
@@ -137,30 +255,64 @@ bool mpiStageable(const void* p, int* device) {
   return *device >= 0;
 }
 
-void* HostStage::stage(void* p, MpiSpan s, bool written) {
+HostStage::~HostStage() {
+  for (Buf& b : bufs_) release(b.host, b.cap);
+}
+
+void* HostStage::stage(void* p, MpiSpan s, Use use) {
   int device = -1;
   if (s.bytes == 0 || !mpiStageable(p, &device)) return p;
-  for (const Buf& b : bufs_)  // one buffer passed twice (an in-place form spelled out)
-    if (b.dev == static_cast<char*>(p) + s.lb && b.bytes == s.bytes) return b.host - s.lb;
-  Buf b{static_cast<char*>(p) + s.lb, static_cast<char*>(std::malloc(s.bytes)), s.bytes, device, written};
+  char* const dev = static_cast<char*>(p) + s.lb;
+  for (Buf& b : bufs_) {  // one buffer passed twice (an in-place form spelled out)
+    if (b.dev != dev || b.bytes != s.bytes) continue;
+    if (b.use == Use::Receive && use != Use::Receive && !copy(b.host, b.dev, b.bytes, b.device, false, b.cap > 0))
+      ok_ = false;  // now read too: its data first
+    if (b.use != use) {
+      b.use = Use::ReadWrite;
+      b.back = b.bytes;
+    }
+    return b.host - s.lb;
+  }
+  Buf b{dev, nullptr, s.bytes, 0, use == Use::ReadWrite ? s.bytes : 0, device, use};
+  b.host = hostFor(s.bytes, device, &b.cap);
   if (b.host == nullptr) {
     ok_ = false;
     return p;
   }
-  if (!copy(b.host, b.dev, b.bytes, b.device, false)) ok_ = false;
+  if (use != Use::Receive && !copy(b.host, b.dev, b.bytes, b.device, false, b.cap > 0)) ok_ = false;
   bufs_.push_back(b);
   return b.host - s.lb;
 }
 
+void* HostStage::into(void* p, MPI_Datatype dt, size_t count) {
+  if (!packed(dt)) return out(p, mpiSpan(dt, count));
+  int size = 0;
+  MPI_Type_size(dt, &size);
+  return stage(p, MpiSpan{0, static_cast<size_t>(size) * count}, Use::Receive);
+}
+
+void HostStage::received(const MPI_Status* st) {
+  MPI_Count n = 0;
+  const bool known = st != nullptr && st != MPI_STATUS_IGNORE &&
+                     MPI_Get_elements_x(st, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED && n >= 0;
+  for (Buf& b : bufs_)
+    if (b.use == Use::Receive)  // (every caller has a status: unknown is the whole copy)
+      b.back = known ? std::min(b.bytes, static_cast<size_t>(n)) : b.bytes;
+}
+
 int HostStage::refresh() {
-  for (const Buf& b : bufs_)
-    if (!copy(b.host, b.dev, b.bytes, b.device, false)) ok_ = false;
+  for (Buf& b : bufs_) {
+    if (b.use == Use::Receive)
+      b.back = 0;  // the next message fills it
+    else if (!copy(b.host, b.dev, b.bytes, b.device, false, b.cap > 0))
+      ok_ = false;
+  }
   return ok_ ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
 
 int HostStage::finish() {
   for (const Buf& b : bufs_)
-    if (b.written && !copy(b.dev, b.host, b.bytes, b.device, true)) ok_ = false;
+    if (b.use != Use::Read && b.back > 0 && !copy(b.dev, b.host, b.back, b.device, true, b.cap > 0)) ok_ = false;
   return ok_ ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
 

@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 namespace mccl {
@@ -46,35 +47,55 @@ class HostStage {
  public:
   HostStage() = default;
   ~HostStage();
+  HostStage(HostStage&& o) noexcept : bufs_(std::move(o.bufs_)), ok_(o.ok_) { o.bufs_.clear(); }
   HostStage(const HostStage&) = delete;
   HostStage& operator=(const HostStage&) = delete;
+  HostStage& operator=(HostStage&&) = delete;
 
   // The pointer to hand MPI for p: p itself where it is MPI_IN_PLACE, NULL, no device
   // memory or an empty span; else a host copy of its span (at the same offsets). written:
   // copied back by finish(). False in ok() when a copy failed.
-  const void* in(const void* p, MpiSpan s) { return stage(const_cast<void*>(p), s, false); }
-  void* out(void* p, MpiSpan s) { return stage(p, s, true); }
+  const void* in(const void* p, MpiSpan s) { return stage(const_cast<void*>(p), s, Use::Read); }
+  void* out(void* p, MpiSpan s) { return stage(p, s, Use::ReadWrite); }
+  // A receive's buffer of count elements of dt: where dt is a predefined type with no gaps,
+  // a message fills the copy from its start and nothing else changes it, so the copy is not
+  // filled first and finish() copies back only what received() says arrived (nothing before
+  // it is called). Other types: as out() (the gaps and what a short message leaves keep
+  // their values by the copy in).
+  void* into(void* p, MPI_Datatype dt, size_t count);
+  // The message of a receive staged by into() has arrived: st's byte count goes back.
+  void received(const MPI_Status* st);
   bool ok() const { return ok_; }
   // Copies the written buffers back (and waits until they have landed). MPI_SUCCESS or
   // MPI_ERR_OTHER.
   int finish();
-  // Copies every buffer to its host copy again (a persistent request's MPI_Start).
-  // MPI_SUCCESS or MPI_ERR_OTHER.
+  // Copies every buffer to its host copy again (a persistent request's MPI_Start; into()'s
+  // buffers wait for their next message instead). MPI_SUCCESS or MPI_ERR_OTHER.
   int refresh();
   // Whether any buffer was copied (a device buffer among those handed in).
   bool staged() const { return !bufs_.empty(); }
 
  private:
+  enum class Use { Read, ReadWrite, Receive };
   struct Buf {
     char* dev;
     char* host;
     size_t bytes;
+    size_t cap;   // the pinned block's size (0: host memory of malloc's)
+    size_t back;  // bytes finish() copies back
     int device;
-    bool written;
+    Use use;
   };
-  void* stage(void* p, MpiSpan s, bool written);
+  void* stage(void* p, MpiSpan s, Use use);
   std::vector<Buf> bufs_;
   bool ok_ = true;
 };
+
+// A nonblocking collective posted on host copies (mpi_route.cc's fallback, PMPI_I* returned
+// rc): MPI's own request goes to the program and, with the copies, into the table of staged
+// requests (mpi_stage_p2p.cc), whose completion calls copy the written buffers back to the
+// device when it completes. Nothing is kept unless rc is MPI_SUCCESS. Returns rc, or
+// MPI_ERR_OTHER where a copy failed.
+int mpiStageKeepRequest(HostStage&& st, MPI_Comm comm, int rc, MPI_Request* req);
 
 }  // namespace mccl

@@ -6,9 +6,12 @@
 // device buffer goes to MPI as a host copy (HostStage, mpi_stage.h), as a CUDA-aware MPI
 // stages it inside itself:
 //
-//   * a send copies its span to host memory and sends the copy; a receive (or a
-//     Sendrecv_replace) copies its span too (the bytes a short message or a datatype's gaps
-//     leave keep their values), receives into the copy and copies it back whole;
+//   * a send copies its span to host memory and sends the copy; a receive of a predefined
+//     type without gaps receives into a host buffer and copies back the bytes that came
+//     (what a short message leaves keeps its values); any other receive (and a
+//     Sendrecv_replace) copies its span to host memory first (the bytes a short message
+//     or a datatype's gaps leave keep their values), receives into the copy and copies it
+//     back whole; the host buffers are pinned (mpi_stage.cc), so each copy is one DMA;
 //   * blocking calls do all of that inside the call;
 //   * nonblocking and persistent ones hand out MPI's own request on the copy, kept in a
 //     table with its copies until the request completes. The program completes requests in
@@ -39,6 +42,8 @@ using namespace mccl;
 namespace {
 
 struct StagedRequest {
+  StagedRequest() = default;
+  explicit StagedRequest(HostStage&& st) : stage(std::move(st)) {}
   HostStage stage;
   MPI_Comm comm = MPI_COMM_NULL;  // whose error handler hears of a failed copy
   bool recv = false;              // copied back when it completes
@@ -93,6 +98,7 @@ bool cancelled(const MPI_Status* st) {
 int copyBack(StagedRequest& s, const MPI_Status* st, bool ok) {
   if (!s.recv || s.copiedBack || !ok || cancelled(st)) return MPI_SUCCESS;
   s.copiedBack = true;
+  s.stage.received(st);
   return s.stage.finish() == MPI_SUCCESS ? MPI_SUCCESS : copyFailed(s.comm);
 }
 
@@ -238,12 +244,17 @@ NCCL_API int mcclMpiStageRecv(int form, void* buf, int count, MPI_Datatype dt, i
                               MPI_Status* status, MPI_Request* req, int* rc) {
   if (!wanted(buf, count)) return 0;
   auto s = std::make_unique<StagedRequest>();
-  void* host = s->stage.out(buf, mpiSpan(dt, static_cast<size_t>(count)));
+  void* host = s->stage.into(buf, dt, static_cast<size_t>(count));
   if (!s->stage.staged()) return 0;
   int r;
   if (form == MCCL_MPI_BLOCKING) {
-    r = PMPI_Recv(host, count, dt, source, tag, comm, status);
-    if (r == MPI_SUCCESS && s->stage.finish() != MPI_SUCCESS) r = copyFailed(comm);
+    MPI_Status own;
+    MPI_Status* st = status == MPI_STATUS_IGNORE ? &own : status;
+    r = PMPI_Recv(host, count, dt, source, tag, comm, st);
+    if (r == MPI_SUCCESS) {
+      s->stage.received(st);
+      if (s->stage.finish() != MPI_SUCCESS) r = copyFailed(comm);
+    }
   } else if (form == MCCL_MPI_NONBLOCKING) {
     r = PMPI_Irecv(host, count, dt, source, tag, comm, req);
   } else {
@@ -257,12 +268,17 @@ NCCL_API int mcclMpiStageMrecv(void* buf, int count, MPI_Datatype dt, MPI_Messag
                                MPI_Request* req, int* rc) {
   if (!wanted(buf, count)) return 0;
   auto s = std::make_unique<StagedRequest>();
-  void* host = s->stage.out(buf, mpiSpan(dt, static_cast<size_t>(count)));
+  void* host = s->stage.into(buf, dt, static_cast<size_t>(count));
   if (!s->stage.staged()) return 0;
   int r;
   if (req == nullptr) {
-    r = PMPI_Mrecv(host, count, dt, message, status);
-    if (r == MPI_SUCCESS && s->stage.finish() != MPI_SUCCESS) r = copyFailed(MPI_COMM_NULL);
+    MPI_Status own;
+    MPI_Status* st = status == MPI_STATUS_IGNORE ? &own : status;
+    r = PMPI_Mrecv(host, count, dt, message, st);
+    if (r == MPI_SUCCESS) {
+      s->stage.received(st);
+      if (s->stage.finish() != MPI_SUCCESS) r = copyFailed(MPI_COMM_NULL);
+    }
   } else {
     r = PMPI_Imrecv(host, count, dt, message, req);
   }
@@ -276,9 +292,12 @@ NCCL_API int mcclMpiStageSendrecv(const void* sendbuf, int sendcount, MPI_Dataty
   if (!wanted(sendbuf, sendcount) && !wanted(recvbuf, recvcount)) return 0;
   HostStage st;
   const void* hs = sendcount > 0 ? st.in(sendbuf, mpiSpan(sendtype, static_cast<size_t>(sendcount))) : sendbuf;
-  void* hr = recvcount > 0 ? st.out(recvbuf, mpiSpan(recvtype, static_cast<size_t>(recvcount))) : recvbuf;
+  void* hr = recvcount > 0 ? st.into(recvbuf, recvtype, static_cast<size_t>(recvcount)) : recvbuf;
   if (!st.staged()) return 0;
-  int r = PMPI_Sendrecv(hs, sendcount, sendtype, dest, sendtag, hr, recvcount, recvtype, source, recvtag, comm, status);
+  MPI_Status own;
+  MPI_Status* got = status == MPI_STATUS_IGNORE ? &own : status;
+  int r = PMPI_Sendrecv(hs, sendcount, sendtype, dest, sendtag, hr, recvcount, recvtype, source, recvtag, comm, got);
+  if (r == MPI_SUCCESS) st.received(got);
   if (st.finish() != MPI_SUCCESS) r = first(r, copyFailed(comm));
   table().staged.fetch_add(1);
   *rc = r;
@@ -483,6 +502,11 @@ int issueStaged(MPI_Comm comm, std::unique_ptr<StagedRequest> s, MPI_Request* re
 }
 
 }  // namespace
+
+int mccl::mpiStageKeepRequest(HostStage&& st, MPI_Comm comm, int rc, MPI_Request* req) {
+  auto s = std::make_unique<StagedRequest>(std::move(st));
+  return posted(rc, MCCL_MPI_NONBLOCKING, true, comm, std::move(s), req);
+}
 
 NCCL_API int mcclMpiStageGatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,

@@ -186,6 +186,92 @@ inline void checkPointToPoint(const Memory& m) {
     }
   }
 
+  // Short messages into receives of a predefined type (staged without a copy in, only the
+  // bytes that came copied back): in every receive form the part past the message keeps
+  // its values, a persistent receive's second, shorter message included; a padded pair
+  // type (MPI_DOUBLE_INT: 12 bytes in 16) keeps its padding.
+  unsigned long long shortCalls = 0;
+  {
+    const int room = 1000;
+    Buf s(m, 600), d(m, room);
+    auto check = [&](int len, int round, const char* what) {
+      const std::vector<int> want = pattern(prev, round, 600), got = d.read();
+      for (int i = 0; i < room; ++i)
+        ASSERT_EQ(got[static_cast<size_t>(i)], i < len ? want[static_cast<size_t>(i)] : -6) << what << ", element " << i;
+    };
+    MPI_Request sq, rq;
+    MPI_Status st;
+    // Recv, status ignored.
+    s.set(pattern(r, 80, 600));
+    d.fill(-6);
+    ASSERT_EQ(MPI_Isend(s.p(), 300, MPI_INT, next, 80, comm, &sq), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Recv(d.p(), room, MPI_INT, prev, 80, comm, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Wait(&sq, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    check(300, 80, "Recv");
+    // Irecv completed by Waitall, statuses ignored.
+    d.fill(-6);
+    MPI_Request two[2];
+    ASSERT_EQ(MPI_Irecv(d.p(), room, MPI_INT, prev, 81, comm, &two[0]), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Isend(s.p(), 301, MPI_INT, next, 81, comm, &two[1]), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Waitall(2, two, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    check(301, 80, "Irecv");
+    // A persistent receive: 500 ints, then 200 (what the first left in the host copy past
+    // 200 must not come back).
+    ASSERT_EQ(MPI_Recv_init(d.p(), room, MPI_INT, prev, 82, comm, &rq), MPI_SUCCESS);
+    for (int len : {500, 200}) {
+      d.fill(-6);
+      ASSERT_EQ(MPI_Start(&rq), MPI_SUCCESS);
+      ASSERT_EQ(MPI_Isend(s.p(), len, MPI_INT, next, 82, comm, &sq), MPI_SUCCESS);
+      MPI_Request both[2] = {rq, sq};
+      ASSERT_EQ(MPI_Waitall(2, both, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+      check(len, 80, len == 500 ? "Recv_init, first start" : "Recv_init, second start");
+    }
+    ASSERT_EQ(MPI_Request_free(&rq), MPI_SUCCESS);
+    // Sendrecv, status ignored.
+    d.fill(-6);
+    ASSERT_EQ(MPI_Sendrecv(s.p(), 302, MPI_INT, next, 83, d.p(), room, MPI_INT, prev, 83, comm, MPI_STATUS_IGNORE),
+              MPI_SUCCESS);
+    check(302, 80, "Sendrecv");
+    // A matched probe's Imrecv.
+    d.fill(-6);
+    MPI_Message msg;
+    ASSERT_EQ(MPI_Isend(s.p(), 303, MPI_INT, next, 84, comm, &sq), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Mprobe(prev, 84, comm, &msg, &st), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Imrecv(d.p(), room, MPI_INT, &msg, &rq), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Wait(&rq, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Wait(&sq, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    check(303, 80, "Imrecv");
+    // Request_get_status says complete: the bytes are there before any Wait.
+    d.fill(-6);
+    ASSERT_EQ(MPI_Irecv(d.p(), room, MPI_INT, prev, 85, comm, &two[0]), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Isend(s.p(), 304, MPI_INT, next, 85, comm, &two[1]), MPI_SUCCESS);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    for (int flag = 0; !flag;) {
+      ASSERT_EQ(MPI_Request_get_status(two[0], &flag, MPI_STATUS_IGNORE), MPI_SUCCESS);
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline);
+    }
+    check(304, 80, "Request_get_status");
+    ASSERT_EQ(MPI_Waitall(2, two, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    // MPI_DOUBLE_INT, 5 pairs into room for 10: each pair's 4 padding bytes and the 5 pairs
+    // past the message keep their values.
+    d.fill(-6);
+    ASSERT_EQ(MPI_Isend(s.p(), 5, MPI_DOUBLE_INT, next, 86, comm, &sq), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Recv(d.p(), 10, MPI_DOUBLE_INT, prev, 86, comm, &st), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Wait(&sq, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    int pairsIn = 0;
+    MPI_Get_count(&st, MPI_DOUBLE_INT, &pairsIn);
+    EXPECT_EQ(pairsIn, 5);
+    MPI_Aint lb = 0, extent = 0;
+    MPI_Type_get_extent(MPI_DOUBLE_INT, &lb, &extent);
+    const size_t per = static_cast<size_t>(extent) / sizeof(int);  // 4 ints a pair
+    const std::vector<int> want = pattern(prev, 80, 600), got = d.read();
+    for (size_t i = 0; i < static_cast<size_t>(room); ++i) {
+      const bool data = i < 5 * per && i % per < 3;  // a double and an int of each pair
+      ASSERT_EQ(got[i], data ? want[i] : -6) << "MPI_DOUBLE_INT, element " << i;
+    }
+    shortCalls = 2 + 2 + 3 + 1 + 2 + 2 + 2;
+  }
+
   // A receive posted first: the buffer is left alone until the request completes, then
   // holds the message.
   {
@@ -388,10 +474,10 @@ inline void checkPointToPoint(const Memory& m) {
     EXPECT_EQ(liveRequests(), 0u);
   }
   // Every call above went through host copies: 4 blocking (2 Sendrecv on one rank), 1
-  // Sendrecv, 2 for the receive posted first, 4 a form, 2 persistent, 17 of the modes, 1
+  // Sendrecv, 14 short messages, 2 for the receive posted first, 4 a form, 2 persistent, 17 of the modes, 1
   // cancelled, 2 freed, 1 receive among the misuse.
   EXPECT_EQ(stagedCalls() - staged0,
-            (n == 1 ? 2u : 4u) + 1 + 2 + 4 * (sizeof(forms) / sizeof(forms[0])) + 2 + 17 + 1 + 2 + 1);
+            (n == 1 ? 2u : 4u) + 1 + shortCalls + 2 + 4 * (sizeof(forms) / sizeof(forms[0])) + 2 + 17 + 1 + 2 + 1);
 }
 
 // The collectives the route does not take (Gatherv, Scatterv, Scan, Exscan, Alltoallw,

@@ -568,6 +568,8 @@ TEST(PreloadGpu, NonblockingCollectivesOnDeviceBuffers) {
   }
 }
 
+extern "C" void mcclMpiStageCounters(unsigned long long* staged, unsigned long long* live);
+
 namespace {
 // A call's buffers, as bytes: its input and its output (the output filled too, so that the
 // parts MPI does not write, a derived datatype's gaps, are compared as well).
@@ -646,11 +648,18 @@ TEST(PreloadGpu, CallsMcclCannotRunGoThroughHostCopies) {
   errs += sameAsOnHost("Allreduce MAXLOC in place", fiB, [&](const void*, void* out) {
     return MPI_Allreduce(MPI_IN_PLACE, out, count, MPI_FLOAT_INT, MPI_MAXLOC, w);
   });
+  // A nonblocking one returns MPI's own request at once, kept with its host copies in the
+  // staged requests' table until MPI_Wait copies the result back.
+  unsigned long long liveDuring = 0;
   errs += sameAsOnHost("Iallreduce MINLOC", pairB, [&](const void* in, void* out) {
     MPI_Request q;
     const int rc = MPI_Iallreduce(in, out, count, MPI_2INT, MPI_MINLOC, w, &q);
+    unsigned long long staged = 0, live = 0;
+    mcclMpiStageCounters(&staged, &live);
+    liveDuring = std::max(liveDuring, live);
     return rc == MPI_SUCCESS ? MPI_Wait(&q, MPI_STATUS_IGNORE) : rc;
   });
+  EXPECT_EQ(liveDuring, 1u) << "the Iallreduce on device buffers was not a staged request";
   errs += sameAsOnHost("Allreduce BXOR", {bytesOf(bits), bytesOf(bits)}, [&](const void* in, void* out) {
     return MPI_Allreduce(in, out, 4097, MPI_UNSIGNED, MPI_BXOR, w);
   });
