@@ -59,7 +59,9 @@ MpiSpan mpiSpanOfBlocks(MPI_Datatype dt, const int* counts, const int* displs, i
   return h.span();
 }
 
-MpiSpan mpiSpanOfTypedBlocks(const int* counts, const int* displs, const MPI_Datatype* types, int n) {
+namespace {
+template <class Displ>
+MpiSpan typedBlocks(const int* counts, const Displ* displs, const MPI_Datatype* types, int n) {
   if (counts == nullptr || displs == nullptr || types == nullptr) return {};
   Hull h;
   for (int q = 0; q < n; ++q) {
@@ -69,6 +71,15 @@ MpiSpan mpiSpanOfTypedBlocks(const int* counts, const int* displs, const MPI_Dat
     h.add(static_cast<ptrdiff_t>(displs[q]) + tlb, counts[q], extent, tex);
   }
   return h.span();
+}
+}  // namespace
+
+MpiSpan mpiSpanOfTypedBlocks(const int* counts, const int* displs, const MPI_Datatype* types, int n) {
+  return typedBlocks(counts, displs, types, n);
+}
+
+MpiSpan mpiSpanOfTypedBlocks(const int* counts, const MPI_Aint* displs, const MPI_Datatype* types, int n) {
+  return typedBlocks(counts, displs, types, n);
 }
 
 namespace {

@@ -37,6 +37,8 @@ struct MpiSpan {
 // Blocks of counts[q] elements of types[q] at displs[q] bytes (q < n; MPI_Alltoallw's
 // form): from the first to the end of the last.
 MpiSpan mpiSpanOfTypedBlocks(const int* counts, const int* displs, const MPI_Datatype* types, int n);
+// The same with MPI_Aint byte displacements (MPI_Neighbor_alltoallw's form).
+MpiSpan mpiSpanOfTypedBlocks(const int* counts, const MPI_Aint* displs, const MPI_Datatype* types, int n);
 // count elements of dt from the buffer (the true extent of the last, as MPI reads it).
 MpiSpan mpiSpan(MPI_Datatype dt, size_t count);
 // Blocks of counts[q] elements at displs[q] extents (q < n): from the first to the end of

@@ -466,7 +466,9 @@ NCCL_API void mcclMpiStageHostForTests(int on) { mpiStageHostForTests(on != 0); 
 // and an MPI that cannot take them, the same host copies, a nonblocking one's request kept
 // in the table with its copies as a receive's is (every buffer the call writes goes back
 // when it completes). Each rank decides alone: every rank calls the same PMPI_* either way.
-// Intercommunicators (buffers sized by the remote group) go to MPI as they are.
+// Intercommunicators (buffers sized by the remote group) go to MPI as they are. The
+// neighbourhood collectives (MPI_Neighbor_*) too, their spans counted by the topology's
+// neighbours.
 namespace {
 
 bool collectiveWanted(MPI_Comm comm) {
@@ -584,5 +586,121 @@ NCCL_API int mcclMpiStageReduceLocal(const void* inbuf, void* inoutbuf, int coun
   if (!s->stage.staged()) return 0;
   *rc = issueStaged(MPI_COMM_NULL, std::move(s), nullptr,
                     [&](MPI_Request*) { return PMPI_Reduce_local(hi, hio, count, dt, op); });
+  return 1;
+}
+
+namespace {
+// How many neighbours a topology communicator receives from (in) and sends to (out): a
+// Cartesian one's 2 a dimension, a graph's neighbours of this rank, a distributed graph's
+// in- and out-degree. False without a topology (MPI reports the call's error itself).
+bool neighbours(MPI_Comm comm, int* in, int* out) {
+  int kind = MPI_UNDEFINED;
+  if (comm == MPI_COMM_NULL || MPI_Topo_test(comm, &kind) != MPI_SUCCESS) return false;
+  int k = 0, weighted = 0;
+  switch (kind) {
+    case MPI_CART:
+      if (MPI_Cartdim_get(comm, &k) != MPI_SUCCESS) return false;
+      *in = *out = 2 * k;
+      return true;
+    case MPI_GRAPH:
+      if (MPI_Graph_neighbors_count(comm, rankIn(comm), &k) != MPI_SUCCESS) return false;
+      *in = *out = k;
+      return true;
+    case MPI_DIST_GRAPH:
+      return MPI_Dist_graph_neighbors_count(comm, in, out, &weighted) == MPI_SUCCESS;
+    default:
+      return false;
+  }
+}
+}  // namespace
+
+NCCL_API void mcclMpiStageNeighbours(MPI_Comm comm, int* in, int* out) {
+  if (!neighbours(comm, in, out)) *in = *out = 0;
+}
+
+namespace {
+size_t times(int count, int blocks) { return elements(count) * static_cast<size_t>(blocks > 0 ? blocks : 0); }
+}  // namespace
+
+NCCL_API int mcclMpiStageNeighborAllgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* req,
+                                           int* rc) {
+  int in = 0, out = 0;
+  if (!collectiveWanted(comm) || !neighbours(comm, &in, &out)) return 0;
+  auto s = std::make_unique<StagedRequest>();
+  const void* hs = s->stage.in(sendbuf, mpiSpan(sendtype, elements(sendcount)));
+  void* hr = s->stage.out(recvbuf, mpiSpan(recvtype, times(recvcount, in)));
+  if (!s->stage.staged()) return 0;
+  *rc = issueStaged(comm, std::move(s), req, [&](MPI_Request* r) {
+    return r ? PMPI_Ineighbor_allgather(hs, sendcount, sendtype, hr, recvcount, recvtype, comm, r)
+             : PMPI_Neighbor_allgather(hs, sendcount, sendtype, hr, recvcount, recvtype, comm);
+  });
+  return 1;
+}
+
+NCCL_API int mcclMpiStageNeighborAllgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                            const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                                            MPI_Comm comm, MPI_Request* req, int* rc) {
+  int in = 0, out = 0;
+  if (!collectiveWanted(comm) || !neighbours(comm, &in, &out)) return 0;
+  auto s = std::make_unique<StagedRequest>();
+  const void* hs = s->stage.in(sendbuf, mpiSpan(sendtype, elements(sendcount)));
+  void* hr = s->stage.out(recvbuf, mpiSpanOfBlocks(recvtype, recvcounts, displs, in));
+  if (!s->stage.staged()) return 0;
+  *rc = issueStaged(comm, std::move(s), req, [&](MPI_Request* r) {
+    return r ? PMPI_Ineighbor_allgatherv(hs, sendcount, sendtype, hr, recvcounts, displs, recvtype, comm, r)
+             : PMPI_Neighbor_allgatherv(hs, sendcount, sendtype, hr, recvcounts, displs, recvtype, comm);
+  });
+  return 1;
+}
+
+NCCL_API int mcclMpiStageNeighborAlltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* req,
+                                          int* rc) {
+  int in = 0, out = 0;
+  if (!collectiveWanted(comm) || !neighbours(comm, &in, &out)) return 0;
+  auto s = std::make_unique<StagedRequest>();
+  const void* hs = s->stage.in(sendbuf, mpiSpan(sendtype, times(sendcount, out)));
+  void* hr = s->stage.out(recvbuf, mpiSpan(recvtype, times(recvcount, in)));
+  if (!s->stage.staged()) return 0;
+  *rc = issueStaged(comm, std::move(s), req, [&](MPI_Request* r) {
+    return r ? PMPI_Ineighbor_alltoall(hs, sendcount, sendtype, hr, recvcount, recvtype, comm, r)
+             : PMPI_Neighbor_alltoall(hs, sendcount, sendtype, hr, recvcount, recvtype, comm);
+  });
+  return 1;
+}
+
+NCCL_API int mcclMpiStageNeighborAlltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                           MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                                           const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                           MPI_Request* req, int* rc) {
+  int in = 0, out = 0;
+  if (!collectiveWanted(comm) || !neighbours(comm, &in, &out)) return 0;
+  auto s = std::make_unique<StagedRequest>();
+  const void* hs = s->stage.in(sendbuf, mpiSpanOfBlocks(sendtype, sendcounts, sdispls, out));
+  void* hr = s->stage.out(recvbuf, mpiSpanOfBlocks(recvtype, recvcounts, rdispls, in));
+  if (!s->stage.staged()) return 0;
+  *rc = issueStaged(comm, std::move(s), req, [&](MPI_Request* r) {
+    return r ? PMPI_Ineighbor_alltoallv(hs, sendcounts, sdispls, sendtype, hr, recvcounts, rdispls, recvtype, comm, r)
+             : PMPI_Neighbor_alltoallv(hs, sendcounts, sdispls, sendtype, hr, recvcounts, rdispls, recvtype, comm);
+  });
+  return 1;
+}
+
+NCCL_API int mcclMpiStageNeighborAlltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                           const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                                           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                           MPI_Request* req, int* rc) {
+  int in = 0, out = 0;
+  if (!collectiveWanted(comm) || !neighbours(comm, &in, &out)) return 0;
+  auto s = std::make_unique<StagedRequest>();
+  const void* hs = s->stage.in(sendbuf, mpiSpanOfTypedBlocks(sendcounts, sdispls, sendtypes, out));
+  void* hr = s->stage.out(recvbuf, mpiSpanOfTypedBlocks(recvcounts, rdispls, recvtypes, in));
+  if (!s->stage.staged()) return 0;
+  *rc = issueStaged(comm, std::move(s), req, [&](MPI_Request* r) {
+    return r ? PMPI_Ineighbor_alltoallw(hs, sendcounts, sdispls, sendtypes, hr, recvcounts, rdispls, recvtypes, comm,
+                                        r)
+             : PMPI_Neighbor_alltoallw(hs, sendcounts, sdispls, sendtypes, hr, recvcounts, rdispls, recvtypes, comm);
+  });
   return 1;
 }

@@ -87,6 +87,25 @@ int mcclMpiStageAlltoallw(const void* sendbuf, const int sendcounts[], const int
                           const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[],
                           const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* req, int* rc);
 int mcclMpiStageReduceLocal(const void* inbuf, void* inoutbuf, int count, MPI_Datatype dt, MPI_Op op, int* rc);
+/* The neighbourhood collectives of a topology communicator (Cartesian, graph, distributed
+ * graph): each buffer's span by the counts of the neighbours it receives from and sends to. */
+/* How many neighbours comm's topology receives from (*in) and sends to (*out); 0 and 0
+ * without a topology. */
+void mcclMpiStageNeighbours(MPI_Comm comm, int* in, int* out);
+int mcclMpiStageNeighborAllgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* req, int* rc);
+int mcclMpiStageNeighborAllgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                   MPI_Request* req, int* rc);
+int mcclMpiStageNeighborAlltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* req, int* rc);
+int mcclMpiStageNeighborAlltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                  MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+                                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* req, int* rc);
+int mcclMpiStageNeighborAlltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                  const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                                  const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                  MPI_Request* req, int* rc);
 
 /*
  * The requests those calls hand out are MPI's own, on the host copies; a receive's copy goes

@@ -180,6 +180,27 @@ ROUTED(Alltoallw, Ialltoallw, mcclMpiStageAlltoallw,
        (const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
         void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),
        (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm))
+ROUTED(Neighbor_allgather, Ineighbor_allgather, mcclMpiStageNeighborAllgather,
+       (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+        MPI_Comm comm),
+       (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+ROUTED(Neighbor_allgatherv, Ineighbor_allgatherv, mcclMpiStageNeighborAllgatherv,
+       (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+        const int displs[], MPI_Datatype recvtype, MPI_Comm comm),
+       (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))
+ROUTED(Neighbor_alltoall, Ineighbor_alltoall, mcclMpiStageNeighborAlltoall,
+       (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+        MPI_Comm comm),
+       (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+ROUTED(Neighbor_alltoallv, Ineighbor_alltoallv, mcclMpiStageNeighborAlltoallv,
+       (const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
+        const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm),
+       (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm))
+ROUTED(Neighbor_alltoallw, Ineighbor_alltoallw, mcclMpiStageNeighborAlltoallw,
+       (const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+        void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+        MPI_Comm comm),
+       (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm))
 static int stageScan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
                      MPI_Request* req, int* rc) {
   return mcclMpiStageScan(0, sendbuf, recvbuf, count, dt, op, comm, req, rc);
@@ -872,6 +893,111 @@ static void fAlltoallwCall(char* sendbuf, MPI_Fint* sendcounts, MPI_Fint* sdispl
   free(st);
   free(rt);
 }
+/* Neighbor_alltoallw: one datatype a neighbour, byte displacements of MPI_ADDRESS_KIND. */
+static void fNeighborAlltoallwCall(char* sendbuf, MPI_Fint* sendcounts, MPI_Aint* sdispls, MPI_Fint* sendtypes,
+                                   char* recvbuf, MPI_Fint* recvcounts, MPI_Aint* rdispls, MPI_Fint* recvtypes,
+                                   MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Comm c = FC(comm);
+  int in = 0, out = 0;
+  mcclMpiStageNeighbours(c, &in, &out);
+  MPI_Datatype *st = NULL, *rt = NULL;
+  if (!cTypes(&st, sendtypes, out) || !cTypes(&rt, recvtypes, in)) {
+    free(st);
+    *ierr = MPI_ERR_NO_MEM;
+    return;
+  }
+  if (request) {
+    FREQUEST(MPI_Ineighbor_alltoallw(fortranBuffer(sendbuf), (const int*)sendcounts, sdispls, st,
+                                     fortranBuffer(recvbuf), (const int*)recvcounts, rdispls, rt, c, &r_),
+             request, ierr);
+  } else {
+    *ierr = (MPI_Fint)MPI_Neighbor_alltoallw(fortranBuffer(sendbuf), (const int*)sendcounts, sdispls, st,
+                                             fortranBuffer(recvbuf), (const int*)recvcounts, rdispls, rt, c);
+  }
+  free(st);
+  free(rt);
+}
+static void fNeighborAlltoallw(char* sendbuf, MPI_Fint* sendcounts, MPI_Aint* sdispls, MPI_Fint* sendtypes,
+                               char* recvbuf, MPI_Fint* recvcounts, MPI_Aint* rdispls, MPI_Fint* recvtypes,
+                               MPI_Fint* comm, MPI_Fint* ierr) {
+  fNeighborAlltoallwCall(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, NULL,
+                         ierr);
+}
+FORTRAN_NAMES(neighbor_alltoallw, MPI_NEIGHBOR_ALLTOALLW, fNeighborAlltoallw,
+              (char*, MPI_Fint*, MPI_Aint*, MPI_Fint*, char*, MPI_Fint*, MPI_Aint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+static void fIneighborAlltoallw(char* sendbuf, MPI_Fint* sendcounts, MPI_Aint* sdispls, MPI_Fint* sendtypes,
+                                char* recvbuf, MPI_Fint* recvcounts, MPI_Aint* rdispls, MPI_Fint* recvtypes,
+                                MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  fNeighborAlltoallwCall(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
+                         request, ierr);
+}
+FORTRAN_NAMES(ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW, fIneighborAlltoallw,
+              (char*, MPI_Fint*, MPI_Aint*, MPI_Fint*, char*, MPI_Fint*, MPI_Aint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+               MPI_Fint*))
+
+/* The other neighbourhood collectives. */
+#define FNEIGHBOR_GATHER_TOALL(base, UPPER, Cname, Ibase, IUPPER, Iname)                                          \
+  static void f_##base(char* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, char* recvbuf, MPI_Fint* recvcount, \
+                       MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* ierr) {                                       \
+    *ierr = (MPI_Fint)Cname(fortranBuffer(sendbuf), *sendcount, FT(sendtype), fortranBuffer(recvbuf), *recvcount,  \
+                            FT(recvtype), FC(comm));                                                               \
+  }                                                                                                                \
+  FORTRAN_NAMES(base, UPPER, f_##base, (char*, MPI_Fint*, MPI_Fint*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*,       \
+                                        MPI_Fint*))                                                                \
+  static void f_##Ibase(char* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, char* recvbuf,                    \
+                        MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* request,                \
+                        MPI_Fint* ierr) {                                                                          \
+    FREQUEST(Iname(fortranBuffer(sendbuf), *sendcount, FT(sendtype), fortranBuffer(recvbuf), *recvcount,          \
+                   FT(recvtype), FC(comm), &r_),                                                                   \
+             request, ierr);                                                                                       \
+  }                                                                                                                \
+  FORTRAN_NAMES(Ibase, IUPPER, f_##Ibase, (char*, MPI_Fint*, MPI_Fint*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*,    \
+                                           MPI_Fint*, MPI_Fint*))
+
+FNEIGHBOR_GATHER_TOALL(neighbor_allgather, MPI_NEIGHBOR_ALLGATHER, MPI_Neighbor_allgather, ineighbor_allgather,
+                       MPI_INEIGHBOR_ALLGATHER, MPI_Ineighbor_allgather)
+FNEIGHBOR_GATHER_TOALL(neighbor_alltoall, MPI_NEIGHBOR_ALLTOALL, MPI_Neighbor_alltoall, ineighbor_alltoall,
+                       MPI_INEIGHBOR_ALLTOALL, MPI_Ineighbor_alltoall)
+
+static void fNeighborAllgatherv(char* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, char* recvbuf,
+                                MPI_Fint* recvcounts, MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* comm,
+                                MPI_Fint* ierr) {
+  *ierr = (MPI_Fint)MPI_Neighbor_allgatherv(fortranBuffer(sendbuf), *sendcount, FT(sendtype), fortranBuffer(recvbuf),
+                                            (const int*)recvcounts, (const int*)displs, FT(recvtype), FC(comm));
+}
+FORTRAN_NAMES(neighbor_allgatherv, MPI_NEIGHBOR_ALLGATHERV, fNeighborAllgatherv,
+              (char*, MPI_Fint*, MPI_Fint*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+static void fIneighborAllgatherv(char* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, char* recvbuf,
+                                 MPI_Fint* recvcounts, MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* comm,
+                                 MPI_Fint* request, MPI_Fint* ierr) {
+  FREQUEST(MPI_Ineighbor_allgatherv(fortranBuffer(sendbuf), *sendcount, FT(sendtype), fortranBuffer(recvbuf),
+                                    (const int*)recvcounts, (const int*)displs, FT(recvtype), FC(comm), &r_),
+           request, ierr);
+}
+FORTRAN_NAMES(ineighbor_allgatherv, MPI_INEIGHBOR_ALLGATHERV, fIneighborAllgatherv,
+              (char*, MPI_Fint*, MPI_Fint*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+static void fNeighborAlltoallv(char* sendbuf, MPI_Fint* sendcounts, MPI_Fint* sdispls, MPI_Fint* sendtype,
+                               char* recvbuf, MPI_Fint* recvcounts, MPI_Fint* rdispls, MPI_Fint* recvtype,
+                               MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = (MPI_Fint)MPI_Neighbor_alltoallv(fortranBuffer(sendbuf), (const int*)sendcounts, (const int*)sdispls,
+                                           FT(sendtype), fortranBuffer(recvbuf), (const int*)recvcounts,
+                                           (const int*)rdispls, FT(recvtype), FC(comm));
+}
+FORTRAN_NAMES(neighbor_alltoallv, MPI_NEIGHBOR_ALLTOALLV, fNeighborAlltoallv,
+              (char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+static void fIneighborAlltoallv(char* sendbuf, MPI_Fint* sendcounts, MPI_Fint* sdispls, MPI_Fint* sendtype,
+                                char* recvbuf, MPI_Fint* recvcounts, MPI_Fint* rdispls, MPI_Fint* recvtype,
+                                MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  FREQUEST(MPI_Ineighbor_alltoallv(fortranBuffer(sendbuf), (const int*)sendcounts, (const int*)sdispls, FT(sendtype),
+                                   fortranBuffer(recvbuf), (const int*)recvcounts, (const int*)rdispls, FT(recvtype),
+                                   FC(comm), &r_),
+           request, ierr);
+}
+FORTRAN_NAMES(ineighbor_alltoallv, MPI_INEIGHBOR_ALLTOALLV, fIneighborAlltoallv,
+              (char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, char*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+               MPI_Fint*))
+
 static void fAlltoallw(char* sendbuf, MPI_Fint* sendcounts, MPI_Fint* sdispls, MPI_Fint* sendtypes, char* recvbuf,
                        MPI_Fint* recvcounts, MPI_Fint* rdispls, MPI_Fint* recvtypes, MPI_Fint* comm, MPI_Fint* ierr) {
   fAlltoallwCall(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, NULL, ierr);

@@ -480,6 +480,119 @@ inline void checkPointToPoint(const Memory& m) {
             (n == 1 ? 2u : 4u) + 1 + shortCalls + 2 + 4 * (sizeof(forms) / sizeof(forms[0])) + 2 + 17 + 1 + 2 + 1);
 }
 
+// The neighbourhood collectives on two topologies: a distributed graph ring (each rank
+// receives from the one before, sends to the one after) and a non-periodic Cartesian line
+// (two neighbours, MPI_PROC_NULL past the ends, whose blocks a receive leaves alone). Every
+// form, blocking and nonblocking; received blocks with gaps between them; each buffer
+// checked element by element. Returns the calls made (20).
+inline unsigned checkNeighbourCollectives(const Memory& m) {
+  int r = 0, n = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  struct Topo {
+    const char* name;
+    MPI_Comm comm;
+    std::vector<int> srcs, dsts;  // ranks (MPI_PROC_NULL past a line's ends)
+    std::vector<int> theirIndex;  // for source k: the index of this rank among its destinations
+  };
+  std::vector<Topo> topos(2);
+  const int prev = (r + n - 1) % n, next = (r + 1) % n;
+  topos[0] = {"distributed graph ring", MPI_COMM_NULL, {prev}, {next}, {0}};
+  EXPECT_EQ(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &prev, MPI_UNWEIGHTED, 1, &next, MPI_UNWEIGHTED,
+                                           MPI_INFO_NULL, 0, &topos[0].comm),
+            MPI_SUCCESS);
+  const int left = r > 0 ? r - 1 : MPI_PROC_NULL, right = r < n - 1 ? r + 1 : MPI_PROC_NULL;
+  topos[1] = {"Cartesian line", MPI_COMM_NULL, {left, right}, {left, right}, {1, 0}};
+  const int dims[1] = {n}, periods[1] = {0};
+  EXPECT_EQ(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &topos[1].comm), MPI_SUCCESS);
+  unsigned calls = 0;
+  static const char* const names[] = {"Neighbor_allgather", "Neighbor_allgatherv", "Neighbor_alltoall",
+                                      "Neighbor_alltoallv", "Neighbor_alltoallw"};
+  for (Topo& t : topos) {
+    SCOPED_TRACE(t.name);
+    const int in = static_cast<int>(t.srcs.size()), out = static_cast<int>(t.dsts.size());
+    // Rank q's block j: 1000 q + 100 j + i (the gathers send block 0 to every neighbour).
+    auto sent = [](int q, int j, int i) { return 1000 * q + 100 * j + i; };
+    for (int form = 0; form < 5; ++form) {
+      SCOPED_TRACE(names[form]);
+      const bool toall = form >= 2, vform = form == 1 || form >= 3;
+      // Blocks of 3 ints packed (allgather, alltoall), or 6 apart with gaps (the v- and w-forms;
+      // alltoallv/w send j + 2 ints to destination j).
+      auto sendCount = [&](int j) { return form >= 3 ? j + 2 : 3; };
+      auto sendAt = [&](int j) { return form >= 3 ? 6 * j : 3 * j; };
+      auto blockOf = [&](int k) { return toall ? t.theirIndex[static_cast<size_t>(k)] : 0; };
+      auto recvCount = [&](int k) { return sendCount(blockOf(k)) * (form >= 3) + 3 * (form < 3); };
+      auto recvAt = [&](int k) { return vform ? 6 * k : 3 * k; };
+      std::vector<int> src(static_cast<size_t>(6 * out + 1), -7);
+      for (int j = 0; j < (toall ? out : 1); ++j)
+        for (int i = 0; i < sendCount(j); ++i) src[static_cast<size_t>(sendAt(j) + i)] = sent(r, j, i);
+      std::vector<int> rcounts, rdispls, scounts, sdispls;
+      std::vector<MPI_Aint> sbytes, rbytes;
+      for (int k = 0; k < in; ++k) {
+        rcounts.push_back(recvCount(k));
+        rdispls.push_back(recvAt(k));
+        rbytes.push_back(static_cast<MPI_Aint>(recvAt(k)) * static_cast<MPI_Aint>(sizeof(int)));
+      }
+      for (int j = 0; j < out; ++j) {
+        scounts.push_back(sendCount(j));
+        sdispls.push_back(sendAt(j));
+        sbytes.push_back(static_cast<MPI_Aint>(sendAt(j)) * static_cast<MPI_Aint>(sizeof(int)));
+      }
+      std::vector<MPI_Datatype> stypes(static_cast<size_t>(out), MPI_INT), rtypes(static_cast<size_t>(in), MPI_INT);
+      std::vector<int> want(static_cast<size_t>(6 * in + 1), -1);
+      for (int k = 0; k < in; ++k) {
+        const int q = t.srcs[static_cast<size_t>(k)];
+        if (q == MPI_PROC_NULL) continue;  // nothing comes: the block keeps its values
+        for (int i = 0; i < recvCount(k); ++i) want[static_cast<size_t>(recvAt(k) + i)] = sent(q, blockOf(k), i);
+      }
+      for (int nonblocking = 0; nonblocking < 2; ++nonblocking) {
+        SCOPED_TRACE(nonblocking ? "nonblocking" : "blocking");
+        MPI_Request rq = MPI_REQUEST_NULL;
+        MPI_Request* req = nonblocking ? &rq : nullptr;
+        Buf sb(m, src.size()), d(m, want.size());
+        sb.set(src);
+        d.fill(-1);
+        int rc = MPI_ERR_OTHER;
+        switch (form) {
+          case 0:
+            rc = req ? MPI_Ineighbor_allgather(sb.p(), 3, MPI_INT, d.p(), 3, MPI_INT, t.comm, req)
+                     : MPI_Neighbor_allgather(sb.p(), 3, MPI_INT, d.p(), 3, MPI_INT, t.comm);
+            break;
+          case 1:
+            rc = req ? MPI_Ineighbor_allgatherv(sb.p(), 3, MPI_INT, d.p(), rcounts.data(), rdispls.data(), MPI_INT,
+                                                t.comm, req)
+                     : MPI_Neighbor_allgatherv(sb.p(), 3, MPI_INT, d.p(), rcounts.data(), rdispls.data(), MPI_INT,
+                                               t.comm);
+            break;
+          case 2:
+            rc = req ? MPI_Ineighbor_alltoall(sb.p(), 3, MPI_INT, d.p(), 3, MPI_INT, t.comm, req)
+                     : MPI_Neighbor_alltoall(sb.p(), 3, MPI_INT, d.p(), 3, MPI_INT, t.comm);
+            break;
+          case 3:
+            rc = req ? MPI_Ineighbor_alltoallv(sb.p(), scounts.data(), sdispls.data(), MPI_INT, d.p(), rcounts.data(),
+                                               rdispls.data(), MPI_INT, t.comm, req)
+                     : MPI_Neighbor_alltoallv(sb.p(), scounts.data(), sdispls.data(), MPI_INT, d.p(), rcounts.data(),
+                                              rdispls.data(), MPI_INT, t.comm);
+            break;
+          default:
+            rc = req ? MPI_Ineighbor_alltoallw(sb.p(), scounts.data(), sbytes.data(), stypes.data(), d.p(),
+                                               rcounts.data(), rbytes.data(), rtypes.data(), t.comm, req)
+                     : MPI_Neighbor_alltoallw(sb.p(), scounts.data(), sbytes.data(), stypes.data(), d.p(),
+                                              rcounts.data(), rbytes.data(), rtypes.data(), t.comm);
+        }
+        EXPECT_EQ(rc, MPI_SUCCESS);
+        if (rc != MPI_SUCCESS) continue;
+        if (req) EXPECT_EQ(MPI_Wait(req, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        ++calls;
+        EXPECT_EQ(d.read(), want);
+        EXPECT_EQ(sb.read(), src) << "the send buffer changed";
+      }
+    }
+    MPI_Comm_free(&t.comm);
+  }
+  return calls;
+}
+
 // The collectives the route does not take (Gatherv, Scatterv, Scan, Exscan, Alltoallw,
 // Reduce_local), blocking and nonblocking, through the same host copies; results against
 // the values computed here.
@@ -596,8 +709,9 @@ inline void checkOtherCollectives(const Memory& m) {
     EXPECT_EQ(b.read(), want) << "Reduce_local";
     EXPECT_EQ(a.read(), x);
   }
+  const unsigned neighbourCalls = checkNeighbourCollectives(m);
   EXPECT_EQ(liveRequests(), 0u);
-  EXPECT_EQ(stagedCalls() - staged0, 2u * 5 + 1);  // 5 calls each way, Reduce_local
+  EXPECT_EQ(stagedCalls() - staged0, 2u * 5 + 1 + neighbourCalls);  // 5 calls each way, Reduce_local
 }
 
 }  // namespace p2pstage

@@ -29,6 +29,8 @@ program preload_fortran_mpi
   double precision :: a(100), b(100), c(100)
   integer :: req, reqs(2)
   integer, allocatable :: s(:), t(:), cnt(:), dsp(:)
+  integer :: cart, nsc(2), nty(2)
+  integer(kind=MPI_ADDRESS_KIND) :: nsd(2)
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, n, ierr)
@@ -142,8 +144,24 @@ program preload_fortran_mpi
       if (y(q) /= q) error stop "MPI_Gatherv"
     end do
   end if
+  ! The neighbourhood collectives on a periodic line: block 0 to the rank before, 1 after.
+  call MPI_Cart_create(MPI_COMM_WORLD, 1, [n], [.true.], .false., cart, ierr)
+  do i = 1, 64
+    x(i) = 1000 * rank + i
+  end do
+  y = -1
+  call MPI_Neighbor_alltoall(x, 2, MPI_INTEGER, y, 2, MPI_INTEGER, cart, ierr)
+  if (y(1) /= 1000 * prv + 3 .or. y(4) /= 1000 * nxt + 2 .or. y(5) /= -1) error stop "MPI_Neighbor_alltoall"
+  y = -1
+  nsc = 2
+  nsd = [0_MPI_ADDRESS_KIND, 16_MPI_ADDRESS_KIND]  ! bytes: the blocks 4 integers apart
+  nty = MPI_INTEGER
+  call MPI_Ineighbor_alltoallw(x, nsc, nsd, nty, y, nsc, nsd, nty, cart, req, ierr)
+  call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+  if (y(1) /= 1000 * prv + 5 .or. y(6) /= 1000 * nxt + 2 .or. y(3) /= -1) error stop "MPI_Ineighbor_alltoallw"
+  call MPI_Comm_free(cart, ierr)
   call mcclMpiStageCounters(staged1, live)
-  if (staged1 - staged0 /= 13) error stop "the point-to-point calls did not go through host copies"
+  if (staged1 - staged0 /= 15) error stop "the point-to-point calls did not go through host copies"
   if (live /= 0) error stop "staged requests left alive"
   call mcclMpiStageHostForTests(0)
   call mcclMpiPathCounters(mccl1, mpi1)
