@@ -121,9 +121,8 @@ class PinnedPool {
   // A block of at least bytes (its size in *cap), or nullptr: take malloc'ed memory.
   char* get(size_t bytes, size_t* cap) {
     if (bytes > kMax) return nullptr;
-    int k = 0;
-    size_t c = kMin;
-    for (; c < bytes; c <<= 1) ++k;
+    const int k = classOf(bytes);
+    const size_t c = kMin << k;
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (!free_[k].empty()) {
@@ -146,9 +145,7 @@ class PinnedPool {
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (kept_ + cap <= kKeep) {
-        int k = 0;
-        for (size_t c = kMin; c < cap; c <<= 1) ++k;
-        free_[k].push_back(p);
+        free_[classOf(cap)].push_back(p);
         kept_ += cap;
         return;
       }
@@ -158,6 +155,12 @@ class PinnedPool {
 
  private:
   static constexpr int kClasses = 13;  // 4 KiB << 12 = 16 MiB
+  // The class of the smallest block that holds bytes (<= kMax): kMin << class.
+  static int classOf(size_t bytes) {
+    int k = 0;
+    while ((kMin << k) < bytes) ++k;
+    return k;
+  }
   std::mutex mu_;
   std::vector<char*> free_[kClasses];
   size_t kept_ = 0;

@@ -93,6 +93,20 @@ bool cancelled(const MPI_Status* st) {
   return st != MPI_STATUS_IGNORE && MPI_Test_cancelled(st, &c) == MPI_SUCCESS && c;
 }
 
+// The status a call fills: the program's, or ours where it passed MPI_STATUS_IGNORE (a
+// receive's copy back reads its count and whether it was cancelled).
+class StatusOut {
+ public:
+  explicit StatusOut(MPI_Status* given) : p_(given == MPI_STATUS_IGNORE ? &own_ : given) {}
+  StatusOut(const StatusOut&) = delete;
+  StatusOut& operator=(const StatusOut&) = delete;
+  MPI_Status* get() const { return p_; }
+
+ private:
+  MPI_Status own_;
+  MPI_Status* p_;
+};
+
 // A receive's copy back, unless the request was cancelled or failed. MPI_SUCCESS or
 // copyFailed's.
 int copyBack(StagedRequest& s, const MPI_Status* st, bool ok) {
@@ -246,15 +260,13 @@ NCCL_API int mcclMpiStageRecv(int form, void* buf, int count, MPI_Datatype dt, i
   auto s = std::make_unique<StagedRequest>();
   void* host = s->stage.into(buf, dt, static_cast<size_t>(count));
   if (!s->stage.staged()) return 0;
+  s->recv = true;
+  s->comm = comm;
   int r;
   if (form == MCCL_MPI_BLOCKING) {
-    MPI_Status own;
-    MPI_Status* st = status == MPI_STATUS_IGNORE ? &own : status;
-    r = PMPI_Recv(host, count, dt, source, tag, comm, st);
-    if (r == MPI_SUCCESS) {
-      s->stage.received(st);
-      if (s->stage.finish() != MPI_SUCCESS) r = copyFailed(comm);
-    }
+    const StatusOut st(status);
+    r = PMPI_Recv(host, count, dt, source, tag, comm, st.get());
+    if (r == MPI_SUCCESS) r = copyBack(*s, st.get(), true);
   } else if (form == MCCL_MPI_NONBLOCKING) {
     r = PMPI_Irecv(host, count, dt, source, tag, comm, req);
   } else {
@@ -270,15 +282,12 @@ NCCL_API int mcclMpiStageMrecv(void* buf, int count, MPI_Datatype dt, MPI_Messag
   auto s = std::make_unique<StagedRequest>();
   void* host = s->stage.into(buf, dt, static_cast<size_t>(count));
   if (!s->stage.staged()) return 0;
+  s->recv = true;
   int r;
   if (req == nullptr) {
-    MPI_Status own;
-    MPI_Status* st = status == MPI_STATUS_IGNORE ? &own : status;
-    r = PMPI_Mrecv(host, count, dt, message, st);
-    if (r == MPI_SUCCESS) {
-      s->stage.received(st);
-      if (s->stage.finish() != MPI_SUCCESS) r = copyFailed(MPI_COMM_NULL);
-    }
+    const StatusOut st(status);
+    r = PMPI_Mrecv(host, count, dt, message, st.get());
+    if (r == MPI_SUCCESS) r = copyBack(*s, st.get(), true);
   } else {
     r = PMPI_Imrecv(host, count, dt, message, req);
   }
@@ -294,10 +303,10 @@ NCCL_API int mcclMpiStageSendrecv(const void* sendbuf, int sendcount, MPI_Dataty
   const void* hs = sendcount > 0 ? st.in(sendbuf, mpiSpan(sendtype, static_cast<size_t>(sendcount))) : sendbuf;
   void* hr = recvcount > 0 ? st.into(recvbuf, recvtype, static_cast<size_t>(recvcount)) : recvbuf;
   if (!st.staged()) return 0;
-  MPI_Status own;
-  MPI_Status* got = status == MPI_STATUS_IGNORE ? &own : status;
-  int r = PMPI_Sendrecv(hs, sendcount, sendtype, dest, sendtag, hr, recvcount, recvtype, source, recvtag, comm, got);
-  if (r == MPI_SUCCESS) st.received(got);
+  const StatusOut got(status);
+  int r = PMPI_Sendrecv(hs, sendcount, sendtype, dest, sendtag, hr, recvcount, recvtype, source, recvtag, comm,
+                        got.get());
+  if (r == MPI_SUCCESS) st.received(got.get());
   if (st.finish() != MPI_SUCCESS) r = first(r, copyFailed(comm));
   table().staged.fetch_add(1);
   *rc = r;
@@ -357,8 +366,8 @@ NCCL_API int mcclMpiStagedTestall(int n, MPI_Request reqs[], int* flag, MPI_Stat
 
 NCCL_API int mcclMpiStagedWaitany(int n, MPI_Request reqs[], int* index, MPI_Status* status) {
   Completion c(n, reqs, MPI_STATUSES_IGNORE);
-  MPI_Status own;
-  MPI_Status* st = status == MPI_STATUS_IGNORE ? &own : status;
+  const StatusOut out(status);
+  MPI_Status* const st = out.get();
   const int rc = PMPI_Waitany(n, reqs, index, st);
   if (*index == MPI_UNDEFINED || *index < 0 || *index >= n) return rc;
   return first(rc, c.completed(*index, rc == MPI_SUCCESS, st));
@@ -366,8 +375,8 @@ NCCL_API int mcclMpiStagedWaitany(int n, MPI_Request reqs[], int* index, MPI_Sta
 
 NCCL_API int mcclMpiStagedTestany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status) {
   Completion c(n, reqs, MPI_STATUSES_IGNORE);
-  MPI_Status own;
-  MPI_Status* st = status == MPI_STATUS_IGNORE ? &own : status;
+  const StatusOut out(status);
+  MPI_Status* const st = out.get();
   const int rc = PMPI_Testany(n, reqs, index, flag, st);
   if (!*flag || *index == MPI_UNDEFINED || *index < 0 || *index >= n) return rc;
   return first(rc, c.completed(*index, rc == MPI_SUCCESS, st));
@@ -402,8 +411,8 @@ NCCL_API int mcclMpiStagedTestsome(int n, MPI_Request reqs[], int* outcount, int
 }
 
 NCCL_API int mcclMpiStagedRequestGetStatus(MPI_Request req, int* flag, MPI_Status* status) {
-  MPI_Status own;
-  MPI_Status* st = status == MPI_STATUS_IGNORE ? &own : status;
+  const StatusOut out(status);
+  MPI_Status* const st = out.get();
   const int rc = PMPI_Request_get_status(req, flag, st);
   if (rc != MPI_SUCCESS || !*flag) return rc;
   Table& t = table();
