@@ -80,6 +80,9 @@ void mcclMpiPathCounters(uint64_t* viaMccl, uint64_t* viaMpi);
 /* Of the calls routed to mccl: those whose wait spun on a word the collective's kernel raised
  * in host memory (small LL-protocol collectives) and those that waited on the stream. */
 void mcclMpiWaitCounters(uint64_t* byWord, uint64_t* byStream);
+/* Of those: small blocking calls made again with the same arguments whose one kernel was
+ * captured into a CUDA graph, and the calls that replayed such a graph (MCCL_MPI_GRAPH_BYTES). */
+void mcclMpiReplayCounters(uint64_t* captured, uint64_t* replayed);
 
 #ifdef __cplusplus
 }

@@ -10,7 +10,9 @@
 // kernel, alone in its plan, not captured: GpuDataPath::launch) and marks it taken; the
 // caller then spins on the word (libmccl_mpi's route, waitStream in mpi_typed.cc), falling
 // back to the stream if it is not raised (a launch that took another form, or one stopped
-// by an abort or a timeout).
+// by an abort or a timeout). The launch clears the word before it starts and its kernel
+// raises it to a value fixed by the launch (its blocks), so a CUDA graph captured with a
+// word (replay) raises it on every replay once the replaying thread has cleared it.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +22,8 @@ namespace mccl {
 struct CompletionWord {
   bool armed = false;                    // the next launch of this thread may take it
   bool taken = false;                    // one did: wait for *word == value
-  const volatile uint32_t* word = nullptr;  // host-mapped
+  bool replay = false;                   // the launch may be captured (a graph replayed later)
+  volatile uint32_t* word = nullptr;     // host-mapped
   uint32_t value = 0;
 };
 

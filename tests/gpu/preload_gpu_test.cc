@@ -119,8 +119,9 @@ TEST(PreloadGpu, SmallCallsReturnWithTheirOwnResults) {
   ASSERT_EQ(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking), cudaSuccess);
   std::vector<float> h(static_cast<size_t>(kMax) * n), got(static_cast<size_t>(kMax) * n);
   auto value = [](int rank, int call, int i) { return static_cast<float>((rank + 1) * 3 + call % 97 + i % 13); };
-  uint64_t w0, s0;
+  uint64_t w0, s0, c0, p0;
   mcclMpiWaitCounters(&w0, &s0);
+  mcclMpiReplayCounters(&c0, &p0);
   int calls = 0, wrong = 0;
   const char* names[] = {"MPI_Allreduce", "MPI_Allreduce in place", "MPI_Bcast", "MPI_Reduce", "MPI_Allgather"};
   for (int count : {1, 2, 7, 1000, kMax}) {
@@ -173,10 +174,120 @@ TEST(PreloadGpu, SmallCallsReturnWithTheirOwnResults) {
   // with two GPUs or more the small ones ran LL kernels that raise the word.
   EXPECT_EQ((w1 - w0) + (s1 - s0), static_cast<uint64_t>(calls));
   if (n > 1) EXPECT_GT(w1 - w0, static_cast<uint64_t>(calls) / 2) << "waits on the stream: " << s1 - s0;
+  // The same call again (same buffers and arguments, inputs changed) replays its graph: but
+  // the first sight of each, the calls above 64 KiB and, on more ranks than two, a root's
+  // call made too seldom.
+  uint64_t c1, p1;
+  mcclMpiReplayCounters(&c1, &p1);
+  const char* graphBytes = std::getenv("MCCL_MPI_GRAPH_BYTES");
+  if (graphBytes != nullptr && std::atoll(graphBytes) == 0) EXPECT_EQ(p1 - p0, 0u);
+  else if (n > 1) EXPECT_GT(p1 - p0, static_cast<uint64_t>(calls) / 2) << "graphs captured: " << c1 - c0;
   cudaStreamDestroy(side);
   cudaFree(in);
   cudaFree(out);
   cudaFree(seen);
+}
+
+// Small blocking calls made again with the same arguments replay a CUDA graph of their kernel
+// (MCCL_MPI_GRAPH_BYTES). Rank 0 calls on the same buffers every time (captured at its second
+// call, replayed after); every other rank on one of 40 places in turn, more than the 32
+// graphs a thread keeps, so each of its calls runs as launched: replays and launches of one
+// collective pair across ranks. Every type and operator below, in place and out of place,
+// inputs new each call and the result taken right after by a stream that waits for nothing
+// else; then a communicator duplicated, used, freed and duplicated again (its graphs must go
+// with it), against values computed here in double.
+TEST(PreloadGpu, RepeatedSmallCallsReplayGraphsBesideLaunchedOnes) {
+  if (!gpusForAll()) GTEST_SKIP() << "needs a GPU per rank";
+  int r, n;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  const char* graphBytes = std::getenv("MCCL_MPI_GRAPH_BYTES");
+  const bool graphs = graphBytes == nullptr || std::atoll(graphBytes) >= 64;
+  constexpr int kPlaces = 40, kCount = 8;  // 8 elements: at most 64 bytes a call
+  double* pool;  // kPlaces places of kCount doubles, in and out
+  ASSERT_EQ(cudaMalloc(&pool, sizeof(double) * kCount * kPlaces * 2), cudaSuccess);
+  double* seen;
+  ASSERT_EQ(cudaMalloc(&seen, sizeof(double) * kCount), cudaSuccess);
+  cudaStream_t side;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking), cudaSuccess);
+  // Small integers: every sum, product, minimum and maximum is exact in each type.
+  auto value = [](int rank, int call, int i) { return static_cast<double>((rank * 5 + call * 3 + i) % 7 + 1); };
+  struct Case {
+    MPI_Datatype dt;
+    size_t size;
+    MPI_Op op;
+  };
+  const Case cases[] = {{MPI_DOUBLE, 8, MPI_SUM}, {MPI_FLOAT, 4, MPI_MAX}, {MPI_INT, 4, MPI_MIN},
+                        {MPI_LONG_LONG, 8, MPI_PROD}, {MPI_UNSIGNED, 4, MPI_SUM}};
+  auto put = [&](void* dst, const Case& c, int call) {
+    std::vector<unsigned char> b(c.size * kCount);
+    for (int i = 0; i < kCount; ++i) {
+      const double v = value(r, call, i);
+      if (c.dt == MPI_DOUBLE) reinterpret_cast<double*>(b.data())[i] = v;
+      else if (c.dt == MPI_FLOAT) reinterpret_cast<float*>(b.data())[i] = static_cast<float>(v);
+      else if (c.dt == MPI_INT) reinterpret_cast<int*>(b.data())[i] = static_cast<int>(v);
+      else if (c.dt == MPI_LONG_LONG) reinterpret_cast<long long*>(b.data())[i] = static_cast<long long>(v);
+      else reinterpret_cast<unsigned*>(b.data())[i] = static_cast<unsigned>(v);
+    }
+    ASSERT_EQ(cudaMemcpy(dst, b.data(), b.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  };
+  auto check = [&](const void* result, const Case& c, int call, const char* what) {
+    ASSERT_EQ(cudaMemcpyAsync(seen, result, c.size * kCount, cudaMemcpyDeviceToDevice, side), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(side), cudaSuccess);
+    std::vector<unsigned char> b(c.size * kCount);
+    ASSERT_EQ(cudaMemcpy(b.data(), seen, b.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+    for (int i = 0; i < kCount; ++i) {
+      double want = value(0, call, i);
+      for (int q = 1; q < n; ++q) {
+        const double x = value(q, call, i);
+        want = c.op == MPI_SUM ? want + x : c.op == MPI_PROD ? want * x : c.op == MPI_MAX ? std::max(want, x)
+                                                                                          : std::min(want, x);
+      }
+      double got;
+      if (c.dt == MPI_DOUBLE) got = reinterpret_cast<double*>(b.data())[i];
+      else if (c.dt == MPI_FLOAT) got = reinterpret_cast<float*>(b.data())[i];
+      else if (c.dt == MPI_INT) got = reinterpret_cast<int*>(b.data())[i];
+      else if (c.dt == MPI_LONG_LONG) got = static_cast<double>(reinterpret_cast<long long*>(b.data())[i]);
+      else got = reinterpret_cast<unsigned*>(b.data())[i];
+      ASSERT_EQ(got, want) << what << ", call " << call << ", element " << i;
+    }
+  };
+  uint64_t c0, p0;
+  mcclMpiReplayCounters(&c0, &p0);
+  const int kCalls = 60;
+  for (const Case& c : cases) {
+    for (int inPlace = 0; inPlace < 2; ++inPlace) {
+      for (int call = 0; call < kCalls; ++call) {
+        const int place = r == 0 ? 0 : call % kPlaces;
+        char* in = reinterpret_cast<char*>(pool) + c.size * kCount * place;
+        char* out = in + c.size * kCount * kPlaces;
+        put(inPlace ? out : in, c, call);
+        ASSERT_EQ(MPI_Allreduce(inPlace ? MPI_IN_PLACE : in, out, kCount, c.dt, c.op, MPI_COMM_WORLD), MPI_SUCCESS);
+        check(out, c, call, inPlace ? "MPI_Allreduce in place" : "MPI_Allreduce");
+      }
+    }
+  }
+  uint64_t c1, p1;
+  mcclMpiReplayCounters(&c1, &p1);
+  const uint64_t series = sizeof cases / sizeof cases[0] * 2;
+  if (!graphs || n == 1) EXPECT_EQ(p1 - p0, 0u);
+  else if (r == 0) EXPECT_EQ(p1 - p0, series * (kCalls - 1)) << "graphs captured: " << c1 - c0;
+  else EXPECT_EQ(p1 - p0, 0u) << "every call of this rank is at a new place";
+  // A communicator made, used, freed and made again: its graphs go with it.
+  for (int round = 0; round < 2; ++round) {
+    MPI_Comm dup;
+    ASSERT_EQ(MPI_Comm_dup(MPI_COMM_WORLD, &dup), MPI_SUCCESS);
+    const Case& c = cases[0];
+    for (int call = 0; call < 20; ++call) {
+      put(pool, c, call + round * 100);
+      ASSERT_EQ(MPI_Allreduce(MPI_IN_PLACE, pool, kCount, c.dt, c.op, dup), MPI_SUCCESS);
+      check(pool, c, call + round * 100, "MPI_Allreduce on a duplicated communicator");
+    }
+    MPI_Comm_free(&dup);
+  }
+  cudaStreamDestroy(side);
+  cudaFree(seen);
+  cudaFree(pool);
 }
 
 // Gather, Scatter, Allgatherv, Alltoallv and Reduce_scatter on device buffers go to mccl and

@@ -331,22 +331,18 @@ ncclResult_t GpuDataPath::launch(const GpuPlan& p, uint64_t planStart, uint64_t 
   }
   // A waiting host's completion word (core/completion.h): the plan's one LL-family kernel
   // raises it when nothing of the plan runs after that kernel (the kernels that raise it).
+  // Not in a capture, but one made for replay (libmccl_mpi's graphs of its small calls).
   CompletionWord* cw = threadCompletion();
   if (cw != nullptr) cw->taken = false;  // a second launch of the scope: the stream tells
-  const bool raise = cw != nullptr && cw->armed && !capturing && p.parts.size() == 1 && !p.parts[0].spec.large &&
+  const bool raise = cw != nullptr && cw->armed && (!capturing || cw->replay) && p.parts.size() == 1 &&
+                     !p.parts[0].spec.large &&
                      (p.parts[0].spec.kind == LaunchKind::LlReduce || p.parts[0].spec.kind == LaunchKind::LlCopy) &&
                      p.direct.empty() && p.engine.empty() && p.engineP2pOps == 0 && p.selfCopies.empty() &&
                      p.peerEngine.empty() && others.empty();
-  uint32_t doneTarget = 0;
-  if (raise) {
-    // The count wraps after 2^32 blocks; a target of 0 means none, so it restarts from 0.
-    doneTarget = doneIssued_ + static_cast<uint32_t>(p.parts[0].spec.blocks);
-    if (doneTarget <= doneIssued_) {
-      CUDA_TRY(cudaMemsetAsync(claims_ + kDoneWord, 0, sizeof(uint32_t), stream), "cudaMemsetAsync(done count)");
-      doneIssued_ = 0;
-      doneTarget = static_cast<uint32_t>(p.parts[0].spec.blocks);
-    }
-  }
+  // The word is raised to the launch's blocks, the count of claims[kDoneWord] its last
+  // block sees (and zeroes); cleared here first, so only this launch's raise ends the wait.
+  const uint32_t doneTarget = raise ? static_cast<uint32_t>(p.parts[0].spec.blocks) : 0;
+  if (raise && !capturing) *doneHost_ = 0;
   auto setDone = [&](DevComm* c) { c->doneTarget = doneTarget; };
   MCCL_CHECK(beforeLaunch(stream, capturing));
   const uint64_t tLaunch = p.ops.front().enqueueNs ? steadyNs() : 0;
@@ -401,7 +397,6 @@ ncclResult_t GpuDataPath::launch(const GpuPlan& p, uint64_t planStart, uint64_t 
   }
   if (!p.selfCopies.empty()) MCCL_CHECK(lanes_.joinInto(comm_, stream, 1));
   if (raise) {
-    doneIssued_ = doneTarget;
     cw->armed = false;
     cw->taken = true;
     cw->word = doneHost_;

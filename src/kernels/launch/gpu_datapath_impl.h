@@ -257,9 +257,8 @@ class GpuDataPath : public DataPath, private MemOpWatched {
   std::atomic<SymState*> ceSym_{nullptr};   // the windows of the first copy-engine barriers
   std::atomic<bool> memOpsWatched_{false};  // watchMemOpWaits(this) done
   // The completion word of launches a waiting host asked to raise it (core/completion.h):
-  // word kDoneFlagWord of the flag block, and the count of such launches' blocks.
+  // word kDoneFlagWord of the flag block.
   volatile uint32_t* doneHost_ = nullptr;
-  uint32_t doneIssued_ = 0;
   CopyEngineLanes lanes_;  // side streams of the copy-engine path (direct_plan.h)
   PeerEngines peers_{comm_};  // a user's Send/Recv on the copy engines (p2p_engine.h)
   int64_t selfBacklog_ = 0;

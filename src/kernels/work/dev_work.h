@@ -130,7 +130,8 @@ struct DevComm {
                                 // (MCCL_SIMPLE_POST_WARP; simple_kernel.cuh)
   uint32_t doneTarget;          // nonzero: the launch raises its host's completion word (core/
                                 // completion.h), word kDoneFlagWord of the abortFlag block, to this
-                                // count of claims[kDoneWord]; 0 in most launches
+                                // value, its blocks, when claims[kDoneWord] counts them all; 0 in
+                                // most launches
   const int32_t* ring;          // ring order (device copy)
   const int32_t* ringPos;
   uint8_t* table;               // the connection table: a block of peerBytes per peer (devConn,
@@ -289,10 +290,10 @@ struct KernelArgs {
 
 constexpr int kSmallLaunch = 8;     // works that fit the small kernel (2 KiB of parameters)
 constexpr int kClaimWords = kSmallLaunch + 1;  // DevComm::claims: a counter per work of a Simple launch, blocks done
-// DevComm::claims[kDoneWord]: the blocks of launches that raise a completion word
-// (DevComm::doneTarget), counted from the communicator's start and zeroed only when the
-// count wraps (a launch stopped early leaves it short, so no later launch raises its word
-// before its own blocks are done: the host then waits on the stream).
+// DevComm::claims[kDoneWord]: the blocks of a launch that raises a completion word
+// (DevComm::doneTarget) done so far; its last block zeroes it for the next such launch (a
+// launch stopped early leaves it short, and no later kernel of the communicator gets past its
+// first check of the abort and error words to count).
 constexpr int kDoneWord = kClaimWords;
 constexpr int kClaimAllocWords = kClaimWords + 1;
 // The completion word's place in the host-mapped block of DevComm::abortFlag (a line away
