@@ -9,10 +9,11 @@
 // the GPU data path gives the word to the next launch that can raise it (an LL-family
 // kernel, alone in its plan, not captured but for a replay: GpuDataPath::launch) and marks
 // it taken; the caller then spins on the word (libmccl_mpi's route, waitStream in
-// mpi_typed.cc), falling back to the stream if it is not raised (a launch that took another form, or one stopped
-// by an abort or a timeout). The launch clears the word before it starts and its kernel
-// raises it to a value fixed by the launch (its blocks), so a CUDA graph captured with a
-// word (replay) raises it on every replay once the replaying thread has cleared it.
+// mpi_typed.cc), falling back to the stream if it is not raised (a launch that took another
+// form, or one stopped by an abort or a timeout). The launch clears the word before it starts
+// and its kernel raises it to a value fixed by the launch (its blocks), so a CUDA graph
+// captured with a word (replay) raises it on every replay once the replaying thread has
+// cleared it.
 #pragma once
 
 #include <cstdint>
