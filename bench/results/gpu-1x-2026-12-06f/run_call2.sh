@@ -2,7 +2,7 @@
 # Call 2 (one GPU, two and three processes at once under MPS): libmccl_mpi's small blocking
 # calls replaying CUDA graphs (MCCL_MPI_GRAPH_BYTES=65536; 0, the default until this has run)
 # against launching their kernel each call (MCCL_MPI_GRAPH_BYTES=0), micro_mpi_tiny's 8-byte MPI_Allreduce ways,
-# interleaved rounds; the preload suite under MPS on 2 and 3 processes and without MPS on 2.
+# interleaved rounds; the preload suite under MPS on 2 and 3 processes.
 cd "$(dirname "$0")/../../.."
 . bench/device_call.sh
 export CUDA_MPS_PIPE_DIRECTORY=$(mktemp -d) CUDA_MPS_LOG_DIRECTORY=$(mktemp -d)
@@ -25,11 +25,6 @@ timeout 120 $MM -x MCCL_MPI_GRAPH_BYTES=0 $B/mccl_preload_gpu_tests --gtest_filt
 res "preload small and repeated, MCCL_MPI_GRAPH_BYTES=0, np 2 (MPS)" $? $W/preload2_nographs.log
 gtestLines $W/preload2_nographs.log >> $T
 echo quit | nvidia-cuda-mps-control >> $W/mps_start.txt 2>&1
-sleep 1
-unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
-timeout 240 $M -x MCCL_SHARED_GPU=2 $G $B/mccl_preload_gpu_tests --gtest_filter='*Small*:*Repeated*' > $W/preload2_nomps.log 2>&1
-res "preload small and repeated, np 2 (no MPS)" $? $W/preload2_nomps.log
-gtestLines $W/preload2_nomps.log >> $T
 {
   echo "== micro_mpi_tiny, 2 processes under MPS, us a call (slower rank): graphs | launch, rounds 1-3"
   for round in 1 2 3; do paste $W/tiny_graphs_$round.txt $W/tiny_launch_$round.txt; done
