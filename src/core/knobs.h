@@ -116,8 +116,8 @@ enum class KnobType { Int, Size, Bool, String };
     "AllReduce below this many bytes uses the tree (0: the model decides)")                    \
   X(MpiThreshold, "MCCL_MPI_THRESHOLD", Size, "1048576",                                        \
     "libmccl_mpi: device buffers of at least this many bytes go to mccl")                      \
-  X(MpiGraphBytes, "MCCL_MPI_GRAPH_BYTES", Size, "0",                                          \
-    "libmccl_mpi: a blocking MPI_Allreduce, Reduce, Bcast, Allgather or Reduce_scatter_block of at most this many bytes that mccl runs on device buffers, made again with the same buffers and arguments, replays a CUDA graph of its kernel captured at its second call (0: never; off until run on a GPU, 65536 the size meant)") \
+  X(MpiGraphBytes, "MCCL_MPI_GRAPH_BYTES", Size, "65536",                                      \
+    "libmccl_mpi: a blocking MPI_Allreduce, Reduce, Bcast, Allgather or Reduce_scatter_block of at most this many bytes that mccl runs on device buffers, made again with the same buffers and arguments, replays a CUDA graph of its kernel captured at its second call (0: never)") \
   X(HostMpiMaxBytes, "MCCL_HOST_MPI_MAX_BYTES", Size, "256",                                   \
     "host communicators made from an MPI_Comm: collectives of at most this many bytes (the larger buffer) run on MPI's own (0: never)") \
   X(HostShmMaxBytes, "MCCL_HOST_SHM_MAX_BYTES", Size, "65536",                                   \

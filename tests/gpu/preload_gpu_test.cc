@@ -179,8 +179,8 @@ TEST(PreloadGpu, SmallCallsReturnWithTheirOwnResults) {
   // call made too seldom.
   uint64_t c1, p1;
   mcclMpiReplayCounters(&c1, &p1);
-  const char* graphBytes = std::getenv("MCCL_MPI_GRAPH_BYTES");  // 0 by default
-  const long long graphMax = graphBytes ? std::atoll(graphBytes) : 0;
+  const char* graphBytes = std::getenv("MCCL_MPI_GRAPH_BYTES");  // 65536 by default
+  const long long graphMax = graphBytes ? std::atoll(graphBytes) : 65536;
   if (graphMax <= 0) EXPECT_EQ(p1 - p0, 0u);
   else if (graphMax >= 65536 && n > 1)
     EXPECT_GT(p1 - p0, static_cast<uint64_t>(calls) / 2) << "graphs captured: " << c1 - c0;
@@ -191,7 +191,7 @@ TEST(PreloadGpu, SmallCallsReturnWithTheirOwnResults) {
 }
 
 // Small blocking calls made again with the same arguments replay a CUDA graph of their kernel
-// (MCCL_MPI_GRAPH_BYTES, 0 by default: with it unset, none may replay). Rank 0 calls on the same
+// (MCCL_MPI_GRAPH_BYTES, 65536 by default; set to 0, none may replay). Rank 0 calls on the same
 // buffers every time (captured at its second call, replayed after); every other rank on one of
 // 40 places in turn, more than the 32 graphs a thread keeps, so each of its calls runs as
 // launched: replays and launches of one collective pair across ranks. Every type and operator
@@ -204,7 +204,7 @@ TEST(PreloadGpu, RepeatedSmallCallsReplayGraphsBesideLaunchedOnes) {
   MPI_Comm_rank(MPI_COMM_WORLD, &r);
   MPI_Comm_size(MPI_COMM_WORLD, &n);
   const char* graphBytes = std::getenv("MCCL_MPI_GRAPH_BYTES");
-  const bool graphs = graphBytes != nullptr && std::atoll(graphBytes) >= 64;
+  const bool graphs = graphBytes == nullptr || std::atoll(graphBytes) >= 64;
   constexpr int kPlaces = 40, kCount = 8;  // 8 elements: at most 64 bytes a call
   double* pool;  // kPlaces places of kCount doubles, in and out
   ASSERT_EQ(cudaMalloc(&pool, sizeof(double) * kCount * kPlaces * 2), cudaSuccess);
