@@ -28,21 +28,20 @@ std::atomic<uint64_t> gCaptured{0}, gReplayed{0};  // mcclMpiReplayCounters
 
 #ifdef MCCL_HAVE_CUDA
 // Small blocking calls made again with the same arguments replay a CUDA graph of their one
-// kernel (MCCL_MPI_GRAPH_BYTES, 64 KiB by default): cudaGraphLaunch takes
-// 1.2-2.0 us of the host's time where a kernel launch takes 3.3-4.2 and mccl's planning more,
-// and a one-kernel graph's kernel raises a host word 4.9-5.3 us after the call where a launched
-// one does 7.0-7.9 (one H100, two processes at once under MPS,
-// bench/results/gpu-1x-2026-12-06f). A call runs as it is the first time (a call made once pays
-// no capture); the second time it is captured (a thread-local capture of the same mccl call on a
-// stream of the thread's, its launch taking the completion word) and the graph runs it on the
-// call's stream, kept when it is that one kernel; from then on the graph replays, the host
-// clearing the word before each. The graph holds the call's buffers and the communicator's
-// memory: a call is the same only with the same pointers, count, datatype, operator, root, MPI
-// and mccl communicator, device and stream, and every graph goes when any communicator is made
-// or destroyed (the registry's generation, as streamFor). The kernel is the one the eager call
-// launches (its LL state lives on the device, so eager calls and replays mix on a rank and
-// across ranks). Per thread, no lock; the least recently used of kMax goes; a thread's graphs
-// are left to the process's end when it exits.
+// kernel (MCCL_MPI_GRAPH_BYTES, 64 KiB by default): cudaGraphLaunch takes 1.2-2.0 us of the
+// host's time where a kernel launch takes 3.3-4.2 and mccl's planning more, and a one-kernel
+// graph's kernel raises a host word 4.9-5.3 us after the call where a launched one does 7.0-7.9
+// (one H100, two processes at once under MPS, bench/results/gpu-1x-2026-12-06f). A call runs
+// as it is the first time (a call made once pays no capture); the second time it is captured (a
+// thread-local capture of the same mccl call on a stream of the thread's, its launch taking the
+// completion word) and the graph runs it on the call's stream, kept when it is that one kernel;
+// from then on the graph replays, the host clearing the word before each. The graph holds the
+// call's buffers and the communicator's memory: a call is the same only with the same pointers,
+// count, datatype, operator, root, MPI and mccl communicator, device and stream, and every graph
+// goes when any communicator is made or destroyed (the registry's generation, as mpi_route.cc's
+// streamFor). The kernel is the one the eager call launches (its LL state lives on the device,
+// so eager calls and replays mix on a rank and across ranks). Per thread, no lock; the least
+// recently used of kMax goes; a thread's graphs are left to the process's end when it exits.
 class Replays {
  public:
   struct Entry {

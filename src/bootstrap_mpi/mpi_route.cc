@@ -39,11 +39,9 @@ namespace {
 std::atomic<uint64_t> gViaMccl{0}, gViaMpi{0};
 std::atomic<int> gMpiCudaAware{-1};  // what the MPI library itself says (set by the shim)
 
-
 // A call's PMPI_* collective on the buffers HostStage hands it: the nonblocking form (its
 // request in *req) where req is not NULL, as the other ranks call that form.
 using Staged = FnRef<int(HostStage&, MPI_Request*)>;
-
 
 void verbose(const char* call, size_t bytes, const char* path, const char* why) {
   if (!knobBool(Knob::MpiVerbose)) return;
