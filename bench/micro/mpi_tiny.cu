@@ -26,6 +26,8 @@
 //     query         one cudaStreamQuery of an idle stream
 // Each row: the slower rank's mean over 2000 calls, median of 5 trials; every variant's
 // result is checked against the sum of the ranks' inputs.
+// Usage: micro_mpi_tiny [ITERS [VARIANT,VARIANT...]] (all variants when none are named; naming
+// some keeps a run under MCCL_PROFILE to the launches of those alone).
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_runtime.h>
@@ -260,7 +262,9 @@ int main(int argc, char** argv) {
   };
   if (rank == 0) std::printf("# 8-byte MPI_Allreduce on device buffers, %d ranks: us per call (slower rank)\n", size);
   if (rank == 0) std::printf("%-12s %8s %8s %8s  %s\n", "variant", "median", "min", "max", "check");
+  const std::string only = argc > 2 ? "," + std::string(argv[2]) + "," : "";
   for (const Variant& v : variants) {
+    if (!only.empty() && only.find("," + std::string(v.name) + ",") == std::string::npos) continue;
     std::vector<double> trials, launchTrials;
     bool ok = true;
     for (int t = 0; t < 5; ++t) {

@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <vector>
 
 #include "bootstrap_mpi/mpi_map.h"
 #include "core/comm.h"
 #include "core/completion.h"
+#include "core/enqueue.h"
 #include "core/error.h"
 #include "core/knobs.h"
 #include "mccl_mpi.h"
@@ -25,6 +27,47 @@ namespace {
 
 std::atomic<uint64_t> gByWord{0}, gByStream{0};    // mcclMpiWaitCounters
 std::atomic<uint64_t> gCaptured{0}, gReplayed{0};  // mcclMpiReplayCounters
+
+// MCCL_PROFILE (routeEntered): the stamps of the calling thread's call (entry 0: not
+// profiled), and the sums of the launched and the replayed calls, printed at exit.
+struct RouteStamps {
+  uint64_t entry = 0, start = 0, launched = 0;
+};
+thread_local RouteStamps tStamps;
+
+class RouteProfile {
+ public:
+  void add(bool replayed, RouteStamps& t, uint64_t waited) {  // t's call taken
+    const RouteStamps c = t;
+    t.entry = 0;
+    Sums& s = sums_[replayed ? 1 : 0];
+    if (s.seen.fetch_add(1, std::memory_order_relaxed) < kProfileWarmup) return;  // first launches, setup
+    s.n.fetch_add(1, std::memory_order_relaxed);
+    s.pre.fetch_add(c.start - c.entry, std::memory_order_relaxed);
+    s.launch.fetch_add(c.launched - c.start, std::memory_order_relaxed);
+    s.wait.fetch_add(waited - c.launched, std::memory_order_relaxed);
+  }
+  ~RouteProfile() {
+    for (int i = 0; i < 2; ++i) {
+      const Sums& s = sums_[i];
+      const double n = static_cast<double>(s.n.load());
+      if (n == 0) continue;
+      std::fprintf(stderr,
+                   "mccl profile: libmccl_mpi, %.0f %s calls: host us per call: route entry to runAndWait %.2f, "
+                   "%s %.2f, wait %.2f\n",
+                   n, i ? "replayed" : "launched", s.pre.load() / 1e3 / n, i ? "graph launch" : "launch (mccl call)",
+                   s.launch.load() / 1e3 / n, s.wait.load() / 1e3 / n);
+    }
+  }
+
+ private:
+  static constexpr uint64_t kProfileWarmup = 16;
+  struct Sums {
+    std::atomic<uint64_t> seen{0}, n{0}, pre{0}, launch{0}, wait{0};
+  };
+  Sums sums_[2];
+};
+RouteProfile gRouteProfile;
 
 #ifdef MCCL_HAVE_CUDA
 // Small blocking calls made again with the same arguments replay a CUDA graph of their one
@@ -119,8 +162,11 @@ class Replays {
 
 // Replays e's graph on s and waits for its word.
 ncclResult_t replay(Replays::Entry* e, cudaStream_t s, MPI_Comm comm, const char* call) {
+  RouteStamps& t = tStamps;
+  if (t.entry) t.start = steadyNs();
   *e->word = 0;
   const cudaError_t ce = cudaGraphLaunch(e->exec, s);
+  if (t.entry) t.launched = steadyNs();
   if (ce != cudaSuccess) {
     cudaGetLastError();
     Replays::forget(e);
@@ -131,6 +177,7 @@ ncclResult_t replay(Replays::Entry* e, cudaStream_t s, MPI_Comm comm, const char
   cw.word = e->word;
   cw.value = e->value;
   const ncclResult_t r = waitStream(s, comm, &cw);
+  if (t.entry) gRouteProfile.add(true, t, steadyNs());
   const bool raised = *e->word == e->value;
   (raised ? gByWord : gByStream).fetch_add(1);
   gReplayed.fetch_add(1);
@@ -214,6 +261,8 @@ NCCL_API void mcclMpiReplayCounters(uint64_t* captured, uint64_t* replayed) {
   if (replayed) *replayed = gReplayed.load();
 }
 
+void mccl::routeEntered() { tStamps.entry = knobBool(Knob::Profile) ? steadyNs() : 0; }
+
 #ifdef MCCL_HAVE_CUDA
 ncclResult_t mccl::runAndWait(const char* call, size_t bytes, const OneCall* one, bool blocking, const Run& run,
                               MPI_Comm comm, ncclComm_t c, int dev, cudaStream_t s, bool* graph) {
@@ -225,19 +274,29 @@ ncclResult_t mccl::runAndWait(const char* call, size_t bytes, const OneCall* one
     *graph = true;
     return replay(e, s, comm, call);
   }
-  if (e != nullptr && !e->never && captureAndRun(e, run, s, comm, call, &r)) {
-    *graph = true;
-    return r;
+  if (e != nullptr && !e->never) {
+    const uint64_t entry = tStamps.entry;
+    tStamps.entry = 0;  // a captured call is not counted
+    if (captureAndRun(e, run, s, comm, call, &r)) {
+      *graph = true;
+      return r;
+    }
+    tStamps.entry = entry;
   }
+  RouteStamps& t = tStamps;
+  if (t.entry) t.start = steadyNs();
   CompletionWord cw;
   {
     CompletionScope armed(one ? &cw : nullptr);
     r = run(s);
   }
+  if (t.entry) t.launched = steadyNs();
   if (r == ncclSuccess) {
     r = waitStream(s, comm, &cw);
     (cw.taken ? gByWord : gByStream).fetch_add(1);
+    if (t.entry) gRouteProfile.add(false, t, steadyNs());
   }
+  t.entry = 0;
   if (graphs && e == nullptr) Replays::mine().add(*one, comm, c, dev, s);
   return r;
 }

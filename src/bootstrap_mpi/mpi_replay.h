@@ -41,4 +41,13 @@ using Run = FnRef<ncclResult_t(cudaStream_t)>;
 ncclResult_t runAndWait(const char* call, size_t bytes, const OneCall* one, bool blocking, const Run& run,
                         MPI_Comm comm, ncclComm_t c, int dev, cudaStream_t s, bool* graph);
 
+// MCCL_PROFILE: where the host's time goes in the blocking calls runAndWait launches or
+// replays, from the route's entry (routeEntered, called first thing by the calling thread):
+// to runAndWait (the route's checks, the communicator and its stream), the launch (mccl's
+// enqueue, planning and kernel launch; or the word cleared and cudaGraphLaunch), and the wait
+// (the kernel's run until its word rises, and MPI's progress); averages of each, launched and
+// replayed apart, printed on stderr at the process's exit, the first kProfileWarmup calls of
+// each left out. Calls captured at their second sight are not counted.
+void routeEntered();
+
 }  // namespace mccl

@@ -207,6 +207,7 @@ int route(const char* call, size_t bytes, const void* probe, MPI_Datatype dt, bo
   verbose(call, bytes, "MPI", "mccl was built without CUDA");
   return 0;
 #else
+  routeEntered();  // MCCL_PROFILE
   const char* why = nullptr;
   ncclDataType_t t;
   ncclRedOp_t o;
@@ -544,6 +545,7 @@ NCCL_API int mcclMpiRouteReduceScatter(const void* sendbuf, void* recvbuf, const
 NCCL_API int mcclMpiRouteAlltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                                    MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
                                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* req, int* rc) {
+  routeEntered();  // MCCL_PROFILE
   const char* call = req ? "MPI_Ialltoallv" : "MPI_Alltoallv";
   const bool inPlace = sendbuf == MPI_IN_PLACE;  // then sendcounts and sdispls are ignored (may be NULL)
   int inter = 0;
