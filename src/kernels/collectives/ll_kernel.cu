@@ -297,7 +297,9 @@ __device__ __forceinline__ bool llLeanStep(const DevComm& comm, const DevWork& w
 // The end of an LL-family launch whose host waits on its completion word (DevComm::doneTarget,
 // core/completion.h): each block counts itself done once its threads' stores are, and the
 // last one (the count reaching the launch's blocks) zeroes the count for the next such launch
-// and raises the word. The same parameters serve every replay of a CUDA graph of the launch
+// and raises the word. A launch of one block (the smallest calls, libmccl_mpi's 8 bytes)
+// counts nothing: its block raises the word after its fence, two atomic round trips sooner.
+// The same parameters serve every replay of a CUDA graph of the launch
 // (libmccl_mpi replays its small calls). Blocks of a launch stopped early (abort, timeout)
 // never get here, and neither does any later kernel of the communicator (the abort and error
 // words stay set), so a count left short never raises a later word early.
@@ -305,9 +307,13 @@ __device__ __forceinline__ void llRaiseDone(const DevComm& comm) {
   if (comm.doneTarget == 0) return;
   __syncthreads();
   if (threadIdx.x != 0) return;
-  __threadfence();
-  if (atomicAdd(comm.claims + kDoneWord, 1u) + 1u != comm.doneTarget) return;
-  atomicExch(comm.claims + kDoneWord, 0u);
+  if (comm.doneTarget > 1) {
+    __threadfence();
+    if (atomicAdd(comm.claims + kDoneWord, 1u) + 1u != comm.doneTarget) return;
+    // Every other block has counted, and none touches the count again in this launch; the
+    // next launch's blocks see the zero (a kernel boundary), so a plain store does it.
+    *reinterpret_cast<volatile uint32_t*>(comm.claims + kDoneWord) = 0u;
+  }
   __threadfence_system();
   reinterpret_cast<volatile uint32_t*>(const_cast<int32_t*>(comm.abortFlag))[kDoneFlagWord] = comm.doneTarget;
 }
