@@ -20,6 +20,10 @@
 #          the single-process GPU tests of FILTER on NR ranks as threads sharing the GPU(s)
 #          (MCCL_TEST_RANKS; 4 channels above 2 ranks, else 16), at most LIMIT seconds:
 #          the verdict and every test's line into $W/tests.txt, copied to $OUT/tests.txt
+#   mpsStart / mpsStop   the MPS control daemon (several processes at once on one GPU, not in
+#          time slices), its pipe and log folders fresh; mpsStart adds the pipe to M
+#   preload NP LIMIT     libmccl_mpi's GPU tests on NP processes sharing the GPU(s), at most
+#          LIMIT seconds: the verdict and every test's line into $W/tests.txt
 #   finish NAME SET...   summary.txt (tests, then per set summary.py of its .csv files or
 #          threads_ab.py of its .txt files, then errors), printed and packed with every log
 #          into $OUT/NAME.tgz
@@ -86,6 +90,22 @@ tb() {
   # $a splits on spaces on purpose: an argument list.
   env LD_LIBRARY_PATH=$lp "$@" timeout $RUN_TIMEOUT $B/mccl-threads-bench $a > $W/${set}_${v}_$r.txt 2>&1 ||
     echo "$set $v $r rc=$?" >> $W/errors.txt
+}
+
+mpsStart() {
+  export CUDA_MPS_PIPE_DIRECTORY=$(mktemp -d) CUDA_MPS_LOG_DIRECTORY=$(mktemp -d)
+  nvidia-cuda-mps-control -d >> $W/mps.txt 2>&1
+  M="$M -x CUDA_MPS_PIPE_DIRECTORY"
+}
+
+mpsStop() { echo quit | nvidia-cuda-mps-control >> $W/mps.txt 2>&1; }
+
+preload() {
+  local np=$1 limit=$2
+  timeout $limit ${M/-np $NP/-np $np} -x MCCL_SHARED_GPU=2 $B/mccl_preload_gpu_tests > $W/preload$np.log 2>&1
+  res "preload suite np $np" $? $W/preload$np.log
+  gtestLines $W/preload$np.log >> $T
+  cp $T $OUT/tests.txt
 }
 
 finish() {

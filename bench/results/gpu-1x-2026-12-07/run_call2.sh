@@ -10,17 +10,10 @@
 #    a one-GPU baseline, flags through the GPU's L2, nothing against NCCL.
 cd "$(dirname "$0")/../../.."
 . bench/device_call.sh
-export CUDA_MPS_PIPE_DIRECTORY=$(mktemp -d) CUDA_MPS_LOG_DIRECTORY=$(mktemp -d)
-nvidia-cuda-mps-control -d > $W/mps_start.txt 2>&1
-M="$M -x CUDA_MPS_PIPE_DIRECTORY"
+mpsStart
 MM="$M -x MCCL_SHARED_GPU=2"
-timeout 120 $MM $B/mccl_preload_gpu_tests > $W/preload2.log 2>&1
-res "preload suite np 2" $? $W/preload2.log
-gtestLines $W/preload2.log >> $T
-timeout 120 ${MM/-np 2/-np 3} $B/mccl_preload_gpu_tests > $W/preload3.log 2>&1
-res "preload suite np 3" $? $W/preload3.log
-gtestLines $W/preload3.log >> $T
-cp $T $OUT/tests.txt
+preload 2 120
+preload 3 120
 for round in 1 2 3; do
   for v in old new; do
     lp=$L
@@ -56,5 +49,5 @@ gtestLines $W/devapi.log >> $T
 RUN_TIMEOUT=50
 run small mccl 1 "-b 8 -e 1M -f 8 -o allreduce,allgather,broadcast,sendrecv -t 3" MCCL_SHARED_GPU=2
 run smallgraph mccl 1 "-b 8 -e 1M -f 8 -o allreduce,allgather,broadcast,sendrecv -G 10 -t 3" MCCL_SHARED_GPU=2
-echo quit | nvidia-cuda-mps-control >> $W/mps_start.txt 2>&1
+mpsStop
 finish call2
