@@ -72,11 +72,17 @@ gtests() {
   cp $T $OUT/tests.txt
 }
 
+# After a run the timeout ended: its ranks outlive the killed mpirun and keep the GPU (under
+# MPS a later process then fails to set the device, 2026-12-07 call 2).
+reap() { pkill -9 -f "[.]carry/$1" 2>/dev/null; sleep 1; }
+
 mpitests() {  # FILTER LIMIT: the MPI GPU tests of FILTER on NP processes sharing the GPU(s)
-  local f=$1 limit=$2
+  local f=$1 limit=$2 rc
   timeout $limit $M -x MCCL_SHARED_GPU=2 -x MCCL_DUMP_SCHEDULE=0 $B/mccl_gpu_mpi_tests --gtest_filter="$f" \
     > $W/mpi.log 2>&1
-  res "mpi np$NP" $? $W/mpi.log
+  rc=$?
+  [ $rc = 124 ] && reap mccl_gpu_mpi_tests
+  res "mpi np$NP" $rc $W/mpi.log
   gtestLines $W/mpi.log >> $T
 }
 
@@ -102,8 +108,11 @@ mpsStop() { echo quit | nvidia-cuda-mps-control >> $W/mps.txt 2>&1; }
 
 preload() {
   local np=$1 limit=$2
+  local rc
   timeout $limit ${M/-np $NP/-np $np} -x MCCL_SHARED_GPU=2 $B/mccl_preload_gpu_tests > $W/preload$np.log 2>&1
-  res "preload suite np $np" $? $W/preload$np.log
+  rc=$?
+  [ $rc = 124 ] && reap mccl_preload_gpu_tests
+  res "preload suite np $np" $rc $W/preload$np.log
   gtestLines $W/preload$np.log >> $T
   cp $T $OUT/tests.txt
 }
