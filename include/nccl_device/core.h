@@ -160,7 +160,7 @@ struct ncclDevComm {
   int lsaRank, lsaSize;
   uint32_t lsaSize_rcp32;
 
-  struct ncclDevCommWindowTable* windowTable; /* NULL in mccl (no ncclFindWindow) */
+  struct ncclDevCommWindowTable* windowTable; /* the communicator's windows (ncclFindWindow) */
 
   ncclWindow_t resourceWindow; /* the device communicator's own window (barriers, buffers) */
   struct ncclWindow_vidmem resourceWindow_inlined;
@@ -333,6 +333,40 @@ NCCL_DEVICE_INLINE void* ncclGetResourceBufferMultimemPointer(ncclDevComm const&
   return nullptr;
 }
 NCCL_DEVICE_INLINE void* ncclGetResourceBufferLsaMultimemPointer(ncclDevComm const&, ncclDevResourceHandle) {
+  return nullptr;
+}
+
+/* The window of comm's communicator that holds ptr (an address of this rank's buffer), or
+ * NULL when none does. Every member of coop passes the same ptr (ncclCoopThread: each its
+ * own). comm.windowTable lists the windows registered with ncclCommWindowRegister, those
+ * registered after ncclDevCommCreate included, in blocks of 32 entries; a deregistered
+ * window's entry is cleared (size 0). The coop's lanes of this warp share the scan: each
+ * checks every size()-th entry of a block, and the lowest lane that found one names it.
+ * (NVIDIA's scans on past the last block; mccl returns NULL there.) */
+template <typename Coop>
+NCCL_DEVICE_INLINE ncclWindow_t ncclFindWindow(Coop coop, ncclDevComm const& comm, void const* ptr) {
+  auto lanes = ncclCoopCoalesced(coop);
+  const uint32_t mask = ncclCoopGetLaneMask(lanes);
+  const int me = lanes.thread_rank(), step = lanes.size();
+  const uintptr_t p = (uintptr_t)ptr;
+  const ncclDevCommWindowTable* t = comm.windowTable;
+  while (t != nullptr) {
+    int hit = -1;
+    for (int i = me; i < 32; i += step) {
+      const uintptr_t base = (uintptr_t)__ldg((unsigned long long const*)&t->entries[i].base);
+      const uintptr_t size = (uintptr_t)__ldg((unsigned long long const*)&t->entries[i].size);
+      if (size != 0 && p - base < size) {
+        hit = i;
+        break;
+      }
+    }
+    const uint32_t found = __ballot_sync(mask, hit >= 0);
+    if (found != 0) {
+      hit = __shfl_sync(mask, hit, __ffs(found) - 1);
+      return (ncclWindow_t)__ldg((unsigned long long const*)&t->entries[hit].window);
+    }
+    t = (const ncclDevCommWindowTable*)__ldg((unsigned long long const*)&t->next);
+  }
   return nullptr;
 }
 #endif /* __CUDACC__ */

@@ -80,6 +80,8 @@ struct SymState::Window {
   size_t devBytes = 0;
   bool symmetric = false;              // every rank passed NCCL_WIN_COLL_SYMMETRIC
   bool direct = false;                 // collectives on it take the direct path
+  bool internal = false;               // mccl's own (resource buffers, barrier arrays)
+  int slot = -1;                       // its entry in the window table (tableSlots_)
   LsaTeam team;
   std::vector<SymExport> recs;         // by LSA member
   std::vector<char*> ptrs;             // by LSA member, as mapped here
@@ -99,6 +101,7 @@ SymState::~SymState() {
     unmap(*kv.second);
     freeWindow(*kv.second);
   }
+  tableFree();
   ceSync_.reset();
   if (directBarrierBuf_) {
     cudaFree(directBarrierBuf_);
@@ -165,6 +168,7 @@ ncclResult_t SymState::registerWindow(void* buff, size_t size, int flags, const 
 
   auto w = std::make_unique<Window>();
   w->symmetric = allSymmetric && !internal;
+  w->internal = internal;
   w->team = lsaTeamOf(comm_);
   const int m = w->team.size;
   w->recs.assign(all.begin() + w->team.first, all.begin() + w->team.first + m);
@@ -204,6 +208,8 @@ ncclResult_t SymState::registerWindow(void* buff, size_t size, int flags, const 
       }
     }
   }
+  // Findable from the device communicators' kernels as soon as registration returns.
+  if (r == ncclSuccess && !internal && !tables_.empty()) r = tableInsert(*w, call);
   if (r != ncclSuccess) err = threadLastError();
   // Second round: every rank mapped everything, or every rank undoes its part.
   std::vector<int32_t> status(static_cast<size_t>(n), 0);
@@ -213,6 +219,7 @@ ncclResult_t SymState::registerWindow(void* buff, size_t size, int flags, const 
   for (int i = 0; i < n && g == ncclSuccess; i++)
     if (status[static_cast<size_t>(i)] != 0) failed = i;
   if (g != ncclSuccess || failed >= 0) {
+    tableClear(*w);
     unmap(*w);
     freeWindow(*w);
     if (g != ncclSuccess) return g;
@@ -341,6 +348,7 @@ ncclResult_t SymState::deregisterWindow(ncclWindow_t win, const char* call) {
         break;
       }
   }
+  tableClear(*it->second);
   unmap(*it->second);
   freeWindow(*it->second);
   windows_.erase(it);
@@ -377,6 +385,83 @@ ncclResult_t SymState::releaseDirectBarrier(const char* call) {
   return r;
 }
 
+// ---- The window table (ncclFindWindow) ----
+// Written with cudaMemcpy as the windows' own device structs are: registration and
+// deregistration are the user's collective calls, between kernels that use the table.
+
+namespace {
+constexpr size_t kTableEntries = 32;  // entries of a block (ncclDevCommWindowTable)
+}  // namespace
+
+ncclResult_t SymState::tableMake(const char* call) {
+  ncclResult_t r = tableBlock(call);
+  for (auto& kv : windows_)
+    if (r == ncclSuccess && !kv.second->internal) r = tableInsert(*kv.second, call);
+  if (r != ncclSuccess) tableFree();
+  return r;
+}
+
+// A block more, zeroed, linked from the one before.
+ncclResult_t SymState::tableBlock(const char* call) {
+  ncclDevCommWindowTable* b = nullptr;
+  cudaError_t e = cudaMalloc(&b, sizeof *b);
+  if (e == cudaSuccess) e = cudaMemset(b, 0, sizeof *b);
+  if (e == cudaSuccess && !tables_.empty()) e = cudaMemcpy(&tables_.back()->next, &b, sizeof b, cudaMemcpyHostToDevice);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    if (b) cudaFree(b);
+    return MCCL_ERR(ncclUnhandledCudaError, comm_, "%s: the device communicators' window table: %s", call,
+                    cudaGetErrorString(e));
+  }
+  tables_.push_back(b);
+  comm_->mem.add(MemKind::Control, sizeof *b);
+  return ncclSuccess;
+}
+
+ncclResult_t SymState::tableInsert(Window& w, const char* call) {
+  size_t slot = 0;
+  while (slot < tableSlots_.size() && tableSlots_[slot] != nullptr) ++slot;
+  if (slot == tables_.size() * kTableEntries) MCCL_CHECK(tableBlock(call));
+  if (slot == tableSlots_.size()) tableSlots_.push_back(nullptr);
+  ncclDevCommWindowTable::Entry entry;
+  entry.base = reinterpret_cast<uintptr_t>(w.host.localPtr);
+  entry.size = static_cast<uintptr_t>(w.host.size);
+  entry.window = w.dev;
+  ncclDevCommWindowTable::Entry* at = &tables_[slot / kTableEntries]->entries[slot % kTableEntries];
+  const cudaError_t e = cudaMemcpy(at, &entry, sizeof entry, cudaMemcpyHostToDevice);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return MCCL_ERR(ncclUnhandledCudaError, comm_, "%s: the device communicators' window table: %s", call,
+                    cudaGetErrorString(e));
+  }
+  tableSlots_[slot] = &w;
+  w.slot = static_cast<int>(slot);
+  return ncclSuccess;
+}
+
+void SymState::tableClear(Window& w) {
+  if (w.slot < 0) return;
+  const size_t slot = static_cast<size_t>(w.slot);
+  w.slot = -1;
+  if (slot >= tableSlots_.size()) return;
+  tableSlots_[slot] = nullptr;
+  const ncclDevCommWindowTable::Entry none{0, 0, nullptr};
+  if (cudaMemcpy(&tables_[slot / kTableEntries]->entries[slot % kTableEntries], &none, sizeof none,
+                 cudaMemcpyHostToDevice) != cudaSuccess)
+    cudaGetLastError();  // the context is gone: no kernel reads the table again
+}
+
+void SymState::tableFree() {
+  for (Window* w : tableSlots_)
+    if (w) w->slot = -1;
+  for (ncclDevCommWindowTable* b : tables_) {
+    cudaFree(b);
+    comm_->mem.sub(MemKind::Control, sizeof *b);
+  }
+  tables_.clear();
+  tableSlots_.clear();
+}
+
 ncclResult_t SymState::createDevComm(const ncclDevCommRequirements* reqs, ncclDevComm* out, const char* call) {
   const LsaTeam team = lsaTeamOf(comm_);
   // Layout of the resource buffer: the LSA barriers, then each requested buffer.
@@ -411,6 +496,17 @@ ncclResult_t SymState::createDevComm(const ncclDevCommRequirements* reqs, ncclDe
     cudaDeviceSynchronize();  // zeroed before any peer can write into it
     comm_->mem.add(MemKind::Control, bytes);
   }
+  // The window table, with the first device communicator. Where it cannot be made, the
+  // resource buffer goes into the exchange as an unusable one, so every rank fails alike.
+  const bool newTable = tables_.empty();
+  if (local == ncclSuccess && newTable) {
+    local = tableMake(call);
+    if (local != ncclSuccess) {
+      cudaFree(buf);
+      comm_->mem.sub(MemKind::Control, bytes);
+      buf = nullptr;
+    }
+  }
   // A failed allocation still takes part in the exchange (as an unusable buffer).
   ncclWindow_t win = nullptr;
   ncclResult_t r = registerWindow(buf, bytes, NCCL_WIN_COLL_SYMMETRIC, call, &win, true);
@@ -419,6 +515,7 @@ ncclResult_t SymState::createDevComm(const ncclDevCommRequirements* reqs, ncclDe
       cudaFree(buf);
       comm_->mem.sub(MemKind::Control, bytes);
     }
+    if (newTable && devComms_.empty()) tableFree();
     return local != ncclSuccess ? local : r;
   }
   devComms_[win] = bytes;
@@ -431,7 +528,7 @@ ncclResult_t SymState::createDevComm(const ncclDevCommRequirements* reqs, ncclDe
   d.lsaRank = team.rank;
   d.lsaSize = team.size;
   d.lsaSize_rcp32 = reciprocal32(team.size);
-  d.windowTable = nullptr;
+  d.windowTable = tables_.front();
   d.resourceWindow = win;
   d.resourceWindow_inlined = windows_[win]->host;
   d.lsaMultimem.mcBasePtr = nullptr;
@@ -457,8 +554,9 @@ ncclResult_t SymState::destroyDevComm(const ncclDevComm* devComm, const char* ca
   void* buf = wit->second->host.localPtr;
   const size_t bytes = it->second;
   devComms_.erase(it);
-  ncclResult_t r = deregisterWindow(win, call);
   CudaDeviceGuard guard(comm_->cudaDev, true);
+  if (devComms_.empty()) tableFree();  // the last device communicator takes the table
+  ncclResult_t r = deregisterWindow(win, call);
   cudaFree(buf);
   comm_->mem.sub(MemKind::Control, bytes);
   return r;

@@ -16,6 +16,7 @@
 struct ncclComm;
 struct ncclDevComm;
 struct ncclDevCommRequirements;
+struct ncclDevCommWindowTable;
 
 namespace mccl {
 
@@ -83,11 +84,23 @@ class SymState {
   bool everyRankInThisProcess() const;
   ncclResult_t ensureDirectBarrier(const char* call);
   ncclResult_t releaseDirectBarrier(const char* call);
+  // The device communicators' window table (ncclDevComm::windowTable, ncclFindWindow):
+  // made with the first device communicator and freed with the last; while it exists,
+  // every user window has an entry in it.
+  ncclResult_t tableMake(const char* call);
+  ncclResult_t tableBlock(const char* call);
+  ncclResult_t tableInsert(Window& w, const char* call);
+  void tableClear(Window& w);
+  void tableFree();
 
   ncclComm* comm_;
   std::unique_ptr<SymMapper> mapper_;
   std::map<ncclWindow_t, std::unique_ptr<Window>> windows_;  // by the device struct
   std::map<ncclWindow_t, size_t> devComms_;  // resource window -> bytes of its buffer
+  // The window table: blocks of 32 entries in device memory, each block's next naming the
+  // one after it; slot s is entry s % 32 of block s / 32 (null: free).
+  std::vector<ncclDevCommWindowTable*> tables_;
+  std::vector<Window*> tableSlots_;
   // Direct path: the symmetric windows by local address, and the barrier arrays' window
   // (its buffer owned: allocated at the first symmetric window, freed with this state).
   mutable std::mutex directMu_;

@@ -73,7 +73,8 @@ __global__ void surfaceKernel(ncclWindow_t win, struct ncclDevComm devComm, nccl
     int* rl = (int*)ncclGetResourceBufferLocalPointer(devComm, buf);
     int* rp = (int*)ncclGetResourceBufferPeerPointer(devComm, buf, world, devComm.rank);
     void* mm = ncclGetLsaMultimemPointer(win, 0, devComm);
-    out[0] = (p == q) + (r == rl) + (rp == rl) + (mm == nullptr) + (l != nullptr) +
+    const bool found = ncclFindWindow(ncclCoopThread(), devComm, l) == win;
+    out[0] = found + (p == q) + (r == rl) + (rp == rl) + (mm == nullptr) + (l != nullptr) +
              ncclTeamRankIsMember(lsa, world, devComm.rank) + ncclTeamRankToTeam(lsa, world, devComm.rank) +
              ncclTeamRankToLsa(devComm, world, devComm.rank) + ncclTeamInnerFactor(world, 1).nRanks +
              ncclTeamOuterFactor(world, 1).nRanks + ncclTeamRankInDifference(world, lsa, 0) + ncclTeamRail(devComm).rank;
@@ -83,7 +84,8 @@ __global__ void surfaceKernel(ncclWindow_t win, struct ncclDevComm devComm, nccl
   if (threadIdx.x < 32) {
     span.sync();
     lanes.sync();
-    out[1 + threadIdx.x] = span.thread_rank() + lanes.thread_rank() + ncclCoopTile<8>().thread_rank() +
+    const ncclWindow_t w = ncclFindWindow(ncclCoopWarp(), devComm, ncclGetLocalPointer(win, 8));
+    out[1 + threadIdx.x] = (w == win) + span.thread_rank() + lanes.thread_rank() + ncclCoopTile<8>().thread_rank() +
                            (int)ncclCoopGetLaneMask(ncclCoopTile<4>()) + ncclCoopIsThread(ncclCoopThread());
   }
 }

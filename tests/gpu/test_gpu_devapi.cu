@@ -259,6 +259,41 @@ __global__ void llAllToAllWarps(ncclDevComm devComm, ncclLLA2AHandle h, int firs
   }
 }
 
+// ncclFindWindow in each form: thread i of the grid looks up probes[i] alone
+// (ncclCoopThread), warp i of the grid as a warp (ncclCoopWarp), block i as a block
+// (ncclCoopCta); the first member writes what it found, and a member that found something
+// else counts an error.
+__global__ void findByThread(ncclDevComm devComm, const void* const* probes, int n, ncclWindow_t* out) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = ncclFindWindow(ncclCoopThread(), devComm, probes[i]);
+}
+__global__ void findByWarp(ncclDevComm devComm, const void* const* probes, int n, ncclWindow_t* out, unsigned* errors) {
+  const int i = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  if (i >= n) return;  // whole warps: blockDim.x is a multiple of 32
+  const ncclWindow_t w = ncclFindWindow(ncclCoopWarp(), devComm, probes[i]);
+  if (threadIdx.x % 32 == 0) out[i] = w;
+  const unsigned long long mine = reinterpret_cast<unsigned long long>(w);
+  if (__shfl_sync(0xffffffffu, mine, 0) != mine) atomicAdd(errors, 1u);
+}
+__global__ void findByCta(ncclDevComm devComm, const void* const* probes, ncclWindow_t* out, unsigned* errors) {
+  __shared__ ncclWindow_t first;
+  const ncclWindow_t w = ncclFindWindow(ncclCoopCta(), devComm, probes[blockIdx.x]);
+  if (threadIdx.x == 0) first = w;
+  __syncthreads();
+  if (threadIdx.x == 0) out[blockIdx.x] = w;
+  if (first != w) atomicAdd(errors, 1u);
+}
+// Thread i reads float at[i] of the next LSA member's buffer of the window that holds its
+// own &local[i] (found, then reached with ncclGetLsaPointer).
+__global__ void readPeerThroughFound(ncclDevComm devComm, char* const* local, const size_t* at, int n, float* out) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const ncclWindow_t w = ncclFindWindow(ncclCoopThread(), devComm, local[i] + at[i]);
+  const float* p = w ? static_cast<const float*>(ncclGetLsaPointer(w, at[i], (devComm.lsaRank + 1) % devComm.lsaSize))
+                     : nullptr;
+  out[i] = p ? *p : -1.0f;
+}
+
 }  // namespace
 
 TEST_F(DevApi, SymPtrAndCoopBcast) {
@@ -455,6 +490,130 @@ TEST_F(DevApi, PeerStoresWithWarpBarriersAndResources) {
   NCCL_OK(ncclDevCommDestroy(comm_, &devComm));
   NCCL_OK(ncclCommWindowDeregister(comm_, win));
   CUDA_OK(cudaFree(buf));
+}
+
+// ncclFindWindow over more windows than a block of the table holds (32): half registered
+// before the device communicator, half after (added to the table it already has), two of
+// them deregistered (one in each block) and one registered again at the same address; each
+// probe (a window's first, middle and last byte, memory in no window, NULL) found by a
+// thread, a warp and a block alike, and the window found reaches the peer's buffer.
+TEST_F(DevApi, FindWindowAcrossRegistrationsAndTableBlocks) {
+  constexpr int kWindows = 40;
+  const size_t winBytes = 65536;
+  const int rank = worldRank();
+  const mcclMemoryInfo_t before = memory();
+  char* base = nullptr;
+  char* outside = nullptr;
+  CUDA_OK(cudaMalloc(&base, kWindows * winBytes));
+  CUDA_OK(cudaMalloc(&outside, 4096));
+  auto fill = [&](int i, int r) { return static_cast<float>((r + 1) * 1000 + i); };
+  for (int i = 0; i < kWindows; i++) {
+    std::vector<float> v(winBytes / sizeof(float), fill(i, rank));
+    CUDA_OK(cudaMemcpy(base + i * winBytes, v.data(), winBytes, cudaMemcpyHostToDevice));
+  }
+  auto reg = [&](int i) {
+    ncclWindow_t w = nullptr;
+    EXPECT_EQ(ncclCommWindowRegister(comm_, base + i * winBytes, winBytes, &w,
+                                     i % 2 ? NCCL_WIN_COLL_SYMMETRIC : NCCL_WIN_DEFAULT),
+              ncclSuccess)
+        << ncclGetLastError(comm_);
+    return w;
+  };
+  std::vector<ncclWindow_t> win(kWindows, nullptr);
+  for (int i = 0; i < kWindows / 2; i++) win[i] = reg(i);
+  ncclDevCommRequirements reqs = NCCL_DEV_COMM_REQUIREMENTS_INITIALIZER;
+  ncclDevComm devComm;
+  NCCL_OK(ncclDevCommCreate(comm_, &reqs, &devComm));
+  ASSERT_NE(devComm.windowTable, nullptr);
+  for (int i = kWindows / 2; i < kWindows; i++) win[i] = reg(i);
+
+  const int nProbes = 3 * kWindows + 3;
+  std::vector<const void*> probes;
+  for (int i = 0; i < kWindows; i++)
+    for (size_t off : {size_t{0}, winBytes / 2 + 3, winBytes - 1}) probes.push_back(base + i * winBytes + off);
+  probes.push_back(outside);
+  probes.push_back(outside + 100);
+  probes.push_back(nullptr);
+  ASSERT_EQ(static_cast<int>(probes.size()), nProbes);
+  const void** dProbes = nullptr;
+  ncclWindow_t* dOut = nullptr;
+  unsigned* dErrors = nullptr;
+  CUDA_OK(cudaMalloc(&dProbes, nProbes * sizeof(void*)));
+  CUDA_OK(cudaMalloc(&dOut, 3 * nProbes * sizeof(ncclWindow_t)));
+  CUDA_OK(cudaMalloc(&dErrors, sizeof(unsigned)));
+  CUDA_OK(cudaMemcpy(dProbes, probes.data(), nProbes * sizeof(void*), cudaMemcpyHostToDevice));
+  auto check = [&](const char* when) {
+    std::vector<ncclWindow_t> want;
+    for (int i = 0; i < kWindows; i++) want.insert(want.end(), 3, win[i]);
+    want.insert(want.end(), 3, nullptr);
+    CUDA_OK(cudaMemset(dOut, 0xff, 3 * nProbes * sizeof(ncclWindow_t)));
+    CUDA_OK(cudaMemset(dErrors, 0, sizeof(unsigned)));
+    findByThread<<<(nProbes + 127) / 128, 128, 0, stream_>>>(devComm, dProbes, nProbes, dOut);
+    findByWarp<<<(nProbes + 7) / 8, 256, 0, stream_>>>(devComm, dProbes, nProbes, dOut + nProbes, dErrors);
+    findByCta<<<nProbes, 96, 0, stream_>>>(devComm, dProbes, dOut + 2 * nProbes, dErrors);
+    CUDA_OK(cudaGetLastError());
+    CUDA_OK(cudaStreamSynchronize(stream_));
+    std::vector<ncclWindow_t> got(3 * nProbes);
+    unsigned errors = 0;
+    CUDA_OK(cudaMemcpy(got.data(), dOut, got.size() * sizeof(ncclWindow_t), cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(&errors, dErrors, sizeof errors, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(errors, 0u) << when << ": members of one warp or block found different windows";
+    const char* form[3] = {"thread", "warp", "block"};
+    int wrong = 0;
+    for (int f = 0; f < 3; f++)
+      for (int p = 0; p < nProbes; p++)
+        if (got[f * nProbes + p] != want[p] && wrong++ < 8)
+          ADD_FAILURE() << when << ": probe " << p << " (window " << p / 3 << ") by a " << form[f] << ": found "
+                        << static_cast<void*>(got[f * nProbes + p]) << ", expected " << static_cast<void*>(want[p]);
+    EXPECT_EQ(wrong, 0) << when;
+  };
+  check("40 windows, 20 registered after the device communicator");
+  NCCL_OK(ncclCommWindowDeregister(comm_, win[5]));
+  NCCL_OK(ncclCommWindowDeregister(comm_, win[33]));
+  win[5] = win[33] = nullptr;
+  check("windows 5 and 33 deregistered");
+  win[5] = reg(5);
+  check("window 5 registered again");
+
+  // Through the windows found, the next LSA member's values.
+  const int peer = (devComm.lsaRank + 1) % devComm.lsaSize;
+  std::vector<char*> local;
+  std::vector<size_t> at;
+  std::vector<float> want;
+  for (int i = 0; i < kWindows; i++) {
+    if (!win[i]) continue;
+    local.push_back(base + i * winBytes);
+    at.push_back(sizeof(float) * ((i * 977) % (winBytes / sizeof(float))));
+    want.push_back(fill(i, peer));  // the communicator is the LSA team: world rank = LSA rank
+  }
+  const int n = static_cast<int>(local.size());
+  char** dLocal = nullptr;
+  size_t* dAt = nullptr;
+  float* dVal = nullptr;
+  CUDA_OK(cudaMalloc(&dLocal, n * sizeof(char*)));
+  CUDA_OK(cudaMalloc(&dAt, n * sizeof(size_t)));
+  CUDA_OK(cudaMalloc(&dVal, n * sizeof(float)));
+  CUDA_OK(cudaMemcpy(dLocal, local.data(), n * sizeof(char*), cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(dAt, at.data(), n * sizeof(size_t), cudaMemcpyHostToDevice));
+  readPeerThroughFound<<<(n + 63) / 64, 64, 0, stream_>>>(devComm, dLocal, dAt, n, dVal);
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaStreamSynchronize(stream_));
+  std::vector<float> got(n);
+  CUDA_OK(cudaMemcpy(got.data(), dVal, n * sizeof(float), cudaMemcpyDeviceToHost));
+  for (int k = 0; k < n; k++) EXPECT_EQ(got[k], want[k]) << "through the window found for " << local[k] - base;
+
+  MPI_Barrier(MPI_COMM_WORLD);  // every rank done reading its peer's windows
+  NCCL_OK(ncclDevCommDestroy(comm_, &devComm));
+  for (ncclWindow_t w : win)
+    if (w) NCCL_OK(ncclCommWindowDeregister(comm_, w));
+  const mcclMemoryInfo_t after = memory();
+  EXPECT_EQ(after.controlBytes, before.controlBytes) << "the window table outlived its device communicators";
+  EXPECT_EQ(after.peerMappedBytes, before.peerMappedBytes);
+  for (void* p : {static_cast<void*>(dProbes), static_cast<void*>(dOut), static_cast<void*>(dErrors),
+                  static_cast<void*>(dLocal), static_cast<void*>(dAt), static_cast<void*>(dVal)})
+    CUDA_OK(cudaFree(p));
+  CUDA_OK(cudaFree(outside));
+  CUDA_OK(cudaFree(base));
 }
 
 TEST_F(DevApi, RegisterDeregisterKeepsTheLedgerFlat) {
