@@ -14,8 +14,11 @@ namespace mccl {
 // the job's or the communicator's ranks on this node against its online CPUs).
 bool idleYieldsSoon(int nodeRanks);
 
-// Empty polls (or engine passes) before every further one yields the core.
-constexpr unsigned kIdlePollsSoon = 64, kIdlePollsLate = 1u << 16;
+// Empty polls (or engine passes) before every further one yields the core. Soon is after
+// the first, as Open MPI yields after every empty progress pass: on 4 ranks and 2 cores,
+// against yielding after 64, AllReduce of 8 - 512 B 1.29-1.31 -> 1.63-1.66x MPI, Send/Recv
+// of 8 - 64 B 0.75-0.79 -> 0.91-0.97x (bench/results/host-2core-2026-12-07/).
+constexpr unsigned kIdlePollsSoon = 1, kIdlePollsLate = 1u << 16;
 inline unsigned idlePollsBeforeYield(bool soon) { return soon ? kIdlePollsSoon : kIdlePollsLate; }
 
 }  // namespace mccl
