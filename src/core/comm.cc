@@ -187,15 +187,18 @@ void unregisterComm(ncclComm* comm) {
 uint64_t commRegistryGeneration() { return gRegistryGen.load(std::memory_order_acquire); }
 
 bool isLiveComm(const ncclComm* comm) {
-  thread_local const ncclComm* lastComm = nullptr;
-  thread_local uint64_t lastGen = 0;
+  // One thread-local object (one TLS lookup a call in a shared library, not two).
+  thread_local struct {
+    const ncclComm* comm = nullptr;
+    uint64_t gen = 0;
+  } last;
   const uint64_t gen = gRegistryGen.load(std::memory_order_acquire);
-  if (comm == lastComm && gen == lastGen) return true;
+  if (comm == last.comm && gen == last.gen) return true;
   std::lock_guard<std::mutex> lock(registry().mu);
   if (registry().live.count(comm) == 0) return false;
   // gen was read before the lock: a change since then makes the next call look again.
-  lastComm = comm;
-  lastGen = gen;
+  last.comm = comm;
+  last.gen = gen;
   return true;
 }
 

@@ -126,8 +126,8 @@ bool ShmColls::takes(const OpDesc& op) const {
   return bytes <= maxBytes_;
 }
 
-void ShmColls::start(const OpDesc& op, ShmOp* out) {
-  out->op = op;
+void ShmColls::start(const OpDesc& op, ShmOp* out, bool same) {
+  if (!same) out->op = op;
   out->state = 0;
   out->waitRank = -1;
   out->piece = 0;
@@ -493,8 +493,8 @@ ncclResult_t ShmColls::runAlone(const OpDesc& op, const std::atomic<bool>& abort
 }
 
 void ShmColls::add(ShmBatch& b, const OpDesc& op) {
-  b.ops.emplace_back();
-  start(op, &b.ops.back());
+  b.ops.emplace_back(op);
+  start(op, &b.ops.back(), true);
   ++b.left;
 }
 
