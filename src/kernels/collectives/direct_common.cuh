@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <type_traits>
 
-#include "kernels/primitives/dev_div.cuh"
 #include "kernels/primitives/dev_reduce.cuh"
 #include "kernels/primitives/dev_sync.cuh"
 #include "kernels/work/direct.h"
@@ -76,8 +75,7 @@ __device__ __forceinline__ S ldElem(const uint8_t* p, bool peer) {
 // [lo, hi) of total for block ch of nch, in units of align, a power of two (the last block
 // takes the rest).
 __device__ __forceinline__ void blockRange(uint64_t total, int nch, int ch, uint64_t align, uint64_t* lo, uint64_t* hi) {
-  const DivMod d = divModSmall(total, static_cast<uint32_t>(nch));  // dev_div.cuh
-  uint64_t per = d.q + (d.r ? 1 : 0);
+  uint64_t per = (total + nch - 1) / nch;
   per = (per + align - 1) & ~(align - 1);
   *lo = min(total, per * ch);
   *hi = min(total, *lo + per);

@@ -23,7 +23,6 @@
 
 #include <type_traits>
 
-#include "kernels/primitives/dev_div.cuh"
 #include "kernels/primitives/dev_reduce.cuh"
 #include "kernels/primitives/dev_sync.cuh"
 #include "kernels/work/dev_work.h"
@@ -315,9 +314,8 @@ struct LlRange {
 __device__ __forceinline__ LlRange llRange(const DevWork& w, int64_t count, size_t esize, int ch) {
   LlRange r;
   r.total = static_cast<uint64_t>(count) * esize;
-  const uint32_t nch = w.s.nchannels > 0 ? static_cast<uint32_t>(w.s.nchannels) : 1u;
-  const DivMod d = divModSmall(r.total, nch);  // (before the grid wait: dev_div.cuh)
-  const uint64_t per = (d.q + 15 + (d.r ? 1 : 0)) & ~uint64_t(15);
+  const int nch = w.s.nchannels > 0 ? w.s.nchannels : 1;
+  const uint64_t per = (r.total / nch + 15 + (r.total % nch ? 1 : 0)) & ~uint64_t(15);
   r.off = per * ch < r.total ? per * ch : r.total;
   r.len = r.total - r.off < per ? r.total - r.off : per;
   r.nsteps = (r.len + kLlPayload - 1) / kLlPayload;
