@@ -34,6 +34,10 @@ struct LsaTeam {
 };
 LsaTeam lsaTeamOf(const ncclComm* comm);
 
+// comm's SymState, made at first use; a host communicator gets ncclInvalidUsage ("<call>:
+// ... <what> need a GPU communicator").
+ncclResult_t needGpuComm(ncclComm* comm, const char* call, const char* what);
+
 class SymState {
  public:
   explicit SymState(ncclComm* comm);
