@@ -24,6 +24,12 @@
 #          time slices), its pipe and log folders fresh; mpsStart adds the pipe to M
 #   preload NP LIMIT     libmccl_mpi's GPU tests on NP processes sharing the GPU(s), at most
 #          LIMIT seconds: the verdict and every test's line into $W/tests.txt
+#   tinyAb ROUNDS VARIANT...
+#          8-byte MPI_Allreduce through libmccl_mpi on NP processes (micro_mpi_tiny 2000
+#          route,flag; after mpsStart where they share a GPU), replayed and launched
+#          (MCCL_MPI_GRAPH_BYTES=0), the variants alternating in each round (a variant is a
+#          folder of the pack's ab/, else the pack's own libmccl), into
+#          $W/ab_VARIANT_{replay,launch}_ROUND.txt; then their table into $W/tests.txt
 #   finish NAME SET...   summary.txt (tests, then per set summary.py of its .csv files or
 #          threads_ab.py of its .txt files, then errors), printed and packed with every log
 #          into $OUT/NAME.tgz
@@ -115,6 +121,32 @@ preload() {
   res "preload suite np $np" $rc $W/preload$np.log
   gtestLines $W/preload$np.log >> $T
   cp $T $OUT/tests.txt
+}
+
+tinyAb() {
+  local rounds=$1 v lp mode round
+  shift
+  local MM="$M -x MCCL_SHARED_GPU=2"
+  for round in $(seq "$rounds"); do
+    for v in "$@"; do
+      lp=$L
+      [ -f $L/ab/$v/libmccl.so.0 ] && lp=$L/ab/$v:$L  # (the later -x wins)
+      timeout 60 $MM -x LD_LIBRARY_PATH=$lp $B/micro_mpi_tiny 2000 route,flag > $W/ab_${v}_replay_$round.txt 2>&1 ||
+        echo "tinyAb $v replay $round rc=$?" >> $W/errors.txt
+      timeout 60 $MM -x LD_LIBRARY_PATH=$lp -x MCCL_MPI_GRAPH_BYTES=0 $B/micro_mpi_tiny 2000 route,flag \
+        > $W/ab_${v}_launch_$round.txt 2>&1 || echo "tinyAb $v launch $round rc=$?" >> $W/errors.txt
+    done
+  done
+  {
+    echo "== micro_mpi_tiny route / flag, us a call (slower rank's mean, median of 5 trials)"
+    for mode in replay launch; do
+      for round in $(seq "$rounds"); do
+        for v in "$@"; do
+          echo "$mode $round $v: $(grep -E '^(route|flag) ' $W/ab_${v}_${mode}_$round.txt | awk '{print $1, $2}' | tr '\n' ' ')"
+        done
+      done
+    done
+  } >> $T
 }
 
 finish() {

@@ -72,7 +72,7 @@ enum class KnobType { Int, Size, Bool, String };
   X(P2pDirectRecvThreads, "MCCL_P2P_DIRECT_RECV_THREADS", Int, "64",                           \
     "GPU communicators: in a block that serves a peer both ways, the threads of the Recv half where every Recv's data arrives in the output straight from the peer (the user-buffer path), a multiple of 32; the Sends take the rest (0: half the block)") \
   X(Profile, "MCCL_PROFILE", Bool, "0",                                                          \
-    "GPU communicators: time the host phases of each launch and the phases of each kernel step (the direct kernels' in a build by scripts/direct-profile.sh only), averages printed at destroy; and libmccl_mpi's blocking calls of one collective (route, launch or graph launch, wait), printed at exit") \
+    "GPU communicators: time the host phases of each launch and the phases of each kernel step (the direct kernels' phases and the lean LL kernel's block start in parts only in a build by scripts/kernel-profile.sh), averages printed at destroy; and libmccl_mpi's blocking calls of one collective (route, launch or graph launch, wait), printed at exit") \
   X(ProfileInit, "MCCL_PROFILE_INIT", Bool, "0",                                                  \
     "print the phases of every init, split and destroy (one line per rank on stderr)")          \
   X(HostId, "MCCL_HOST_ID", String, "", "overrides the host identity (tests make fake nodes)") \

@@ -278,7 +278,7 @@ __device__ __forceinline__ void runWork(const Args& a, const DirectWork& w, int 
 }
 
 // MCCL_PROFILE's marks of the direct kernels, compiled in only where MCCL_DIRECT_PROFILE is
-// 1 (a measurement build: scripts/direct-profile.sh). Compiled in but off, they cost the
+// 1 (a measurement build: scripts/kernel-profile.sh direct). Compiled in but off, they cost the
 // default path 0.4-0.55 us a call (one shared H200, AllReduce and ReduceScatter 1-4 MiB;
 // bench/results/gpu-1xH200-2026-12-03b call 2). Thread 0 of each block adds the nanoseconds
 // since its last mark to a phase's sum (dev_work.h, kProfDirect*), added to the counters at

@@ -47,6 +47,20 @@ __device__ __forceinline__ void llBlockStart(const Args& args, ArgsShared<Args>&
 // calls of either kind follow each other on a communicator.
 struct LeanCopy {};
 
+// The arithmetic of a lean work's reductions (LlTypedRt), none for LeanCopy: read from the
+// work's parameters before the grid wait, with the connections' addresses (llSetupAt), so the
+// wait overlaps their loads.
+template <typename T>
+struct LeanRed {
+  using type = LlTypedRt<T>;
+};
+template <>
+struct LeanRed<LeanCopy> {
+  struct type {
+    __device__ __forceinline__ explicit type(const DevWork&) {}
+  };
+};
+
 // After a lean work's one step: the block barrier, the credits and step counters
 // (llEndStep), and the profile's marks. False when the work was stopped.
 __device__ __forceinline__ bool llLeanEnd(const DevComm& comm, const DevWork& w, LlShared& sh, LlProf& prof,
@@ -66,6 +80,7 @@ template <typename T>
 __device__ __forceinline__ bool llLeanWork(const DevComm& comm, const DevWork& w, int ch, LlShared& sh) {
   const Coll coll = w.s.coll;
   const LlRange rg = llRange(w, typeBytes(w.type), ch);
+  llStartStamp(sh, 2, rg.nsteps);
   if (rg.nsteps == 0) return true;
   const LlStep st(rg, 0);
   const int n = comm.nranks, me = comm.rank, tid = threadIdx.x;
@@ -77,10 +92,13 @@ __device__ __forceinline__ bool llLeanWork(const DevComm& comm, const DevWork& w
   // My line, loaded first: what I send (ReduceScatter: my own block) and reduce or keep.
   const bool hasSrc = coll == Coll::Broadcast ? me == w.s.root : coll != Coll::Recv;
   const uint8_t* ownSrc = in + (coll == Coll::ReduceScatter ? static_cast<uint64_t>(me) * rg.total : 0);
+  const typename LeanRed<T>::type red(w);
+  const LlSetupAt setupAt = llSetupAt(comm, w, ch);
   gridDepWaitThenRelease();
+  llStartStamp(sh, 3, 0);
   const uint64_t own = mine && hasSrc ? load8(ownSrc + at, nbytes) : 0;
   LlProf prof(comm, &sh);
-  llSetup(comm, w, ch, sh);
+  llSetupLoad(setupAt, sh);
   prof.mark(kProfLlSetup);
   int* const abort = &sh.abort;
   auto read = [&](int slot, int peer) {
@@ -95,7 +113,6 @@ __device__ __forceinline__ bool llLeanWork(const DevComm& comm, const DevWork& w
   auto endStep = [&]() { return llLeanEnd(comm, w, sh, prof, st.len); };
   if constexpr (!std::is_same<T, LeanCopy>::value) {
     if (collReduces(coll)) {
-      const LlTypedRt<T> red(w);
       const uint64_t mineIn = red.pre(own);
       if (mine) {
         for (int r = 0; r < n; ++r) {
@@ -187,6 +204,7 @@ __device__ __forceinline__ bool llLeanWorkLines(const DevComm& comm, const DevWo
   const bool mine = tid < st.lines;
   const uint8_t* in = static_cast<const uint8_t*>(w.in);
   uint8_t* out = static_cast<uint8_t*>(w.out);
+  const LlSetupAt setupAt = llSetupAt(comm, w, ch);  // before the grid wait, as llLeanWork
   int* const abort = &sh.abort;
   // Peer r's lines of this step (its slot in sh.peer: slot).
   auto read = [&](uint64_t (&v)[U], int slot, int peer) {
@@ -204,7 +222,7 @@ __device__ __forceinline__ bool llLeanWorkLines(const DevComm& comm, const DevWo
       gridDepWaitThenRelease();
       llLoadLines(mineIn, ownSrc, st, tid, nt, pre);
       LlProf prof(comm, &sh);
-      llSetup(comm, w, ch, sh);
+      llSetupLoad(setupAt, sh);
       prof.mark(kProfLlSetup);
       if (mine) {
         for (int r = 0; r < n; ++r) {
@@ -251,7 +269,7 @@ __device__ __forceinline__ bool llLeanWorkLines(const DevComm& comm, const DevWo
   gridDepWaitThenRelease();
   if (hasSrc) llLoadLines(own, in, st, tid, nt, [](uint64_t x) { return x; });
   LlProf prof(comm, &sh);
-  llSetup(comm, w, ch, sh);
+  llSetupLoad(setupAt, sh);
   prof.mark(kProfLlSetup);
   if (mine && hasSrc) {
     if (p2p) {
@@ -324,8 +342,18 @@ __device__ __forceinline__ void llRaiseDone(const DevComm& comm) {
 template <typename T, bool kOne, int U>
 __global__ void __launch_bounds__(kMaxThreads, 1) llLeanKernel(const __grid_constant__ TinyArgs args) {
   __shared__ LlShared sh;
+#if MCCL_LL_PROFILE  // the start from the first instruction, in parts (llStartStamp)
+  const uint64_t t0 = globalTimer();
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < 5; ++i) sh.startNs[i] = 0;
+    sh.entryNs = args.comm.prof ? t0 : 0;
+    llStartStamp(sh, 0, args.comm.prof);
+  }
+#else
   if (threadIdx.x == 0) sh.entryNs = args.comm.prof ? globalTimer() : 0;  // MCCL_PROFILE
+#endif
   const DevQueue q = args.queues[blockIdx.x];
+  llStartStamp(sh, 1, q.channel);
   if constexpr (kOne) {
     if (!llLeanStep<T, U>(args.comm, args.works[0], q.channel, sh)) return;
   } else {

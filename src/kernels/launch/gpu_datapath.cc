@@ -220,6 +220,14 @@ void GpuDataPath::printKernelProfile(const unsigned long long* p) const {
                  p[kProfLlSetup] / 1e3 / p[kProfLlSteps], p[kProfLlSend] / 1e3 / p[kProfLlSteps],
                  p[kProfLlRecv] / 1e3 / p[kProfLlSteps], p[kProfLlEnd] / 1e3 / p[kProfLlSteps],
                  p[kProfLlStarts] ? p[kProfLlStart] / 1e3 / p[kProfLlStarts] : 0.0, p[kProfLlStarts]);
+  if (p[kProfLlStamped]) {  // a measurement build's parts of that start (MCCL_LL_PROFILE)
+    const double nb = static_cast<double>(p[kProfLlStamped]);
+    std::fprintf(stderr,
+                 "mccl profile: rank %d LL block start in parts (first instruction on, %llu blocks), us: first "
+                 "parameter %.2f, queue entry %.2f, work's range %.2f, grid wait %.2f, to the setup's start %.2f\n",
+                 comm_->rank, p[kProfLlStamped], p[kProfLlStartParam] / 1e3 / nb, p[kProfLlStartQueue] / 1e3 / nb,
+                 p[kProfLlStartRange] / 1e3 / nb, p[kProfLlStartWait] / 1e3 / nb, p[kProfLlStartRest] / 1e3 / nb);
+  }
   if (p[kProfDirectWorks]) {
     const double works = static_cast<double>(p[kProfDirectWorks]);
     std::fprintf(stderr,

@@ -29,6 +29,12 @@
 #include "kernels/primitives/ll_line.cuh"
 #include "nccl.h"
 
+// A measurement build (scripts/kernel-profile.sh ll) stamps the lean LL kernel's block start
+// in parts (llStartStamp); compiled in, the stamps would cost the default path its overlap.
+#ifndef MCCL_LL_PROFILE
+#define MCCL_LL_PROFILE 0
+#endif
+
 namespace mccl {
 
 // One peer's LL connections as a block uses them for one work (in shared memory).
@@ -53,7 +59,31 @@ struct LlShared {
   // pushed the LL128 loops into spilling.
   unsigned long long profSum[kProfDirectWorks - kProfLlSteps];
   uint64_t profLast;
+#if MCCL_LL_PROFILE
+  uint64_t startNs[5];  // the block start's stamps (llStartStamp), 0 where not reached
+#endif
 };
+
+// MCCL_LL_PROFILE: thread 0 stamps stage i of its block's start once dep (a value the stage
+// loaded or computed) has arrived: the predicated trap needs dep, and a warp issues in order,
+// so the timer is read after it. Nothing in the default build.
+template <typename V>
+__device__ __forceinline__ void llStartStamp(LlShared& sh, int i, V dep) {
+#if MCCL_LL_PROFILE
+  if (threadIdx.x != 0 || sh.entryNs == 0) return;
+  uint64_t t, d;
+  if constexpr (std::is_pointer<V>::value) d = reinterpret_cast<uintptr_t>(dep);
+  else d = static_cast<uint64_t>(dep);
+  asm volatile(
+      "{\n\t.reg .pred p;\n\tsetp.eq.u64 p, %1, 0x5eedf00dcafe;\n\t@p trap;\n\tmov.u64 %0, %%globaltimer;\n\t}"
+      : "=l"(t)
+      : "l"(d)
+      : "memory");
+  sh.startNs[i] = t;
+#else
+  (void)sh, (void)i, (void)dep;
+#endif
+}
 
 constexpr int kLlUnroll = 4;  // lines in flight per thread (data movement)
 
@@ -105,13 +135,16 @@ __device__ __forceinline__ void llReadLines(uint64_t (&v)[U], const uint4* base,
   }
 }
 
+// Branch-free (a nibble per type): the loads beside it are issued together, not after a
+// branch on the type (the lean LL kernel's start waited on its work's type, then on its count:
+// two parameter loads in a row, 0.35 - 0.5 us of the block's start on one H100).
 __host__ __device__ __forceinline__ size_t typeBytes(uint8_t t) {
-  switch (t) {
-    case ncclInt8: case ncclUint8: case ncclFloat8e4m3: case ncclFloat8e5m2: return 1;
-    case ncclFloat16: case ncclBfloat16: return 2;
-    case ncclInt32: case ncclUint32: case ncclFloat32: return 4;
-    default: return 8;
-  }
+  static_assert(ncclInt8 == 0 && ncclUint8 == 1 && ncclInt32 == 2 && ncclUint32 == 3 && ncclInt64 == 4 &&
+                    ncclUint64 == 5 && ncclFloat16 == 6 && ncclFloat32 == 7 && ncclFloat64 == 8 &&
+                    ncclBfloat16 == 9 && ncclFloat8e4m3 == 10 && ncclFloat8e5m2 == 11,
+                "the table's order is nccl.h's");
+  constexpr uint64_t kBytes = 0x112842884411ull;  // types 11 .. 0
+  return t < 12 ? static_cast<size_t>((kBytes >> (4 * t)) & 0xf) : 8;
 }
 
 // ---- Arithmetic on 8-byte words ---------------------------------------------------------------
@@ -280,6 +313,21 @@ struct LlProf {
     if (sh->entryNs) {
       sh->profSum[kProfLlStart - kProfLlSteps] += sh->profLast - sh->entryNs;
       sh->profSum[kProfLlStarts - kProfLlSteps] += 1;
+#if MCCL_LL_PROFILE
+      sh->startNs[4] = sh->profLast;
+      // The start's parts, where every stamp was taken (the lean one-work form).
+      bool all = true;
+      for (int i = 0; i < 5; ++i) all = all && sh->startNs[i] != 0;
+      if (all) {
+        uint64_t last = sh->entryNs;
+        for (int i = 0; i < 5; ++i) {
+          atomicAdd(out + kProfLlStartParam + i, static_cast<unsigned long long>(sh->startNs[i] - last));
+          last = sh->startNs[i];
+        }
+        atomicAdd(out + kProfLlStamped, 1ull);
+      }
+      for (int i = 0; i < 5; ++i) sh->startNs[i] = 0;
+#endif
       sh->entryNs = 0;
     }
   }
@@ -337,50 +385,74 @@ __host__ __device__ __forceinline__ ConnClass llConnClass(uint8_t proto, bool p2
 __device__ __forceinline__ bool llSendsTo(const DevWork& w, int r) { return allPairsSendsTo(w.s, r); }
 __device__ __forceinline__ bool llRecvsFrom(const DevWork& w, int r) { return allPairsRecvsFrom(w.s, r); }
 
-// Loads the connections of work w on channel ch into sh (one thread per peer slot).
-__device__ __forceinline__ void llSetup(const DevComm& comm, const DevWork& w, int ch, LlShared& sh) {
+// Where thread r's slot of work w on channel ch finds its connections and their control
+// words: the launch's parameters only, nothing an earlier kernel wrote, so the lean kernels
+// take it before their grid wait and the wait overlaps its parameter loads.
+struct LlSetupAt {
+  const DevConn* sconn;
+  const DevConn* rconn;
+  uint64_t* sctrl;
+  uint64_t* rctrl;
+  bool slot;  // this thread loads a slot
+  bool sends, recvs;
+};
+__device__ __forceinline__ LlSetupAt llSetupAt(const DevComm& comm, const DevWork& w, int ch) {
   const bool p2p = llIsP2p(w);
   const int nslots = p2p ? 1 : comm.nranks;
   const ConnClass cls = llConnClass(w.proto, p2p);
+  LlSetupAt a;
+  a.slot = static_cast<int>(threadIdx.x) < nslots;
+  const int r = p2p ? w.s.root : a.slot ? static_cast<int>(threadIdx.x) : 0;  // (a peer's table either way)
+  const int sidx = connIndex(comm, cls, ch, true), ridx = connIndex(comm, cls, ch, false);
+  a.sends = a.slot && llSendsTo(w, r);
+  a.recvs = a.slot && llRecvsFrom(w, r);
+  a.sconn = devConn(comm, r, sidx);
+  a.rconn = devConn(comm, r, ridx);
+  a.sctrl = devCtrl(comm, r, sidx);
+  a.rctrl = devCtrl(comm, r, ridx);
+  return a;
+}
+
+// Loads the connections found by llSetupAt into sh (one thread per peer slot): the step
+// counters an earlier kernel left, so after the grid wait. Ends with the block barrier.
+__device__ __forceinline__ void llSetupLoad(const LlSetupAt& a, LlShared& sh) {
   if (threadIdx.x == 0) sh.abort = 0;
-  if (static_cast<int>(threadIdx.x) < nslots) {
-    const int r = p2p ? w.s.root : static_cast<int>(threadIdx.x);
+  if (a.slot) {
     LlPeer& P = sh.peer[threadIdx.x];
     // The connections' pointers and their control words load in parallel (no dependency;
     // into registers first, so no store to shared memory orders them).
-    const bool sends = llSendsTo(w, r), recvs = llRecvsFrom(w, r);
-    const int sidx = connIndex(comm, cls, ch, true), ridx = connIndex(comm, cls, ch, false);
-    const DevConn* const sconn = devConn(comm, r, sidx);
-    const DevConn* const rconn = devConn(comm, r, ridx);
-    uint64_t* const sctrl = devCtrl(comm, r, sidx);
-    uint64_t* const rctrl = devCtrl(comm, r, ridx);
     uint8_t* sbuf = nullptr;
     uint8_t* rbuf = nullptr;
     const uint64_t* shead = nullptr;
     uint64_t* rhead = nullptr;
     uint64_t sstep = 0, rstep = 0, credit = 0;
-    if (sends) {
-      sbuf = sconn->buf;
-      shead = sconn->head;
-      sstep = sctrl[kCtrlStep];
-      credit = sctrl[kCtrlCredit];
+    if (a.sends) {
+      sbuf = a.sconn->buf;
+      shead = a.sconn->head;
+      sstep = a.sctrl[kCtrlStep];
+      credit = a.sctrl[kCtrlCredit];
     }
-    if (recvs) {
-      rbuf = rconn->buf;
-      rhead = rconn->head;
-      rstep = rctrl[kCtrlStep];
+    if (a.recvs) {
+      rbuf = a.rconn->buf;
+      rhead = a.rconn->head;
+      rstep = a.rctrl[kCtrlStep];
     }
     P.sendSlots = reinterpret_cast<uint4*>(sbuf);
     P.sendHead = shead;
-    P.sendStepPtr = sctrl + kCtrlStep;
+    P.sendStepPtr = a.sctrl + kCtrlStep;
     P.sendStep = sstep;
     P.credit = credit;
     P.recvSlots = reinterpret_cast<const uint4*>(rbuf);
     P.recvHead = rhead;
-    P.recvStepPtr = rctrl + kCtrlStep;
+    P.recvStepPtr = a.rctrl + kCtrlStep;
     P.recvStep = rstep;
   }
   __syncthreads();
+}
+
+// Loads the connections of work w on channel ch into sh (one thread per peer slot).
+__device__ __forceinline__ void llSetup(const DevComm& comm, const DevWork& w, int ch, LlShared& sh) {
+  llSetupLoad(llSetupAt(comm, w, ch), sh);
 }
 
 // After step s: every thread is done with it. Tells each sending peer that the slot is

@@ -153,7 +153,10 @@ struct DevComm {
 // and work: the block's start to its first work (the previous kernel's end under PDL), the
 // entry barrier (plain buffers: the offers and the staged inputs), the work, the exit
 // barrier (plain: the done lines and the staged outputs), how many were plain, and a plain
-// entry's parts (direct_kernel.cu; only in a build with MCCL_DIRECT_PROFILE).
+// entry's parts (direct_kernel.cu; only in a build with MCCL_DIRECT_PROFILE); the lean LL
+// kernel's block start in parts (ll_kernel.cu; only in a build with MCCL_LL_PROFILE): its
+// first instruction to its first parameter, then to its queue entry, to its work's range, to
+// the end of the grid wait, over the blocks that stamped them all.
 enum ProfWord : int {
   kProfSimpleSteps, kProfSimpleWait, kProfSimpleMove, kProfSimplePost, kProfSimpleBytes,
   kProfSimpleStart, kProfSimpleArgs, kProfSimpleSetup, kProfSimpleEnd, kProfSimpleBlocks,
@@ -162,6 +165,7 @@ enum ProfWord : int {
   // (LL's words end here: LlShared keeps a sum for each of them, ll_proto.cuh.)
   kProfDirectWorks, kProfDirectStart, kProfDirectEntry, kProfDirectRun, kProfDirectExit, kProfDirectPlain,
   kProfDirectEntrySync, kProfDirectEntryConn, kProfDirectEntryOffer, kProfDirectBlocks,
+  kProfLlStartParam, kProfLlStartQueue, kProfLlStartRange, kProfLlStartWait, kProfLlStartRest, kProfLlStamped,
   kProfWords
 };
 
