@@ -4,6 +4,8 @@
 #ifndef MCCL_H_
 #define MCCL_H_
 
+#include <stdint.h>
+
 #include "nccl.h"
 
 #define MCCL_VERSION_MAJOR 0
@@ -38,6 +40,11 @@ typedef struct {
                               such a kernel ran (0 for a host communicator) */
 } mcclMemoryInfo_t;
 ncclResult_t mcclCommMemoryInfo(const ncclComm_t comm, mcclMemoryInfo_t* info);
+
+/* Eager launches of comm replayed from CUDA graphs of their one kernel when they repeat
+ * (MCCL_LAUNCH_GRAPH_BYTES): the graphs made and the launches replayed from them since comm
+ * was made (0 and 0 on a host communicator). */
+ncclResult_t mcclCommLaunchGraphCounters(const ncclComm_t comm, uint64_t* made, uint64_t* replayed);
 
 /* All-to-all with a count per peer, like MPI_Alltoallv: sendcounts[j] elements from
  * sendbuff + sdispls[j] go to rank j, recvcounts[i] elements from rank i land at

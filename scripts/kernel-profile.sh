@@ -9,6 +9,8 @@
 # libmccl.so.0 from it and the tree's other objects into OUT (default build-prof/). The build
 # tree itself is left as it is; build it first (cmake --build build). MCCL_PROFILE_STEP=compile
 # or link: one step only (the compile may run beside the tree's own build, the link after it).
+# MCCL_PROFILE_DEFS="-DNAME=VALUE ...": more definitions for that compile (an experiment's
+# variant of the kernels, measured beside the tree's own).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -27,7 +29,7 @@ get() { sed -n "s/^$1 = //p" "$flags"; }
 step=${MCCL_PROFILE_STEP:-all}
 if [ "$step" != link ]; then
   # shellcheck disable=SC2046  # the flags split on spaces on purpose
-  /usr/local/cuda/bin/nvcc $(get CUDA_DEFINES) -D$DEF=1 $(get CUDA_INCLUDES) $(get CUDA_FLAGS) \
+  /usr/local/cuda/bin/nvcc $(get CUDA_DEFINES) -D$DEF=1 ${MCCL_PROFILE_DEFS:-} $(get CUDA_INCLUDES) $(get CUDA_FLAGS) \
     -c "$ROOT/src/kernels/collectives/$TU.cu" -o "$OUT/${TU}_prof.o"
 fi
 if [ "$step" != compile ]; then

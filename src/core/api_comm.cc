@@ -322,6 +322,18 @@ NCCL_API ncclResult_t mcclCommMemoryInfo(const ncclComm_t comm, mcclMemoryInfo_t
   return ncclSuccess;
 }
 
+NCCL_API ncclResult_t mcclCommLaunchGraphCounters(const ncclComm_t comm, uint64_t* made, uint64_t* replayed) {
+  MCCL_CHECK(checkCommArg(comm, "mcclCommLaunchGraphCounters"));
+  if (made == nullptr || replayed == nullptr)
+    return MCCL_ERR(ncclInvalidArgument, comm, "mcclCommLaunchGraphCounters: %s is NULL", made ? "replayed" : "made");
+  MCCL_CHECK(comm->checkUsable("mcclCommLaunchGraphCounters"));
+  uint64_t m = 0, r = 0;
+  if (comm->dataPath) comm->dataPath->launchGraphCounters(&m, &r);
+  *made = m;
+  *replayed = r;
+  return ncclSuccess;
+}
+
 NCCL_API const char* ncclGetErrorString(ncclResult_t result) { return resultString(result); }
 NCCL_API_ALIAS(ncclGetErrorString)
 

@@ -3,6 +3,7 @@
 // end of init; the group code hands it the work of each ncclGroupEnd.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -84,6 +85,9 @@ class DataPath {
   virtual void peerLost() {}
   // The largest per-thread stack of the kernels this data path launches (mcclCommMemoryInfo).
   virtual size_t kernelStackBytes() const { return 0; }
+  // Eager launches replayed from graphs when they repeat (GPU: MCCL_LAUNCH_GRAPH_BYTES):
+  // graphs made, launches replayed.
+  virtual void launchGraphCounters(uint64_t* made, uint64_t* replayed) const { *made = *replayed = 0; }
   // What was issued and may still be running (GPU kernels), for hang reports.
   virtual std::string describeInFlight() const { return ""; }
 

@@ -49,6 +49,8 @@ enum class KnobType { Int, Size, Bool, String };
     "GPU communicators: launch kernels and record events through the driver API (0: the runtime's calls)") \
   X(PlanCache, "MCCL_PLAN_CACHE", Bool, "1",                                                    \
     "GPU communicators: a lone operation, or a group on this communicator alone, that repeats one of the last 8 plans reuses it") \
+  X(LaunchGraphBytes, "MCCL_LAUNCH_GRAPH_BYTES", Size, "65536",                                  \
+    "GPU communicators: a plan of the cache (MCCL_PLAN_CACHE) whose launch is one small LL kernel without programmatic dependent launch (MCCL_PDL off, ranks sharing a GPU, GPUs before sm_90), moving at most this many bytes an operation, replays a CUDA graph of that kernel from its third eager launch alike on the same stream (0: never)") \
   X(Pdl, "MCCL_PDL", Int, "1",                                                                   \
     "GPU communicators: LL-family, Simple and symmetric-window launches start behind the previous kernel on their stream and wait for it on the device (programmatic dependent launch, sm_90; 0 never, 1 not with MCCL_SHARED_GPU, 2 with it too: a benchmark's choice on one GPU, whose every rank's two launches must fit on the GPU at once)") \
   X(UserBuffers, "MCCL_USER_BUFFERS", Int, "2",                                                  \

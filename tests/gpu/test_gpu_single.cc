@@ -1089,6 +1089,116 @@ TEST(GpuSingleProcess, LoneCallsReusePlansAcrossShapesStreamsAndWindows) {
   for (int r = 0; r < n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
 }
 
+// Eager calls that repeat replay a CUDA graph of their one kernel from the third alike on a
+// stream (MCCL_LAUNCH_GRAPH_BYTES; launches without programmatic dependent launch, which
+// MCCL_PDL=0 makes them on any GPU): every call's input changes (a copy on the stream before
+// it), so a replay that ran stale parameters, skipped its kernel or ran out of order with the
+// copies shows. A shape repeats on one stream, then on another (a new plan and graph), then
+// interleaved with other plans (each keeps its graph), sizes on both sides of the knob.
+TEST(GpuSingleProcess, RepeatedEagerCallsReplayLaunchGraphs) {
+  SKIP_WITHOUT_GPUS(1);
+  ScopedEnv env({{"MCCL_LAUNCH_GRAPH_BYTES", "65536"}, {"MCCL_PLAN_CACHE", "1"}, {"MCCL_PDL", "0"}});
+  Clique cl(8);
+  if (cl.n < 2) GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=2 on one GPU)";
+  const int n = cl.n;
+  const std::vector<size_t> counts = {1, 5, 1000, 16384, 16385};  // floats: 64 KiB, then one more
+  const size_t most = counts.back();
+  std::vector<std::string> errs(static_cast<size_t>(n));
+  std::vector<uint64_t> made(static_cast<size_t>(n)), replayed(static_cast<size_t>(n));
+  std::vector<uint64_t> made1(static_cast<size_t>(n)), replayed1(static_cast<size_t>(n));
+  ThreadBarrier allocatedAll(n), doneAll(n);
+  runThreads(n, [&](int r) {
+    cudaSetDevice(cl.dev(r));
+    ncclComm_t comm = cl.comms[r];
+    cudaStream_t s[2] = {nullptr, nullptr};
+    float *in = nullptr, *out = nullptr, *h = nullptr, *got = nullptr;
+    const bool allocated = cudaStreamCreateWithFlags(&s[0], cudaStreamNonBlocking) == cudaSuccess &&
+                           cudaStreamCreateWithFlags(&s[1], cudaStreamNonBlocking) == cudaSuccess &&
+                           cudaMalloc(&in, most * sizeof(float)) == cudaSuccess &&
+                           cudaMalloc(&out, n * most * sizeof(float)) == cudaSuccess &&
+                           cudaMallocHost(&h, most * sizeof(float)) == cudaSuccess &&
+                           cudaMallocHost(&got, n * most * sizeof(float)) == cudaSuccess;
+    if (!allocated) errs[r] = "allocation failed";
+    allocatedAll.wait();  // ranks sharing a GPU: nobody allocates while a peer's kernel waits
+    auto value = [](int k, int q, size_t i) { return static_cast<float>((k * 31 + q * 7 + static_cast<int>(i % 1000)) % 97); };
+    const int next = (r + 1) % n, prev = (r + n - 1) % n;
+    // Call k of one kind on count elements, on stream st, checked against the host.
+    enum Kind { kAllReduce, kAllGather, kSendRecv, kBroadcast };
+    auto call = [&](int k, Kind kind, size_t count, cudaStream_t st) -> bool {
+      if (!errs[r].empty()) return false;
+      for (size_t i = 0; i < count; ++i) h[i] = value(k, r, i);
+      const size_t outCount = kind == kAllGather ? n * count : count;
+      ncclResult_t rc = ncclSuccess;
+      if (cudaMemcpyAsync(in, h, count * sizeof(float), cudaMemcpyHostToDevice, st) != cudaSuccess) rc = ncclUnhandledCudaError;
+      if (rc == ncclSuccess) {
+        switch (kind) {
+          case kAllReduce: rc = ncclAllReduce(in, out, count, ncclFloat32, ncclSum, comm, st); break;
+          case kAllGather: rc = ncclAllGather(in, out, count, ncclFloat32, comm, st); break;
+          case kBroadcast: rc = ncclBroadcast(in, out, count, ncclFloat32, 1, comm, st); break;
+          case kSendRecv:
+            if ((rc = ncclGroupStart()) == ncclSuccess) {
+              ncclSend(in, count, ncclFloat32, next, comm, st);
+              ncclRecv(out, count, ncclFloat32, prev, comm, st);
+              rc = ncclGroupEnd();
+            }
+            break;
+        }
+      }
+      if (rc != ncclSuccess || cudaMemcpyAsync(got, out, outCount * sizeof(float), cudaMemcpyDeviceToHost, st) != cudaSuccess ||
+          cudaStreamSynchronize(st) != cudaSuccess) {
+        errs[r] = "call " + std::to_string(k) + " kind " + std::to_string(kind) + " count " + std::to_string(count) +
+                  ": " + ncclGetLastError(comm);
+        return false;
+      }
+      for (size_t i = 0; i < outCount; ++i) {
+        float want = 0;
+        switch (kind) {
+          case kAllReduce:
+            for (int q = 0; q < n; ++q) want += value(k, q, i);
+            break;
+          case kAllGather: want = value(k, static_cast<int>(i / count), i % count); break;
+          case kBroadcast: want = value(k, 1, i); break;
+          case kSendRecv: want = value(k, prev, i); break;
+        }
+        if (got[i] != want) {
+          errs[r] = "call " + std::to_string(k) + " kind " + std::to_string(kind) + " count " + std::to_string(count) +
+                    " element " + std::to_string(i) + ": " + std::to_string(got[i]) + " != " + std::to_string(want);
+          return false;
+        }
+      }
+      return true;
+    };
+    int k = 0;
+    for (size_t c : counts) {
+      // Alike on one stream (launch, launch, graph made, replays), then on the other.
+      for (int i = 0; i < 12; ++i) call(k++, kAllReduce, c, s[i < 6 ? 0 : 1]);
+      if (c == 1) mcclCommLaunchGraphCounters(comm, &made1[r], &replayed1[r]);
+      // Plans interleaved: each repeats every fourth call.
+      for (int i = 0; i < 24; ++i) call(k++, static_cast<Kind>(i % 4), c, s[0]);
+    }
+    cudaStreamSynchronize(s[0]);
+    cudaStreamSynchronize(s[1]);
+    if (mcclCommLaunchGraphCounters(comm, &made[r], &replayed[r]) != ncclSuccess && errs[r].empty())
+      errs[r] = std::string("mcclCommLaunchGraphCounters: ") + ncclGetLastError(comm);
+    doneAll.wait();
+    cudaFree(in);
+    cudaFree(out);
+    cudaFreeHost(h);
+    cudaFreeHost(got);
+    cudaStreamDestroy(s[0]);
+    cudaStreamDestroy(s[1]);
+  });
+  for (int r = 0; r < n; ++r) EXPECT_TRUE(errs[r].empty()) << "rank " << r << ": " << errs[r];
+  // Where plans are cached (not while schedules are dumped or rank 0 logs its tuning), the
+  // 4-byte AllReduce made a graph on each stream and replayed it from its third call there.
+  if (getenv("MCCL_DUMP_SCHEDULE") != nullptr || getenv("NCCL_DEBUG") != nullptr) return;
+  for (int r = 0; r < n; ++r) {
+    EXPECT_EQ(made1[r], 2u) << "rank " << r;
+    EXPECT_EQ(replayed1[r], 8u) << "rank " << r;
+    EXPECT_GT(replayed[r], replayed1[r] + 20) << "rank " << r << ": the interleaved plans replayed too";
+  }
+}
+
 TEST(GpuSingleProcess, MemAllocAndRegisteredBuffers) {
   SKIP_WITHOUT_GPUS(1);
   Clique cl(8);

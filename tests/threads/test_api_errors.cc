@@ -351,6 +351,21 @@ TEST_F(ApiErrors, MoreMisuse) {
        }},
       {"IsHost NULL out", ncclInvalidArgument, "isHost",
        [](ncclComm_t c, float*, float*) { return mcclCommIsHost(c, nullptr); }},
+      {"LaunchGraphCounters NULL comm", ncclInvalidArgument, "comm",
+       [](ncclComm_t, float*, float*) {
+         uint64_t m, r;
+         return mcclCommLaunchGraphCounters(nullptr, &m, &r);
+       }},
+      {"LaunchGraphCounters NULL made", ncclInvalidArgument, "made",
+       [](ncclComm_t c, float*, float*) {
+         uint64_t r;
+         return mcclCommLaunchGraphCounters(c, nullptr, &r);
+       }},
+      {"LaunchGraphCounters NULL replayed", ncclInvalidArgument, "replayed",
+       [](ncclComm_t c, float*, float*) {
+         uint64_t m;
+         return mcclCommLaunchGraphCounters(c, &m, nullptr);
+       }},
       {"Register NULL comm", ncclInvalidArgument, "comm",
        [](ncclComm_t, float* s, float*) {
          void* h;

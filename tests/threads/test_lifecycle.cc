@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 
 #include "mccl.h"
@@ -27,6 +28,10 @@ TEST_P(InitAll, CreatesQueriesDestroys) {
     EXPECT_EQ(rank, i);
     EXPECT_EQ(dev, MCCL_DEVICE_HOST);
     EXPECT_EQ(isHost, 1);
+    uint64_t made = 1, replayed = 1;  // a host communicator launches no kernel
+    NCCL_OK(mcclCommLaunchGraphCounters(comms[i], &made, &replayed));
+    EXPECT_EQ(made, 0u);
+    EXPECT_EQ(replayed, 0u);
     ncclResult_t async = ncclInProgress;
     NCCL_OK(ncclCommGetAsyncError(comms[i], &async));
     EXPECT_EQ(async, ncclSuccess);

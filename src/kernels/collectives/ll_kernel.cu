@@ -336,27 +336,31 @@ __device__ __forceinline__ void llRaiseDone(const DevComm& comm) {
   reinterpret_cast<volatile uint32_t*>(const_cast<int32_t*>(comm.abortFlag))[kDoneFlagWord] = comm.doneTarget;
 }
 
-// kOne: the launch is one work that every block runs (llLeanOne), so no block reads the
-// work's fields before it starts on them (queueRuns cost a dependent round of parameter
-// loads: 3.65 against 3.15 us for an 8-byte AllReduce in a graph on one shared H100).
+// kOne: the launch is one work that every block runs, block i on channel i (llLeanOne), so
+// no block reads the work's fields before it starts on them (queueRuns cost a dependent
+// round of parameter loads: 3.65 against 3.15 us for an 8-byte AllReduce in a graph on one
+// shared H100), nor its queue entry (a constant-cache miss of its own, 0.09 us of the block's
+// start on one H100: bench/results/gpu-1x-2026-12-07c).
 template <typename T, bool kOne, int U>
 __global__ void __launch_bounds__(kMaxThreads, 1) llLeanKernel(const __grid_constant__ TinyArgs args) {
   __shared__ LlShared sh;
 #if MCCL_LL_PROFILE  // the start from the first instruction, in parts (llStartStamp)
   const uint64_t t0 = globalTimer();
   if (threadIdx.x == 0) {
-    for (int i = 0; i < 5; ++i) sh.startNs[i] = 0;
+    for (int i = 0; i < kLlStartStamps; ++i) sh.startNs[i] = 0;
     sh.entryNs = args.comm.prof ? t0 : 0;
     llStartStamp(sh, 0, args.comm.prof);
   }
 #else
   if (threadIdx.x == 0) sh.entryNs = args.comm.prof ? globalTimer() : 0;  // MCCL_PROFILE
 #endif
-  const DevQueue q = args.queues[blockIdx.x];
-  llStartStamp(sh, 1, q.channel);
   if constexpr (kOne) {
-    if (!llLeanStep<T, U>(args.comm, args.works[0], q.channel, sh)) return;
+    const int ch = static_cast<int>(blockIdx.x);
+    llStartStamp(sh, 1, ch);
+    if (!llLeanStep<T, U>(args.comm, args.works[0], ch, sh)) return;
   } else {
+    const DevQueue q = args.queues[blockIdx.x];
+    llStartStamp(sh, 1, q.channel);
 #pragma unroll
     for (int wi = 0; wi < TinyArgs::kWorks; ++wi) {  // unrolled: each work at a fixed offset
       if (wi >= args.nworks) break;
@@ -486,10 +490,11 @@ LeanKernelFn llLeanKernelFor(bool reduces, int type, int lines) {
 }
 
 // True when every block of the launch runs its one work: the blocks are that work's
-// channels. (A launch's blocks are the queues of its whole group: a work that shares them
-// with another launch's works, or with point-to-point queues, has fewer channels.)
+// channels, block i channel i. (A launch's blocks are the queues of its whole group: a work
+// that shares them with another launch's works, or with point-to-point queues, has fewer
+// channels; GpuWork::init queues a lone work's channels in order.)
 bool llLeanOne(const LaunchSpec& spec, const DevWork* works, int nworks) {
-  return nworks == 1 && spec.blocks == works[0].s.nchannels;
+  return nworks == 1 && spec.blocks == works[0].s.nchannels && spec.channelBlocks;
 }
 
 // The most lines a thread the lean kernel's forms take for an LL launch (host side):

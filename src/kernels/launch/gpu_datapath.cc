@@ -309,7 +309,22 @@ ncclResult_t GpuDataPath::asyncStatus() {
   return r;
 }
 
-ncclResult_t GpuDataPath::launch(const GpuPlan& p, uint64_t planStart, uint64_t planEnd) {
+// Whether a plan's eager launch may be replayed from a graph when it repeats (LaunchGraph):
+// one small LL kernel (TinyArgs) and nothing else (no copies, direct or copy-engine works),
+// launched without programmatic dependent launch (LaunchPart::pdl: a launch that overlaps
+// the kernel before it beats a replay, launch_graph.h), its operations of at most
+// MCCL_LAUNCH_GRAPH_BYTES.
+static bool launchGraphs(const GpuPlan& p) {
+  const int64_t most = knobInt(Knob::LaunchGraphBytes);
+  if (most <= 0 || p.parts.size() != 1 || !p.parts[0].spec.tiny || p.parts[0].pdl || !p.copies.empty() ||
+      !p.selfCopies.empty() || !p.direct.empty() || !p.engine.empty() || p.engineP2pOps != 0 || !p.peerEngine.empty())
+    return false;
+  for (const OpDesc& op : p.ops)
+    if (op.bytes() > static_cast<uint64_t>(most)) return false;
+  return true;
+}
+
+ncclResult_t GpuDataPath::launch(const GpuPlan& p, uint64_t planStart, uint64_t planEnd, LaunchGraph* graph) {
   const int blocks = static_cast<int>(p.queues.size());
   if (blocks == 0 && p.copies.empty() && p.selfCopies.empty() && p.direct.empty() && p.engine.empty() &&
       p.engineP2pOps == 0 && p.peerEngine.empty())
@@ -350,6 +365,9 @@ ncclResult_t GpuDataPath::launch(const GpuPlan& p, uint64_t planStart, uint64_t 
   // The word is raised to the launch's blocks, the count of claims[kDoneWord] its last
   // block sees (and zeroes); cleared here first, so only this launch's raise ends the wait.
   const uint32_t doneTarget = raise ? static_cast<uint32_t>(p.parts[0].spec.blocks) : 0;
+  // A repeated eager plan that is one small LL kernel and nothing else replays it from a
+  // graph (LaunchGraph, MCCL_LAUNCH_GRAPH_BYTES).
+  if (graph != nullptr && !(launchGraphs(p) && !capturing && others.empty())) graph = nullptr;
   if (raise && !capturing) *doneHost_ = 0;
   auto setDone = [&](DevComm* c) { c->doneTarget = doneTarget; };
   MCCL_CHECK(beforeLaunch(stream, capturing));
@@ -371,10 +389,19 @@ ncclResult_t GpuDataPath::launch(const GpuPlan& p, uint64_t planStart, uint64_t 
   for (const GpuPlan::LaunchPart& part : p.parts) {
     const char* err = nullptr;
     ncclResult_t r;
-    auto timed = [&](const void* args) {  // MCCL_PROFILE: the runtime's own part
+    // The launch of args (tiny: the same, a TinyArgs, which the plan's graph may replay);
+    // MCCL_PROFILE: the runtime's own part.
+    auto timed = [&](const void* args, const TinyArgs* tiny = nullptr) {
       const uint64_t t0 = tLaunch ? steadyNs() : 0;
       ncclResult_t rc;
-      if (part.func) {
+      cudaError_t ge = cudaSuccess;
+      bool made = false;
+      if (tiny != nullptr && graph != nullptr && graph->replay(part, *tiny, stream, &ge, &made)) {
+        if (made) graphsMade_.fetch_add(1, std::memory_order_relaxed);
+        if (ge == cudaSuccess) graphReplays_.fetch_add(1, std::memory_order_relaxed);
+        else err = cudaGetErrorString(ge);
+        rc = ge == cudaSuccess ? ncclSuccess : ncclUnhandledCudaError;
+      } else if (part.func) {
         const CUresult cr = driverCalls().launchKernel(part.func, static_cast<unsigned>(part.spec.blocks),
                                                        static_cast<unsigned>(part.spec.threads), args, stream,
                                                        part.pdl);
@@ -394,7 +421,7 @@ ncclResult_t GpuDataPath::launch(const GpuPlan& p, uint64_t planStart, uint64_t 
       TinyArgs args;
       fillArgs(&args, hComm_, part.queues.empty() ? p.queues : part.queues, part.works);
       setDone(&args.comm);
-      r = timed(&args);
+      r = timed(&args, &args);
     } else {
       KernelArgs<kSmallLaunch> args;
       fillArgs(&args, hComm_, part.queues.empty() ? p.queues : part.queues, part.works);
@@ -461,7 +488,7 @@ bool GpuDataPath::runCached(const OpDesc* ops, size_t n, ncclResult_t* result) {
     offerPlainBuffers(comm_, hit->plan.ops[pd.op], false, &hit->plan.direct[pd.work]);
   ++cacheHits_;
   selfBacklog_ += hit->plan.selfBacklog;
-  *result = launch(hit->plan, 0, 0);
+  *result = launch(hit->plan, 0, 0, &hit->graph);
   return true;
 }
 
@@ -478,6 +505,7 @@ void GpuDataPath::remember(GpuPlan&& p) {
   }
   CachedPlan& c = cache_[cacheNext_];
   cacheNext_ = (cacheNext_ + 1) % kPlanCache;
+  c.graph.reset();
   c.plan = std::move(p);
   c.symGen = comm_->sym ? comm_->sym->generation() : 0;
   c.valid = true;

@@ -37,6 +37,7 @@
 #include "kernels/work/prof_channels.h"
 #include "kernels/launch/launch.h"
 #include "kernels/launch/launch_fn.h"
+#include "kernels/launch/launch_graph.h"
 #include "kernels/launch/gpu_datapath.h"
 
 namespace mccl {
@@ -109,8 +110,9 @@ class GpuDataPath : public DataPath, private MemOpWatched {
   // only while none is outstanding, so each Recv still takes the oldest Send's data.
   int64_t selfBacklog() const { return selfBacklog_; }
   void addSelfBacklog(int d) { selfBacklog_ += d; }
-  // Launches a planned group on its first stream (eager, or into the graph being captured).
-  ncclResult_t launch(const GpuPlan& p, uint64_t planStart, uint64_t planEnd);
+  // Launches a planned group on its first stream (eager, or into the graph being captured);
+  // graph: the launch graph of the plan's cache entry (a repeat, runCached), else null.
+  ncclResult_t launch(const GpuPlan& p, uint64_t planStart, uint64_t planEnd, LaunchGraph* graph = nullptr);
   void remember(GpuPlan&& p);
 
   ncclResult_t submit(std::vector<OpDesc>& ops, std::unique_ptr<Work>* work) override {
@@ -219,6 +221,10 @@ class GpuDataPath : public DataPath, private MemOpWatched {
   }
 
   size_t kernelStackBytes() const override { return kernelStackBytesMax(); }
+  void launchGraphCounters(uint64_t* made, uint64_t* replayed) const override {
+    *made = graphsMade_.load(std::memory_order_relaxed);
+    *replayed = graphReplays_.load(std::memory_order_relaxed);
+  }
 
   // Orders launches of this communicator across the user's streams (eager mode only).
   ncclResult_t beforeLaunch(cudaStream_t stream, bool capturing) {
@@ -268,6 +274,7 @@ class GpuDataPath : public DataPath, private MemOpWatched {
     bool valid = false;
     uint64_t symGen = 0;
     GpuPlan plan;
+    LaunchGraph graph;  // its eager launch replayed (MCCL_LAUNCH_GRAPH_BYTES)
   };
   static constexpr int kPlanCache = 8;       // plans
   static constexpr int kPlanCacheOps = 64;   // operations of a plan the cache keeps
@@ -276,6 +283,7 @@ class GpuDataPath : public DataPath, private MemOpWatched {
   const bool cacheOn_ = knobBool(Knob::PlanCache);
   uint64_t cacheKnobs_ = knobsGeneration();
   uint64_t cacheHits_ = 0;
+  std::atomic<uint64_t> graphsMade_{0}, graphReplays_{0};  // launchGraphCounters
   unsigned long long* devProf_ = nullptr;
   static constexpr uint64_t kProfileWarmup = 10;
   uint64_t profSeen_ = 0;

@@ -26,6 +26,8 @@ struct LaunchSpec {
   bool ll128 = false;    // LlReduce, LlCopy: every work is LL128 (else every work is LL)
   bool reduces = false;  // Generic, Simple: some work reduces (type)
   bool unaligned = false;  // Simple: some work's data is not all 16-byte aligned (simpleWorkUnaligned)
+  bool channelBlocks = false;  // block i runs channel i (queue i's channel is i: the lean LL
+                               // kernel of one work reads no queue, llLeanOne)
   int type = 0;          // the ncclDataType_t of every reducing work
   int blocks = 0;
   int threads = 0;

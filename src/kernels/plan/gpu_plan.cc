@@ -108,7 +108,8 @@ LaunchSpec specFor(const std::vector<DevWork>& works, size_t nqueues) {
 // those that only move data (point-to-point among them) go with the first. Every rank
 // splits its group the same way (collectives come in the same order everywhere), so the
 // launches match across ranks and no connection is used by two at once.
-std::vector<GpuPlan::LaunchPart> launchParts(const std::vector<DevWork>& works, size_t nqueues, int dev) {
+std::vector<GpuPlan::LaunchPart> launchParts(const std::vector<DevWork>& works, size_t nqueues, int dev,
+                                             bool channelBlocks) {
   if (works.empty()) return {};
   std::vector<GpuPlan::LaunchPart> parts;
   for (const DevWork& w : works)
@@ -155,6 +156,7 @@ std::vector<GpuPlan::LaunchPart> launchParts(const std::vector<DevWork>& works, 
   const bool overlap = gridDepAllowed();  // programmatic dependent launch (LaunchPart::pdl)
   for (GpuPlan::LaunchPart& p : parts) {
     p.spec = specFor(p.works, nqueues);
+    p.spec.channelBlocks = channelBlocks;
     p.func = driverFunction(kernelFunction(p.spec, p.works.data(), static_cast<int>(p.works.size())));
     p.pdl = overlap && p.func && kernelWaitsForGrid(p.spec, dev);
   }

@@ -94,8 +94,10 @@ uint8_t unitsOf(const DevWork& w, uint32_t fifoSlots, bool network, bool p2pUnit
 LaunchSpec specFor(const std::vector<DevWork>& works, size_t nqueues);
 
 // The launches of a group on device dev (the current one; -1: none, launched without the
-// overlap), each kernel's function looked up there.
-std::vector<GpuPlan::LaunchPart> launchParts(const std::vector<DevWork>& works, size_t nqueues, int dev);
+// overlap), each kernel's function looked up there. channelBlocks: the queues are channels
+// 0, 1, ... in order (LaunchSpec::channelBlocks).
+std::vector<GpuPlan::LaunchPart> launchParts(const std::vector<DevWork>& works, size_t nqueues, int dev,
+                                             bool channelBlocks = false);
 
 // MCCL_P2P_BLOCK_BOTH_WAYS: a Simple launch's Sends to a peer and Recvs from it on one
 // channel share a block (kQueueBothWays); sets such parts' own queues and blocks.

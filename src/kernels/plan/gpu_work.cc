@@ -471,7 +471,10 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
                     p_.queues.size(), kMaxQueues);
   {
     CudaDeviceGuard guard(comm_->cudaDev);  // the kernels' CUfunctions are the device's
-    p_.parts = launchParts(p_.works, p_.queues.size(), comm_->cudaDev);
+    bool channelBlocks = true;  // queue i runs channel i (LaunchSpec::channelBlocks)
+    for (size_t i = 0; i < p_.queues.size(); ++i)
+      channelBlocks = channelBlocks && p_.queues[i].channel == static_cast<int>(i);
+    p_.parts = launchParts(p_.works, p_.queues.size(), comm_->cudaDev, channelBlocks);
     joinBothWays(&p_.parts, p_.queues);
     if (dump)
       for (const GpuPlan::LaunchPart& part : p_.parts)

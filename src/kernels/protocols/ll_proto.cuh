@@ -50,6 +50,10 @@ struct LlPeer {
   uint64_t recvStep;         // steps received before this work
 };
 
+// MCCL_LL_PROFILE: the stages of a lean block's start that llStartStamp stamps (ProfWord's
+// kProfLlStartParam .. kProfLlStartRest).
+constexpr int kLlStartStamps = kProfLlStamped - kProfLlStartParam;
+
 struct LlShared {
   LlPeer peer[kLlMaxRanks];  // collectives: by rank; Send/Recv: slot 0
   int abort;
@@ -60,7 +64,7 @@ struct LlShared {
   unsigned long long profSum[kProfDirectWorks - kProfLlSteps];
   uint64_t profLast;
 #if MCCL_LL_PROFILE
-  uint64_t startNs[5];  // the block start's stamps (llStartStamp), 0 where not reached
+  uint64_t startNs[kLlStartStamps];  // the block start's stamps (llStartStamp), 0 where not reached
 #endif
 };
 
@@ -314,19 +318,19 @@ struct LlProf {
       sh->profSum[kProfLlStart - kProfLlSteps] += sh->profLast - sh->entryNs;
       sh->profSum[kProfLlStarts - kProfLlSteps] += 1;
 #if MCCL_LL_PROFILE
-      sh->startNs[4] = sh->profLast;
+      sh->startNs[kLlStartStamps - 1] = sh->profLast;  // the last stage ends here
       // The start's parts, where every stamp was taken (the lean one-work form).
       bool all = true;
-      for (int i = 0; i < 5; ++i) all = all && sh->startNs[i] != 0;
+      for (int i = 0; i < kLlStartStamps; ++i) all = all && sh->startNs[i] != 0;
       if (all) {
         uint64_t last = sh->entryNs;
-        for (int i = 0; i < 5; ++i) {
+        for (int i = 0; i < kLlStartStamps; ++i) {
           atomicAdd(out + kProfLlStartParam + i, static_cast<unsigned long long>(sh->startNs[i] - last));
           last = sh->startNs[i];
         }
         atomicAdd(out + kProfLlStamped, 1ull);
       }
-      for (int i = 0; i < 5; ++i) sh->startNs[i] = 0;
+      for (int i = 0; i < kLlStartStamps; ++i) sh->startNs[i] = 0;
 #endif
       sh->entryNs = 0;
     }
