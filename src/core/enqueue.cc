@@ -40,6 +40,8 @@ const char* p2pCallName(P2pCall c) {
   return "?";
 }
 
+const OpDesc kBlankOp{};
+
 size_t OpDesc::bytes() const { return count * datatypeSize(datatype); }
 
 uint64_t steadyNs() {

@@ -10,10 +10,16 @@ struct ncclComm;
 
 namespace mccl {
 
-// The operation an API call names (the rest of OpDesc at its defaults).
+// An OpDesc at its defaults, defined out of line (enqueue.cc).
+extern const OpDesc kBlankOp;
+
+// The operation an API call names (the rest of OpDesc at its defaults). Copied from a blank
+// one the compiler cannot see into rather than built by OpDesc's constructor, which GCC
+// compiles to a `rep stos` clear: its start-up was three quarters of ncclSend's own time
+// (perf, 2-core CI machine); the copy is a few vector moves.
 inline OpDesc apiOp(OpKind kind, const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
                     ncclRedOp_t op, int root, cudaStream_t stream) {
-  OpDesc d;
+  OpDesc d = kBlankOp;
   d.kind = kind;
   d.sendbuff = sendbuff;
   d.recvbuff = recvbuff;

@@ -30,7 +30,6 @@ struct CommSetup {
 };
 
 struct GroupState {
-  int depth = 0;
   ncclResult_t error = ncclSuccess;
   std::vector<ncclComm*> inits;
   std::vector<CommSetup> setups;  // in order of first appearance
@@ -59,6 +58,10 @@ struct RunAfter {
 };
 
 thread_local GroupState tlsGroup;
+// The nesting depth of ncclGroupStart, apart from the lists: a thread_local with a
+// constructor is reached through a wrapper that checks its initialisation (two TLS lookups
+// a use), a plain int directly, and every call of the data path asks for the depth.
+thread_local int tlsDepth = 0;
 
 // Lists the works of one ncclGroupEnd on their communicators (comm->activeWorks) for as
 // long as they run.
@@ -213,10 +216,10 @@ const char* simInfoProblem(const ncclSimInfo_t* simInfo) {
 
 }  // namespace
 
-int groupDepth() { return tlsGroup.depth; }
+int groupDepth() { return tlsDepth; }
 
 ncclResult_t groupStart() {
-  ++tlsGroup.depth;
+  ++tlsDepth;
   return ncclSuccess;
 }
 
@@ -246,7 +249,7 @@ void groupAddOp(ncclComm* comm, const OpDesc& op) {
 }
 
 void groupSetError(ncclResult_t r) {
-  if (tlsGroup.depth > 0 && tlsGroup.error == ncclSuccess) tlsGroup.error = r;
+  if (tlsDepth > 0 && tlsGroup.error == ncclSuccess) tlsGroup.error = r;
 }
 
 void groupForget(ncclComm* comm) {
@@ -264,11 +267,11 @@ ncclResult_t groupEnd(bool simulate, ncclSimInfo_t* simInfo) {
   GroupState& g = tlsGroup;
   const char* call = simulate ? "ncclGroupSimulateEnd" : "ncclGroupEnd";
   const char* badSim = simulate ? simInfoProblem(simInfo) : nullptr;
-  if (badSim && g.depth <= 1) {
-    if (g.depth == 0)
+  if (badSim && tlsDepth <= 1) {
+    if (tlsDepth == 0)
       return MCCL_ERR(ncclInvalidArgument, nullptr,
                       "%s: simInfo %s; initialise it with NCCL_SIM_INFO_INITIALIZER", call, badSim);
-    g.depth = 0;
+    tlsDepth = 0;
     // As NCCL: the group ends here, its operations are dropped.
     GroupState mine = std::move(g);
     g = GroupState();
@@ -278,22 +281,54 @@ ncclResult_t groupEnd(bool simulate, ncclSimInfo_t* simInfo) {
                     "%s: simInfo %s; initialise it with NCCL_SIM_INFO_INITIALIZER (the group was dropped)",
                     call, badSim);
   }
-  if (g.depth == 0)
+  if (tlsDepth == 0)
     return MCCL_ERR(ncclInvalidUsage, nullptr, "%s called without a matching ncclGroupStart", call);
   if (badSim) {
     // An inner group: the outer one fails at its end and runs nothing.
-    --g.depth;
+    --tlsDepth;
     groupSetError(ncclInvalidArgument);
     return MCCL_ERR(ncclInvalidArgument, nullptr,
                     "%s: simInfo %s; initialise it with NCCL_SIM_INFO_INITIALIZER", call, badSim);
   }
-  if (--g.depth > 0) return ncclSuccess;
+  if (--tlsDepth > 0) return ncclSuccess;
   if (simulate) {
     double us = 0;
     for (CommOps& w : g.work) us = std::max(us, estimateGroupTimeUs(w.comm, w.ops));
     simInfo->estimatedTime = static_cast<float>(us);
   }
 
+  // Operations on one communicator and nothing else, the usual group: its data path may run
+  // it on a lean path of its own, from this thread's lists in place: not moved out into a
+  // GroupState and back, one of the small costs that together kept a small host Send/Recv
+  // pair below MPI_Sendrecv (docs/DESIGN.md, "Small Send/Recv groups").
+  bool triedAlone = false;
+  if (!simulate && g.error == ncclSuccess && g.inits.empty() && g.setups.empty() && g.after.empty() &&
+      g.work.size() == 1) {
+    triedAlone = true;
+    ncclComm* c = g.work[0].comm;
+    if (c->checkUsable(call) == ncclSuccess) {
+      // Once run (an exception too), the lists are emptied, keeping their capacity for the
+      // thread's next group; not run, they go the general way below.
+      struct EmptyIfRan {
+        GroupState& g;
+        bool ran = true;
+        ~EmptyIfRan() {
+          if (!ran) return;
+          g.spareOps = std::move(g.work[0].ops);
+          g.spareOps.clear();
+          g.work.clear();
+        }
+      } lists{g};
+      ncclResult_t r;
+      lists.ran = c->dataPath->runGroupAlone(lists.g.work[0].ops, &r);
+      if (lists.ran) {
+        if (r == ncclSuccess) return ncclSuccess;
+        r = c->attributeRemoteError(r);
+        c->fail(r);
+        return r;
+      }
+    }
+  }
   GroupState mine = std::move(g);
   g = GroupState();
   // Hands the first communicator's operation list (emptied) and the work list back to the
@@ -302,7 +337,7 @@ ncclResult_t groupEnd(bool simulate, ncclSimInfo_t* simInfo) {
     GroupState& mine;
     ~Recycle() {
       GroupState& next = tlsGroup;
-      if (next.depth != 0 || !next.work.empty() || mine.work.empty()) return;
+      if (tlsDepth != 0 || !next.work.empty() || mine.work.empty()) return;
       next.spareOps = std::move(mine.work[0].ops);
       next.spareOps.clear();
       mine.work.clear();
@@ -328,7 +363,7 @@ ncclResult_t groupEnd(bool simulate, ncclSimInfo_t* simInfo) {
     if (s != ncclSuccess) return s;
   }
   if (simulate) return res;
-  if (mine.work.size() == 1 && mine.work[0].comm->checkUsable(call) == ncclSuccess) {
+  if (!triedAlone && mine.work.size() == 1 && mine.work[0].comm->checkUsable(call) == ncclSuccess) {
     // One communicator: its data path may run the group on a lean path of its own.
     ncclComm* c = mine.work[0].comm;
     ncclResult_t r;

@@ -104,6 +104,16 @@ bool HostDataPath::runGroupAlone(const std::vector<OpDesc>& ops, ncclResult_t* r
   // messages, a few small collectives) runs on the caller's thread without a Work; a
   // rank's Sends to itself paired with its Recvs are copies first. Nothing is copied or
   // counted unless the rest all goes to shared memory (else the engine's way does it).
+  bool toSelf = false;
+  for (const OpDesc& op : ops) toSelf = toSelf || (op.isP2p() && op.root == comm_->rank);
+  if (!toSelf) {
+    // The usual group (a halo exchange, a ring shift): no pairs to look for.
+    for (const OpDesc& op : ops)
+      if (!shm_.use(op)) return false;
+    *result = aborted_.load() ? MCCL_ERR(ncclInvalidUsage, comm_, "the communicator was aborted")
+                              : shm_.runGroup(ops, aborted_);
+    return true;
+  }
   const SelfPairs p = selfPairsOf(ops);
   std::vector<OpDesc> rest;
   if (p.pairs > 0) rest = withoutPairs(ops, p);

@@ -1,10 +1,10 @@
 // Waiting on the caller's thread for a lone operation of a host communicator (the lean
 // paths next to the engine: the shared-memory one-shot and MPI's collectives). The engine's
-// checks run every 16 empty polls: abort, a peer the watchdog lost, MCCL_TIMEOUT from the
-// first check on, and MPI progress on an MPI-backed communicator (guide section "MPI
-// Progress": a peer may need this rank's MPI calls before it reaches the collective); past
-// 64 empty polls every poll yields the core where ranks outnumber the node's CPUs, past
-// 65,536 elsewhere (core/idle.h).
+// checks run every 16 empty polls (from the 1,024th where every rank has a CPU, below):
+// abort, a peer the watchdog lost, MCCL_TIMEOUT from the first check on, and MPI progress on
+// an MPI-backed communicator (guide section "MPI Progress": a peer may need this rank's MPI
+// calls before it reaches the collective); after the first empty poll every poll yields the
+// core where ranks outnumber the node's CPUs, past 65,536 elsewhere (core/idle.h).
 #pragma once
 
 #include <mpi.h>
@@ -27,7 +27,10 @@ class LoneWait {
  public:
   // mpiComm: the communicator's MPI_Comm to keep progressing, or MPI_COMM_NULL.
   LoneWait(ncclComm* comm, const std::atomic<bool>& aborted, MPI_Comm mpiComm = MPI_COMM_NULL)
-      : comm_(comm), aborted_(aborted), mpiComm_(mpiComm) {}
+      : comm_(comm),
+        aborted_(aborted),
+        mpiComm_(mpiComm),
+        firstCheck_(comm->idleYieldSoon ? 16 : kSpinPolls) {}
 
   // After a poll that moved something (a group's operations): the count starts again.
   void progressed() { idle_ = 0; }
@@ -36,8 +39,8 @@ class LoneWait {
   template <typename Describe>
   ncclResult_t idle(Describe describe) {
     ++idle_;
-    if ((idle_ & 15) == 0) {
-      if (idle_ == 16) {
+    if ((idle_ & 15) == 0 && idle_ >= firstCheck_) {
+      if (idle_ == firstCheck_) {
         since_ = std::chrono::steady_clock::now();
         timeout_ = knobInt(Knob::Timeout);
         if (mpiComm_ != MPI_COMM_NULL && !MpiBootstrap::callerMayUseMpi()) mpiComm_ = MPI_COMM_NULL;
@@ -58,6 +61,13 @@ class LoneWait {
   ncclComm* comm_;
   const std::atomic<bool>& aborted_;
   MPI_Comm mpiComm_;
+  // Where every rank has a CPU, the checks begin after this many empty polls (a few
+  // microseconds): a peer a moment behind is seen without them. Their MPI_Iprobe and clock
+  // read cost more than a small message's whole wait, and 2-7 % of 8-byte Send/Recv groups
+  // on 2 ranks waited past 16 polls and paid them with the message already there. Where
+  // ranks outnumber CPUs every poll yields the core, and they begin at 16 as before.
+  static constexpr uint32_t kSpinPolls = 1024;
+  uint32_t firstCheck_;
   uint32_t idle_ = 0;
   int64_t timeout_ = 0;
   std::chrono::steady_clock::time_point since_;

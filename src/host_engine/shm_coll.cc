@@ -132,15 +132,19 @@ void ShmColls::start(const OpDesc& op, ShmOp* out, bool same) {
   out->waitRank = -1;
   out->piece = 0;
   if (op.isP2p()) {
-    // Numbered per pair in call order on both ends: NCCL's matching of Sends and Recvs.
-    out->s = ++(op.kind == OpKind::Send ? sendSeq_ : recvSeq_)[static_cast<size_t>(op.root)];
-    gP2pCount.store(gP2pCount.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    out->s = numberP2p(op);
     return;
   }
   out->s = comm_->nranks == 1 ? 0 : nextSeq_++;
   // Not a read-modify-write: a count for tests (one thread per process), not worth an
   // atomic instruction per call; ranks that are threads of one process may lose counts.
   gCount.store(gCount.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+
+uint64_t ShmColls::numberP2p(const OpDesc& op) {
+  gP2pCount.store(gP2pCount.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  // Numbered per pair in call order on both ends: NCCL's matching of Sends and Recvs.
+  return ++(op.kind == OpKind::Send ? sendSeq_ : recvSeq_)[static_cast<size_t>(op.root)];
 }
 
 bool ShmColls::use(const OpDesc& op) {
@@ -323,17 +327,32 @@ ncclResult_t ShmColls::progress(ShmOp& o) {
         if (m < o.s - back) return ncclSuccess;
       }
       Line* c = seg_->cell(me, o.s);
+      // A Scatter's root and an AlltoAll's ranks leave their own block out, which nobody
+      // reads (a ReduceScatter in place reads its own from the cell): half of a 2-rank
+      // Scatter's copy. [ownFrom, ownTo) is empty for the rest.
+      const bool ownOut = op.kind == OpKind::Scatter || op.kind == OpKind::AlltoAll;
+      const size_t ownFrom = ownOut ? static_cast<size_t>(me) * bytes : 0;
+      const size_t ownTo = ownOut ? ownFrom + bytes : 0;
+      // Copies the input's bytes [at, at + len), less [ownFrom, ownTo), to dst (where `at` goes).
+      auto copyIn = [&](char* dst, size_t at, size_t len) {
+        const size_t end = at + len;
+        if (ownTo <= at || end <= ownFrom) {
+          std::memcpy(dst, in + at, len);
+          return;
+        }
+        if (at < ownFrom) std::memcpy(dst, in + at, ownFrom - at);
+        if (ownTo < end) std::memcpy(dst + (ownTo - at), in + ownTo, end - ownTo);
+      };
       if (inLine) {
         for (int l = 0; l < lines; ++l) {
-          size_t at = static_cast<size_t>(l) * kLineData;
-          std::memcpy(c[l].data, in + at, std::min(kLineData, writeBytes - at));
+          const size_t at = static_cast<size_t>(l) * kLineData;
+          copyIn(c[l].data, at, std::min(kLineData, writeBytes - at));
           c[l].seq.store(o.s, std::memory_order_release);
         }
       } else {
         char* d = data(me);
         for (int p = 0; p < pieces.count; ++p) {
-          const size_t at = pieces.at(p);
-          std::memcpy(d + at, in + at, pieces.len(p, writeBytes));
+          copyIn(d + pieces.at(p), pieces.at(p), pieces.len(p, writeBytes));
           c[p].seq.store(o.s, std::memory_order_release);
         }
       }
@@ -482,8 +501,8 @@ ncclResult_t ShmColls::progress(ShmOp& o) {
 }
 
 ncclResult_t ShmColls::runAlone(const OpDesc& op, const std::atomic<bool>& aborted) {
-  ShmOp o;
-  start(op, &o);
+  ShmOp o(op);  // not ShmOp o: its constructor clears it first (`rep stos`, start-up heavy)
+  start(op, &o, true);
   LoneWait wait(comm_, aborted, mpiComm_);
   for (;;) {
     MCCL_CHECK(progress(o));
@@ -522,6 +541,9 @@ std::string ShmBatch::describe() const {
 }
 
 ncclResult_t ShmColls::runGroup(const std::vector<OpDesc>& ops, const std::atomic<bool>& aborted) {
+  bool onlyP2p = true;
+  for (const OpDesc& op : ops) onlyP2p = onlyP2p && op.isP2p();
+  if (onlyP2p) return runP2pGroup(ops, aborted);
   group_.clear();
   for (const OpDesc& op : ops) add(group_, op);
   LoneWait wait(comm_, aborted, mpiComm_);

@@ -50,6 +50,7 @@ struct ncclComm;
 namespace mccl {
 
 class ShmSegment;
+struct ShmP2pCell;
 
 // One operation on the segment: a state machine that never blocks.
 struct ShmOp {
@@ -111,6 +112,15 @@ class ShmColls {
   ncclResult_t join();  // checks the segment's header (slot size, rank count)
   ncclResult_t runLocal(const OpDesc& op);
   ncclResult_t progressP2p(ShmOp& o);
+  // Send/Recv (shm_p2p.cc): the next number of op's pair and direction (call order), the
+  // cell of its message s, and one step of it (*done once finished; *piece: the next piece
+  // of a Recv through a slot).
+  uint64_t numberP2p(const OpDesc& op);
+  ShmP2pCell* p2pCellOf(const OpDesc& op, uint64_t s) const;
+  ncclResult_t stepP2p(const OpDesc& op, uint64_t s, ShmP2pCell* c, int* piece, bool* done);
+  // runGroup for a group of Sends and Recvs only: each advanced as soon as it can, from the
+  // group's own list (no ShmOp copies), its cell found once.
+  ncclResult_t runP2pGroup(const std::vector<OpDesc>& ops, const std::atomic<bool>& aborted);
 
   ncclComm* comm_;
   MPI_Comm mpiComm_ = MPI_COMM_NULL;  // kept progressing while a lone operation waits
@@ -126,6 +136,13 @@ class ShmColls {
   std::vector<uint64_t> sendSeq_, recvSeq_, sent_, recvDone_, sendFreed_;
   uint64_t slotUses_ = 0;  // messages this rank has sent through its message slots
   ShmBatch group_;  // runGroup's operations (kept: no allocation per group)
+  struct P2pStep {
+    uint64_t s;
+    ShmP2pCell* cell;
+    int piece;
+    bool done;
+  };
+  std::vector<P2pStep> p2pSteps_;  // runP2pGroup's, one per operation (kept likewise)
 };
 
 // Collectives and Send/Recv run on the segment so far in this process (tests check which

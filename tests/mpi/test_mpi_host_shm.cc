@@ -5,13 +5,14 @@
 // every cell and slot many times; groups mixing it with the engine; the same bits as the
 // engine; and a silent peer still ending in ncclRemoteError. Small Send/Recv likewise: every
 // pattern and datatype at the edges of a cell, more messages to one peer than its ring
-// holds, sizes that differ between the ends, a sender that leaves before its receiver came.
+// holds, sizes that differ between the ends, a sender that leaves before its receiver came,
+// groups of every size to 4 KiB back to back, a group whose peer never comes.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
-#include <dirent.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "coll_check.h"
+#include "core/comm.h"
 #include "core/types.h"
 #include "host_paths.h"
 #include "core/knobs.h"
@@ -71,15 +73,17 @@ bool oneNode() {
 // Operations expected in shared memory: `ops` on one node, none across nodes.
 uint64_t onOneNode(uint64_t ops) { return oneNode() ? ops : 0; }
 
-// Shared-memory segments of mccl's in /dev/shm (their names: host_engine/shm_coll.cc).
-int segmentsInDevShm() {
-  int count = 0;
-  if (DIR* d = opendir("/dev/shm")) {
-    while (dirent* e = readdir(d)) count += std::strncmp(e->d_name, "mccl-shm-", 9) == 0 ? 1 : 0;
-    closedir(d);
-  }
-  return count;
+// The path in /dev/shm of comm's shared-memory segment (its name: host_engine/shm_coll.cc),
+// known before comm is destroyed. Checked by name, not by counting mccl's segments: other
+// tests that ctest runs beside this one make and remove segments of their own.
+std::string segmentPath(ncclComm_t comm) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/dev/shm/mccl-shm-%016llx",
+                static_cast<unsigned long long>(comm->topo.shmToken()));
+  return path;
 }
+
+bool exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
 
 // AlltoAll, Gather and Scatter run whole in the segment (one operation each: a rank writes
 // its blocks once, every reader takes its own).
@@ -436,8 +440,8 @@ TEST(HostShm, SenderLeavesBeforeItsReceiverArrives) {
   const int n = worldSize(), r = worldRank();
   if (n < 2 || !oneNode()) GTEST_SKIP() << "needs two ranks on one node";
   MPI_Barrier(MPI_COMM_WORLD);
-  const int segmentsBefore = segmentsInDevShm();
   ncclComm_t comm = worldComm(kMax);
+  const std::string segment = segmentPath(comm);
   int32_t v = 1000;
   const uint64_t before = mccl::hostShmP2pCount();
   if (r == 0) {
@@ -452,7 +456,7 @@ TEST(HostShm, SenderLeavesBeforeItsReceiverArrives) {
     EXPECT_EQ(ncclCommDestroy(comm), ncclSuccess);
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  EXPECT_EQ(segmentsInDevShm(), segmentsBefore);
+  EXPECT_FALSE(exists(segment)) << segment;
 }
 
 // Ranks 0 and 1 exchange a message, the others never touch the segment; when all have
@@ -461,8 +465,8 @@ TEST(HostShm, SegmentNameGoneWhenOnlySomeRanksCame) {
   const int n = worldSize(), r = worldRank();
   if (n < 2 || !oneNode()) GTEST_SKIP() << "needs two ranks on one node";
   MPI_Barrier(MPI_COMM_WORLD);
-  const int segmentsBefore = segmentsInDevShm();
   ncclComm_t comm = worldComm(kMax);
+  const std::string segment = segmentPath(comm);
   int32_t v = r, got = -1;
   if (r < 2) {
     ASSERT_EQ(ncclGroupStart(), ncclSuccess);
@@ -473,7 +477,102 @@ TEST(HostShm, SegmentNameGoneWhenOnlySomeRanksCame) {
   }
   EXPECT_EQ(ncclCommDestroy(comm), ncclSuccess);
   MPI_Barrier(MPI_COMM_WORLD);
-  EXPECT_EQ(segmentsInDevShm(), segmentsBefore);
+  EXPECT_FALSE(exists(segment)) << segment;
+}
+
+// Groups of Sends and Recvs only (a halo exchange, a ring shift) run from the group's own
+// list (ShmColls::runP2pGroup). Back to back, one group per size from 0 to 4 KiB (0 goes
+// to the engine, 1-480 B in a cell, above in a slot), each rank sending to r + d and
+// receiving from r - d with d changing every group (itself too, every seventh: a copy),
+// the two calls in either order, at unaligned addresses, in types of 1, 2 and 8 bytes;
+// every fifth group a second pair of messages of another size to other peers. Every byte
+// is checked against a value computed from (sender, receiver, group, byte) alone.
+TEST(HostShm, SendRecvGroupsOfEverySizeBackToBack) {
+  const int n = worldSize(), r = worldRank();
+  ncclComm_t comm = worldComm(kMax);
+  constexpr size_t kTop = 4096;
+  auto val = [](int from, int to, size_t group, size_t k) {
+    uint64_t x = (static_cast<uint64_t>(from) << 48) ^ (static_cast<uint64_t>(to) << 32) ^ (group << 13) ^ k;
+    x *= 0x9E3779B97F4A7C15ull;
+    return static_cast<char>(x >> 56);
+  };
+  auto typeFor = [](size_t bytes) {
+    return bytes % 8 == 0 ? ncclInt64 : bytes % 2 == 0 ? ncclFloat16 : ncclUint8;
+  };
+  std::vector<char> out(2 * (kTop + 16)), in(2 * (kTop + 16));
+  uint64_t shmWant = 0;
+  const uint64_t before = mccl::hostShmP2pCount();
+  int bad = 0;
+  for (size_t g = 0; g <= kTop && bad == 0; ++g) {
+    // Two messages at most: sizes, offsets (unaligned) and peers of each.
+    const int msgs = g % 5 == 4 ? 2 : 1;
+    size_t bytes[2] = {g, (g * 7 + 3) % (kTop + 1)};
+    const size_t at[2] = {g % 7, kTop + 16 + g % 5};
+    int d[2] = {g % 7 == 6 ? 0 : 1 + static_cast<int>(g % static_cast<size_t>(n > 1 ? n - 1 : 1)), 1};
+    if (n == 1) d[0] = d[1] = 0;
+    for (int m = 0; m < msgs; ++m) {
+      const int to = (r + d[m]) % n;
+      for (size_t k = 0; k < bytes[m]; ++k) out[at[m] + k] = val(r, to, g * 2 + m, k);
+      std::memset(&in[at[m]], 0x5a, bytes[m]);
+    }
+    ASSERT_EQ(ncclGroupStart(), ncclSuccess);
+    for (int m = 0; m < msgs; ++m) {
+      const ncclDataType_t t = typeFor(bytes[m]);
+      const size_t count = bytes[m] / typeSize(t);
+      const int to = (r + d[m]) % n, from = (r - d[m] + n) % n;
+      auto send = [&] { return ncclSend(&out[at[m]], count, t, to, comm, nullptr); };
+      auto recv = [&] { return ncclRecv(&in[at[m]], count, t, from, comm, nullptr); };
+      if (g % 2 == 0) {
+        EXPECT_EQ(send(), ncclSuccess);
+        EXPECT_EQ(recv(), ncclSuccess);
+      } else {
+        EXPECT_EQ(recv(), ncclSuccess);
+        EXPECT_EQ(send(), ncclSuccess);
+      }
+      if (bytes[m] > 0 && d[m] != 0 && oneNode()) shmWant += 2;
+    }
+    ASSERT_EQ(ncclGroupEnd(), ncclSuccess) << "group " << g << ": " << ncclGetLastError(comm);
+    for (int m = 0; m < msgs; ++m) {
+      const int from = (r - d[m] + n) % n;
+      for (size_t k = 0; k < bytes[m]; ++k)
+        if (in[at[m] + k] != val(from, r, g * 2 + m, k) && ++bad <= 5)
+          ADD_FAILURE() << "group " << g << " message " << m << " (" << bytes[m] << " B from rank " << from
+                        << "): byte " << k;
+    }
+  }
+  EXPECT_EQ(mccl::hostShmP2pCount() - before, shmWant);
+  EXPECT_EQ(ncclCommDestroy(comm), ncclSuccess);
+}
+
+// A group's Send and Recv whose peer never comes: the Send is written (eager), the Recv
+// comes back with ncclRemoteError (MCCL_TIMEOUT) naming it, and abort returns.
+TEST(HostShm, SendRecvGroupSilentPeerIsARemoteError) {
+  const int n = worldSize(), r = worldRank();
+  if (n < 2 || !oneNode()) GTEST_SKIP() << "needs two ranks on one node";
+  ncclComm_t comm = worldComm(kMax);
+  setenv("MCCL_TIMEOUT", "1", 1);
+  mccl::knobsReload();
+  if (r == 0) {
+    int32_t mine = 7, got = 0;
+    ASSERT_EQ(ncclGroupStart(), ncclSuccess);
+    EXPECT_EQ(ncclSend(&mine, 1, ncclInt32, 1, comm, nullptr), ncclSuccess);
+    EXPECT_EQ(ncclRecv(&got, 1, ncclInt32, 1, comm, nullptr), ncclSuccess);
+    EXPECT_EQ(ncclGroupEnd(), ncclRemoteError);
+    const std::string e = ncclGetLastError(comm);
+    EXPECT_NE(e.find("Recv of 1 x ncclInt32 from rank 1 (its message 1) in shared memory"), std::string::npos)
+        << e;
+    ncclResult_t async = ncclSuccess;
+    EXPECT_EQ(ncclCommGetAsyncError(comm, &async), ncclSuccess);
+    EXPECT_EQ(async, ncclRemoteError);
+    // The failed group left nothing queued: the next call is refused for the failure, not
+    // for a stale group.
+    EXPECT_EQ(ncclSend(&mine, 1, ncclInt32, 1, comm, nullptr), ncclRemoteError);
+  }
+  unsetenv("MCCL_TIMEOUT");
+  mccl::knobsReload();
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_EQ(ncclCommAbort(comm), ncclSuccess);
+  MPI_Barrier(MPI_COMM_WORLD);
 }
 
 // A Recv whose sender never sends comes back with ncclRemoteError (MCCL_TIMEOUT), naming
@@ -488,7 +587,8 @@ TEST(HostShm, SendRecvSilentPeerIsARemoteError) {
     int32_t got = 0;
     EXPECT_EQ(ncclRecv(&got, 1, ncclInt32, 1, comm, nullptr), ncclRemoteError);
     const std::string e = ncclGetLastError(comm);
-    EXPECT_NE(e.find("Recv of 1 x ncclInt32 from rank 1 (its message 1) in shared memory"), std::string::npos) << e;
+    EXPECT_NE(e.find("Recv of 1 x ncclInt32 from rank 1 (its message 1) in shared memory"), std::string::npos)
+        << e;
   }
   unsetenv("MCCL_TIMEOUT");
   mccl::knobsReload();
