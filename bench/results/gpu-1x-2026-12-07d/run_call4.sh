@@ -8,12 +8,12 @@ cd "$(dirname "$0")/../../.."
 . bench/device_call.sh
 date -u >> $T
 SECONDS=0
-gtests 2 'GpuSingleProcess.RepeatedEager*:GpuSingleProcess.PointToPoint*:GpuSingleProcess.SelfSendRecv*:GpuSingleProcess.AlltoAll*:GpuSingleProcess.OneThreadGroups*:GpuSingleProcess.LoneCalls*:GpuSingleProcess.EveryTypeOpAndForm' 200
+gtests 2 'GpuSingleProcess.RepeatedEager*:GpuSingleProcess.PointToPoint*:GpuSingleProcess.SelfSendRecv*:GpuSingleProcess.AlltoAll*:GpuSingleProcess.OneThreadGroups*:GpuSingleProcess.LoneCalls*:GpuSingleProcess.EveryTypeOpAndForm' 100
 echo "(single process, 2 ranks: ${SECONDS} s)" >> $T
 mpsStart
 SECONDS=0
-mpitests '*' 150
+mpitests '*' 70
 echo "(MPI np 2: ${SECONDS} s)" >> $T
-preload 2 60
+preload 2 30
 mpsStop
 finish call4
