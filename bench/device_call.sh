@@ -84,8 +84,10 @@ reap() { pkill -9 -f "[.]carry/$1" 2>/dev/null; sleep 1; }
 
 mpitests() {  # FILTER LIMIT: the MPI GPU tests of FILTER on NP processes sharing the GPU(s)
   local f=$1 limit=$2 rc
-  timeout $limit $M -x MCCL_SHARED_GPU=2 -x MCCL_DUMP_SCHEDULE=0 $B/mccl_gpu_mpi_tests --gtest_filter="$f" \
-    > $W/mpi.log 2>&1
+  # (MCCL_TEST_QUICK=1 in the caller's environment: CollectivesFromMpiComm to 1M elements, not
+  # 64M: 126-189 s alone under MPS on one GPU.)
+  timeout $limit $M -x MCCL_SHARED_GPU=2 -x MCCL_DUMP_SCHEDULE=0 ${MCCL_TEST_QUICK:+-x MCCL_TEST_QUICK} \
+    $B/mccl_gpu_mpi_tests --gtest_filter="$f" > $W/mpi.log 2>&1
   rc=$?
   [ $rc = 124 ] && reap mccl_gpu_mpi_tests
   res "mpi np$NP" $rc $W/mpi.log

@@ -315,10 +315,12 @@ ncclResult_t GpuDataPath::asyncStatus() {
 // the kernel before it beats a replay, launch_graph.h), its operations of at most
 // MCCL_LAUNCH_GRAPH_BYTES.
 static bool launchGraphs(const GpuPlan& p) {
-  const int64_t most = knobInt(Knob::LaunchGraphBytes);
-  if (most <= 0 || p.parts.size() != 1 || !p.parts[0].spec.tiny || p.parts[0].pdl || !p.copies.empty() ||
-      !p.selfCopies.empty() || !p.direct.empty() || !p.engine.empty() || p.engineP2pOps != 0 || !p.peerEngine.empty())
+  // The overlap first: on sm_90 GPUs of their own every launch has it, and the rest is not read.
+  if (p.parts.size() != 1 || p.parts[0].pdl || !p.parts[0].spec.tiny || !p.copies.empty() || !p.selfCopies.empty() ||
+      !p.direct.empty() || !p.engine.empty() || p.engineP2pOps != 0 || !p.peerEngine.empty())
     return false;
+  const int64_t most = knobInt(Knob::LaunchGraphBytes);
+  if (most <= 0) return false;
   for (const OpDesc& op : p.ops)
     if (op.bytes() > static_cast<uint64_t>(most)) return false;
   return true;

@@ -14,8 +14,9 @@
 
 namespace mccl {
 
-// A small eager call is bound by the host, and the driver's kernel launch is most of it. A
-// plan of the cache (GpuDataPath::runCached) whose launch is one small LL kernel (TinyArgs)
+// Much of a small eager call is the host's, and the driver's kernel launch is the larger
+// part of that (MCCL_PROFILE, one H100: 3.1 us of an 8-byte AllReduce's 4.87 in cudaGraphLaunch
+// or cuLaunchKernel, figures below). A plan of the cache (GpuDataPath::runCached) whose launch is one small LL kernel (TinyArgs)
 // and nothing else launches the same kernel with the same parameters each time it repeats
 // on the same stream: from its kAlike-th such launch in a row the plan replays a graph of
 // that one kernel instead, made then. The replay runs what the launch would (the parameters
@@ -41,7 +42,8 @@ class LaunchGraph {
   ~LaunchGraph() { reset(); }
 
   // Forgets the launch and destroys its graph (a replay still running ends first: CUDA
-  // frees an executable graph in flight when it completes).
+  // frees an executable graph in flight when it completes). A plan whose graph could not be
+  // made keeps launching (never_ stays): it would fail the same way again.
   void reset() {
     if (exec_ != nullptr) cudaGraphExecDestroy(exec_);
     exec_ = nullptr;

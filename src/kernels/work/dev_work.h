@@ -6,6 +6,7 @@
 // counters in device memory, so replays and eager launches continue where the last left.
 #pragma once
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "algorithms/schedule.h"
@@ -113,34 +114,46 @@ constexpr int kCtrlCredit = 1;
 // Kernel error codes, written to host-mapped memory.
 enum DevError : int32_t { kDevOk = 0, kDevTimeout = 1, kDevAborted = 2 };
 
+// The lean LL kernel reads its parameters straight from the constant bank, and each 64-byte
+// line of them is a miss of its own at a block's start (a launch's parameters are new to
+// every SM; about 0.1 us a line on an H100, bench/results/gpu-1x-2026-12-07c). On sm_90 the
+// parameters begin at c[0][0x210], 16 bytes into a line, so the fields that kernel reads
+// before its first store come first here: the first 48 bytes of KernelArgs, one line.
+// DevWork's come first in it for the same reason (below).
 struct DevComm {
+  // Hot: the lean LL kernel's (ll_kernel.cu, ll_proto.cuh).
   int32_t rank;
   int32_t nranks;
   int32_t maxChannels;
-  int32_t ringPosition;         // this rank's place in the ring, and its neighbours there: what
-  int32_t ringPrev;             // the Simple kernels need before their first wait, without a
-  int32_t ringNext;             // dependent load of the ring tables
-  volatile int32_t* abortFlag;  // host-mapped; set by ncclCommAbort
-  int32_t* error;               // host-mapped; first DevError of a kernel
-  int32_t* errorPeer;           // host-mapped; the peer a timed-out wait was for
-  uint64_t timeoutNs;           // MCCL_TIMEOUT
-  int32_t fence;                // 0: fence.acq_rel.sys (default), 1: fence.sc.sys
-  int32_t slices;               // flags per FIFO slot: a step's chunk moves in this many slices
-  int32_t postWarp;             // Simple kernel: a sending work's last warp fences and posts
-                                // (MCCL_SIMPLE_POST_WARP; simple_kernel.cuh)
   uint32_t doneTarget;          // nonzero: the launch raises its host's completion word (core/
                                 // completion.h), word kDoneFlagWord of the abortFlag block, to this
                                 // value, its blocks, when claims[kDoneWord] counts them all; 0 in
                                 // most launches
-  const int32_t* ring;          // ring order (device copy)
-  const int32_t* ringPos;
   uint8_t* table;               // the connection table: a block of peerBytes per peer (devConn,
                                 // devCtrl), zero until connected; see src/ipc_transport/conn_table.h
   uint64_t peerBytes;
   unsigned long long* prof;     // MCCL_PROFILE: kProfWords counters (device memory), else null
   uint32_t* claims;             // kClaimWords: units claimed per work of a launch, then its blocks
                                 // done (the last one out zeroes them all); then kDoneWord
+  // Read by waits that last (dev_sync.cuh) and by the other kernels, which copy the whole
+  // communicator to shared memory first (block_start.cuh).
+  volatile int32_t* abortFlag;  // host-mapped; set by ncclCommAbort
+  int32_t* error;               // host-mapped; first DevError of a kernel
+  int32_t* errorPeer;           // host-mapped; the peer a timed-out wait was for
+  uint64_t timeoutNs;           // MCCL_TIMEOUT
+  const int32_t* ring;          // ring order (device copy)
+  const int32_t* ringPos;
+  int32_t ringPosition;         // this rank's place in the ring, and its neighbours there: what
+  int32_t ringPrev;             // the Simple kernels need before their first wait, without a
+  int32_t ringNext;             // dependent load of the ring tables
+  int32_t fence;                // 0: fence.acq_rel.sys (default), 1: fence.sc.sys
+  int32_t slices;               // flags per FIFO slot: a step's chunk moves in this many slices
+  int32_t postWarp;             // Simple kernel: a sending work's last warp fences and posts
+                                // (MCCL_SIMPLE_POST_WARP; simple_kernel.cuh)
 };
+// The lean kernel's fields in the parameters' first line (KernelArgs starts with DevComm).
+static_assert(offsetof(DevComm, claims) + sizeof(uint32_t*) <= 48, "DevComm's hot fields fit 48 bytes");
+static_assert(sizeof(DevComm) == 120, "DevComm's size: KernelArgs::works lie 16 bytes into a line (DevWork)");
 
 // MCCL_PROFILE counters: nanoseconds thread 0 of each block spent per phase of a step,
 // summed over blocks and steps, per protocol (Simple: wait for flags / move data / fence
@@ -191,11 +204,12 @@ __host__ __device__ inline uint64_t* devCtrl(const DevComm& c, int peer, int ind
 
 enum DevRed : uint8_t { kRedSum = 0, kRedProd = 1, kRedMax = 2, kRedMin = 3 };
 
+// The fields the lean LL kernel reads come first, then the schedule, whose count, channels
+// and root lie within its first 32 bytes: a launch's first work starts 16 bytes into a
+// constant line (DevComm), so all of them lie in two lines (the work's first 112 bytes).
 struct DevWork {
-  Schedule s;            // ring pointers are device pointers
   const void* in;
   void* out;
-  void* scratch;         // one chunk per channel and lane (binomial Reduce), or null
   uint64_t scalarBits;   // PreMulSum scalar (host-resolved)
   const void* scalarPtr; // PreMulSum scalar in device memory (ncclScalarDevice), or null
   int32_t postDiv;       // integer ncclAvg: divide the final result
@@ -210,8 +224,13 @@ struct DevWork {
   uint8_t xchg;          // user buffers: kXchgRecv | kXchgSend (above)
   uint8_t twoShot;       // LL128 AllReduce in two hops: a ReduceScatter, then an AllGather of
                          // each rank's block (ll128TwoShot)
+  Schedule s;            // ring pointers are device pointers
+  void* scratch;         // one chunk per channel and lane (binomial Reduce), or null
   void* offer;           // kXchgRecv: out as the sender's process reaches it, or null
 };
+static_assert(offsetof(DevWork, s) + offsetof(Schedule, count) + sizeof(int64_t) <= 112 &&
+                  offsetof(DevWork, s) + offsetof(Schedule, nchannels) < 112 && offsetof(DevWork, s) + offsetof(Schedule, root) < 112,
+              "the lean kernel's fields of a work lie in its first 112 bytes");
 
 // How a work moves its data: Simple follows the schedule s through the FIFOs of its
 // connection class; LL and LL128 send every peer its data directly in flagged 16-byte or
@@ -305,5 +324,8 @@ constexpr int kClaimAllocWords = kClaimWords + 1;
 constexpr int kDoneFlagWord = 8;
 constexpr int kLargeLaunch = 128;   // works of the large kernel
 using TinyArgs = KernelArgs<2, 32>; // the LL kernels' launch of one or two works (672 bytes)
+// Its works start where the communicator's first line starts (c[0][0x210] on sm_90, 16 bytes
+// into a line), so the fields the lean kernel reads span three lines: DevComm, DevWork.
+static_assert(offsetof(TinyArgs, works) % 64 == 0, "TinyArgs::works lie as its first byte does in a line");
 
 }  // namespace mccl
