@@ -115,6 +115,34 @@ TEST_F(UnitsEnv, LargeRingAndChainCollectivesOverIpcTakeUnits) {
   EXPECT_EQ(unitsOf(big, 4, false, false), 0) << "only the Simple kernel follows unit words";
 }
 
+// The lean LL kernel of one work takes only the communicator and the work as parameters
+// (LeanOneArgs, 264 bytes against TinyArgs' 672): a launch of one small LL work whose blocks
+// are its channels in order. Not two works, not blocks that are not its channels, not a work
+// too large for the lean kernel's one step (those launch with a TinyArgs).
+TEST(Units, LoneSmallLlWorkLaunchesWithTheCommunicatorAndTheWorkAlone) {
+  DevWork ar = simpleWork(Coll::AllReduce, Algo::Ring, 2, 2, 2, 2);  // 8 bytes on 2 channels
+  ar.proto = kProtoLl;
+  std::vector<GpuPlan::LaunchPart> parts = launchParts({ar}, 2, -1, true);
+  ASSERT_EQ(parts.size(), 1u);
+  EXPECT_EQ(parts[0].spec.kind, LaunchKind::LlReduce);
+  EXPECT_TRUE(parts[0].spec.tiny);
+  EXPECT_TRUE(parts[0].spec.leanOne);
+  DevWork bc = ar;  // data movement only: the lean copy kernel
+  bc.s.coll = Coll::Broadcast;
+  EXPECT_TRUE(launchParts({bc}, 2, -1, true)[0].spec.leanOne);
+  EXPECT_FALSE(launchParts({ar}, 2, -1, false)[0].spec.leanOne);  // queues not channels 0, 1, ...
+  EXPECT_FALSE(launchParts({ar}, 3, -1, true)[0].spec.leanOne);   // a block more than its channels
+  parts = launchParts({ar, bc}, 2, -1, true);                      // two works
+  ASSERT_EQ(parts.size(), 1u);
+  EXPECT_TRUE(parts[0].spec.tiny);
+  EXPECT_FALSE(parts[0].spec.leanOne);
+  DevWork big = ar;  // 64 KiB a channel: more than one LL step (kLlPayload)
+  big.s.count = 2 * (64 << 10) / 4;
+  parts = launchParts({big}, 2, -1, true);
+  EXPECT_TRUE(parts[0].spec.tiny);
+  EXPECT_FALSE(parts[0].spec.leanOne);
+}
+
 TEST(Units, EachRunsInASimpleLaunchOfItsOwnFirst) {
   const int64_t chunk = (1 << 20) / 4;
   DevWork units = simpleWork(Coll::AllReduce, Algo::Ring, 2, 1 << 28, 24, chunk);

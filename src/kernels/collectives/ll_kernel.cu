@@ -340,9 +340,12 @@ __device__ __forceinline__ void llRaiseDone(const DevComm& comm) {
 // no block reads the work's fields before it starts on them (queueRuns cost a dependent
 // round of parameter loads: 3.65 against 3.15 us for an 8-byte AllReduce in a graph on one
 // shared H100), nor its queue entry (a constant-cache miss of its own, 0.09 us of the block's
-// start on one H100: bench/results/gpu-1x-2026-12-07c).
+// start on one H100: bench/results/gpu-1x-2026-12-07c), and its parameters are only the
+// communicator and the work (LeanOneArgs).
+template <bool kOne>
+using LeanArgs = std::conditional_t<kOne, LeanOneArgs, TinyArgs>;
 template <typename T, bool kOne, int U>
-__global__ void __launch_bounds__(kMaxThreads, 1) llLeanKernel(const __grid_constant__ TinyArgs args) {
+__global__ void __launch_bounds__(kMaxThreads, 1) llLeanKernel(const __grid_constant__ LeanArgs<kOne> args) {
   __shared__ LlShared sh;
 #if MCCL_LL_PROFILE  // the start from the first instruction, in parts (llStartStamp)
   const uint64_t t0 = globalTimer();
@@ -466,13 +469,13 @@ __global__ void __launch_bounds__(kMaxThreads, 1) llKernel(const __grid_constant
   llRaiseDone(a.comm);
 }
 
-using LeanKernelFn = void (*)(TinyArgs);
+using LeanKernelFn = const void*;  // llLeanKernel<T, kOne, U>: takes LeanArgs<kOne>
 
 // The lean kernel of U lines a thread (1, 2, 4 or 8; none above leanLinesOf<T>()).
 template <typename T, bool kOne, int U>
 LeanKernelFn llLeanKernelOfType() {
   if constexpr (U > leanLinesOf<T>()) return nullptr;
-  else return llLeanKernel<T, kOne, U>;
+  else return reinterpret_cast<const void*>(llLeanKernel<T, kOne, U>);
 }
 template <bool kOne, int U>
 LeanKernelFn llLeanKernelFor(bool reduces, int type) {
@@ -607,9 +610,12 @@ size_t llKernelStackBytesMax() {
   return most;
 }
 
+bool leanOneLaunch(const LaunchSpec& spec, const DevWork* works, int nworks) {
+  return llLeanLines(spec, works, nworks) > 0 && llLeanOne(spec, works, nworks);
+}
+
 const void* llKernelFunction(const LaunchSpec& spec, const DevWork* works, int nworks) {
-  if (const int lines = llLeanLines(spec, works, nworks))
-    return reinterpret_cast<const void*>(llLeanKernelOf(spec, works, nworks, lines));
+  if (const int lines = llLeanLines(spec, works, nworks)) return llLeanKernelOf(spec, works, nworks, lines);
   if (spec.tiny) return reinterpret_cast<const void*>(llKernelOf<TinyArgs>(spec, spec.ll128));
   return reinterpret_cast<const void*>(llKernelOf<KernelArgs<kSmallLaunch>>(spec, spec.ll128));
 }
@@ -623,11 +629,21 @@ bool kernelWaitsForGrid(const LaunchSpec& spec, int dev) {
 }
 
 void launchLlKernel(const LaunchSpec& spec, const void* args, cudaStream_t stream) {
-  const TinyArgs& tiny = *static_cast<const TinyArgs*>(args);
-  const int lines = spec.tiny ? llLeanLines(spec, tiny.works, tiny.nworks) : 0;
-  if (lines > 0)
-    llLeanKernelOf(spec, tiny.works, tiny.nworks, lines)<<<dim3(spec.blocks), dim3(spec.threads), 0, stream>>>(tiny);
-  else if (spec.tiny) launchLl(spec, tiny, stream);
+  const DevWork* works = nullptr;
+  int nworks = 0;
+  if (spec.leanOne) {
+    works = static_cast<const LeanOneArgs*>(args)->works;
+    nworks = 1;
+  } else if (spec.tiny) {
+    works = static_cast<const TinyArgs*>(args)->works;
+    nworks = static_cast<const TinyArgs*>(args)->nworks;
+  }
+  const int lines = spec.tiny ? llLeanLines(spec, works, nworks) : 0;
+  if (lines > 0) {  // (errors: the caller's cudaGetLastError)
+    void* params[] = {const_cast<void*>(args)};
+    cudaLaunchKernel(llLeanKernelOf(spec, works, nworks, lines), dim3(spec.blocks), dim3(spec.threads), params, 0,
+                     stream);
+  } else if (spec.tiny) launchLl(spec, *static_cast<const TinyArgs*>(args), stream);
   else launchLl(spec, *static_cast<const KernelArgs<kSmallLaunch>*>(args), stream);
 }
 

@@ -391,14 +391,14 @@ ncclResult_t GpuDataPath::launch(const GpuPlan& p, uint64_t planStart, uint64_t 
   for (const GpuPlan::LaunchPart& part : p.parts) {
     const char* err = nullptr;
     ncclResult_t r;
-    // The launch of args (tiny: the same, a TinyArgs, which the plan's graph may replay);
-    // MCCL_PROFILE: the runtime's own part.
-    auto timed = [&](const void* args, const TinyArgs* tiny = nullptr) {
+    // The launch of args (tinyBytes: the bytes set of a TinyArgs or LeanOneArgs, which the
+    // plan's graph may replay); MCCL_PROFILE: the runtime's own part.
+    auto timed = [&](const void* args, size_t tinyBytes = 0) {
       const uint64_t t0 = tLaunch ? steadyNs() : 0;
       ncclResult_t rc;
       cudaError_t ge = cudaSuccess;
       bool made = false;
-      if (tiny != nullptr && graph != nullptr && graph->replay(part, *tiny, stream, &ge, &made)) {
+      if (tinyBytes != 0 && graph != nullptr && graph->replay(part, args, tinyBytes, stream, &ge, &made)) {
         if (made) graphsMade_.fetch_add(1, std::memory_order_relaxed);
         if (ge == cudaSuccess) graphReplays_.fetch_add(1, std::memory_order_relaxed);
         else err = cudaGetErrorString(ge);
@@ -419,11 +419,17 @@ ncclResult_t GpuDataPath::launch(const GpuPlan& p, uint64_t planStart, uint64_t 
       auto args = std::make_unique<KernelArgs<kLargeLaunch>>();
       fillArgs(args.get(), hComm_, part.queues.empty() ? p.queues : part.queues, part.works);
       r = timed(args.get());
+    } else if (part.spec.leanOne) {
+      LeanOneArgs args;
+      args.comm = hComm_;
+      args.works[0] = part.works[0];
+      setDone(&args.comm);
+      r = timed(&args, LaunchGraph::usedBytes(args));
     } else if (part.spec.tiny) {
       TinyArgs args;
       fillArgs(&args, hComm_, part.queues.empty() ? p.queues : part.queues, part.works);
       setDone(&args.comm);
-      r = timed(&args, &args);
+      r = timed(&args, LaunchGraph::usedBytes(args));
     } else {
       KernelArgs<kSmallLaunch> args;
       fillArgs(&args, hComm_, part.queues.empty() ? p.queues : part.queues, part.works);

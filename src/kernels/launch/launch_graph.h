@@ -15,10 +15,11 @@
 namespace mccl {
 
 // Much of a small eager call is the host's, and the driver's kernel launch is the larger
-// part of that (MCCL_PROFILE, one H100: 3.1 us of an 8-byte AllReduce's 4.87 in cudaGraphLaunch
-// or cuLaunchKernel, figures below). A plan of the cache (GpuDataPath::runCached) whose launch is one small LL kernel (TinyArgs)
-// and nothing else launches the same kernel with the same parameters each time it repeats
-// on the same stream: from its kAlike-th such launch in a row the plan replays a graph of
+// part of that (MCCL_PROFILE, one H100: 3.1 us of an 8-byte AllReduce's 4.87 in
+// cudaGraphLaunch or cuLaunchKernel, figures below). A plan of the cache
+// (GpuDataPath::runCached) whose launch is one small LL kernel (TinyArgs, LeanOneArgs) and
+// nothing else launches the same kernel with the same parameters each time it repeats on
+// the same stream: from its kAlike-th such launch in a row the plan replays a graph of
 // that one kernel instead, made then. The replay runs what the launch would (the parameters
 // are the launch's bytes; the LL kernels keep their state in device memory, so replays and
 // launches follow each other on a communicator, as in libmccl_mpi's replays), ordered on the
@@ -54,13 +55,16 @@ class LaunchGraph {
   // true when it did (*err: the replay's result; *made: the graph was made for it), false
   // when the caller launches the kernel. The kernel and its blocks are the plan's (the graph
   // goes with it: GpuDataPath::remember).
-  bool replay(const GpuPlan::LaunchPart& part, const TinyArgs& args, cudaStream_t stream, cudaError_t* err,
+  // args: the launch's parameters (a TinyArgs or LeanOneArgs, part.spec.leanOne), of which
+  // bytes are set (usedBytes).
+  bool replay(const GpuPlan::LaunchPart& part, const void* args, size_t bytes, cudaStream_t stream, cudaError_t* err,
               bool* made) {
     *made = false;
-    if (!same(args, stream)) {
+    if (!same(args, bytes, stream)) {
       reset();
       stream_ = stream;
-      std::memcpy(static_cast<void*>(&args_), &args, sizeof args);
+      bytes_ = bytes < sizeof args_ ? bytes : sizeof args_;
+      std::memcpy(args_, args, bytes_);
       alike_ = 1;
       return false;
     }
@@ -76,14 +80,15 @@ class LaunchGraph {
     return true;
   }
 
- private:
-  bool same(const TinyArgs& args, cudaStream_t stream) const {
-    return alike_ > 0 && stream == stream_ && args.nworks == args_.nworks &&
-           std::memcmp(&args, &args_, usedBytes(args)) == 0;
-  }
   // The parameters' bytes a launch sets (fillArgs: the works past nworks are not).
   static size_t usedBytes(const TinyArgs& a) {
     return offsetof(TinyArgs, works) + sizeof(DevWork) * static_cast<size_t>(a.nworks < TinyArgs::kWorks ? a.nworks : TinyArgs::kWorks);
+  }
+  static size_t usedBytes(const LeanOneArgs&) { return sizeof(LeanOneArgs); }
+
+ private:
+  bool same(const void* args, size_t bytes, cudaStream_t stream) const {
+    return alike_ > 0 && stream == stream_ && bytes == bytes_ && std::memcmp(args, args_, bytes) == 0;
   }
 
   // The graph of the one kernel node, uploaded to the stream. Relaxed: another thread may be
@@ -91,7 +96,7 @@ class LaunchGraph {
   bool make(const GpuPlan::LaunchPart& part) {
     CaptureModeRelaxed relaxed;
     cudaGraph_t g = nullptr;
-    void* params[] = {&args_};
+    void* params[] = {args_};
     cudaKernelNodeParams np = {};
     np.func = const_cast<void*>(kernelFunction(part.spec, part.works.data(), static_cast<int>(part.works.size())));
     np.gridDim = dim3(static_cast<unsigned>(part.spec.blocks));
@@ -113,7 +118,9 @@ class LaunchGraph {
 
   cudaGraphExec_t exec_ = nullptr;
   cudaStream_t stream_ = nullptr;
-  TinyArgs args_;
+  alignas(8) unsigned char args_[sizeof(TinyArgs)];  // the launch's parameters (bytes_ of them set;
+                                                     // the kernel reads its own type's size)
+  size_t bytes_ = 0;
   int alike_ = 0;      // launches of these parameters in a row (0: none yet)
   bool never_ = false;  // making the graph failed once: launch
 };

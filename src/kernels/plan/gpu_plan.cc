@@ -157,6 +157,7 @@ std::vector<GpuPlan::LaunchPart> launchParts(const std::vector<DevWork>& works, 
   for (GpuPlan::LaunchPart& p : parts) {
     p.spec = specFor(p.works, nqueues);
     p.spec.channelBlocks = channelBlocks;
+    p.spec.leanOne = leanOneLaunch(p.spec, p.works.data(), static_cast<int>(p.works.size()));
     p.func = driverFunction(kernelFunction(p.spec, p.works.data(), static_cast<int>(p.works.size())));
     p.pdl = overlap && p.func && kernelWaitsForGrid(p.spec, dev);
   }

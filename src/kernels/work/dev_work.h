@@ -324,6 +324,18 @@ constexpr int kClaimAllocWords = kClaimWords + 1;
 constexpr int kDoneFlagWord = 8;
 constexpr int kLargeLaunch = 128;   // works of the large kernel
 using TinyArgs = KernelArgs<2, 32>; // the LL kernels' launch of one or two works (672 bytes)
+// The lean LL kernel's launch of one work that every block runs, block i on channel i
+// (llLeanOne, ll_kernel.cu): no queues, no counts, 264 bytes against TinyArgs' 672. The host
+// pays for a launch's parameters (cudaLaunchKernel 3.64 us with 256 bytes, 3.72 with 512, one
+// H100: bench/results/gpu-1xH100-shared-2026-11-23), and this is the common eager launch of
+// a small collective. Its work starts 8 bytes into a line (c[0][0x288] on sm_90), so its
+// fields the kernel reads (the first 80 bytes, DevWork) lie in two lines, as in TinyArgs.
+struct LeanOneArgs {
+  static constexpr int kWorks = 1;
+  DevComm comm;
+  DevWork works[1];
+};
+static_assert(sizeof(LeanOneArgs) == 264, "LeanOneArgs: the communicator and one work");
 // Its works start where the communicator's first line starts (c[0][0x210] on sm_90, 16 bytes
 // into a line), so the fields the lean kernel reads span three lines: DevComm, DevWork.
 static_assert(offsetof(TinyArgs, works) % 64 == 0, "TinyArgs::works lie as its first byte does in a line");
