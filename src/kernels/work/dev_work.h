@@ -296,10 +296,11 @@ constexpr int kMaxQueues = 128;
 // with 256 bytes of parameters, 4.08 with 2 KiB and 4.67 with 4 KiB on an H100 host
 // (bench/micro/launch_args.cu), so the common launch of a small message, one or two LL
 // works on up to 32 blocks (what the planner gives an LL collective, or two works of 16),
-// takes the tiny form (672 bytes). With 16 queues (496 bytes) every LL collective on 32
-// channels and every Send/Recv pair on more than 8 ran the general LL kernel instead of the
-// lean one (2 x H200: AllReduce 128 KiB 7.0 us against 64 KiB's 5.7; ReduceScatter 256 KiB
-// 7.7 against 128 KiB's 5.8; bench/results/gpu-2xH200-2026-11-26c).
+// takes the tiny form (672 bytes), and the lean kernel's of one work less (LeanOneArgs).
+// With 16 queues (496 bytes) every LL collective on 32 channels and every Send/Recv pair on
+// more than 8 ran the general LL kernel instead of the lean one (2 x H200: AllReduce 128
+// KiB 7.0 us against 64 KiB's 5.7; ReduceScatter 256 KiB 7.7 against 128 KiB's 5.8;
+// bench/results/gpu-2xH200-2026-11-26c).
 template <int MaxWorks, int MaxQueues = kMaxQueues>
 struct KernelArgs {
   static constexpr int kWorks = MaxWorks;
