@@ -33,6 +33,10 @@
 #   finish NAME SET...   summary.txt (tests, then per set summary.py of its .csv files or
 #          threads_ab.py of its .txt files, then errors), printed and packed with every log
 #          into $OUT/NAME.tgz
+# Two builds of libmccl do not fit one pack beside the tree (the device tool's 64 MiB; each
+# compresses to 25 MB): carry the second alone as .carry-ab/NAME.tar.xz in a second call on the
+# machine the first left warm, whose .carry stays unpacked there
+# (bench/results/gpu-1x-2026-12-07f/run_call2.sh).
 set -uo pipefail
 B=.carry
 [ -f $B/libmccl.so.0 ] || tar -xJf $B/pack.tar.xz -C $B
