@@ -310,10 +310,10 @@ ncclResult_t GpuDataPath::asyncStatus() {
 }
 
 // Whether a plan's eager launch may be replayed from a graph when it repeats (LaunchGraph):
-// one small LL kernel (TinyArgs) and nothing else (no copies, direct or copy-engine works),
-// launched without programmatic dependent launch (LaunchPart::pdl: a launch that overlaps
-// the kernel before it beats a replay, launch_graph.h), its operations of at most
-// MCCL_LAUNCH_GRAPH_BYTES.
+// one small LL kernel (TinyArgs or LeanOneArgs: spec.tiny) and nothing else (no copies,
+// direct or copy-engine works), launched without programmatic dependent launch
+// (LaunchPart::pdl: a launch that overlaps the kernel before it beats a replay,
+// launch_graph.h), its operations of at most MCCL_LAUNCH_GRAPH_BYTES.
 static bool launchGraphs(const GpuPlan& p) {
   // The overlap first: on sm_90 GPUs of their own every launch has it, and the rest is not read.
   if (p.parts.size() != 1 || p.parts[0].pdl || !p.parts[0].spec.tiny || !p.copies.empty() || !p.selfCopies.empty() ||
