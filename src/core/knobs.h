@@ -124,6 +124,10 @@ enum class KnobType { Int, Size, Bool, String };
     "host communicators made from an MPI_Comm: collectives of at most this many bytes (the larger buffer) run on MPI's own (0: never)") \
   X(HostShmMaxBytes, "MCCL_HOST_SHM_MAX_BYTES", Size, "65536",                                   \
     "host communicators on one node: collectives where one rank writes at most this many bytes, and Send/Recv of at most this many bytes, run in shared memory (0: never)") \
+  X(HostShmStream, "MCCL_HOST_SHM_STREAM", String, "auto",                                       \
+    "host communicators on one node: write data of at least MCCL_HOST_SHM_STREAM_BYTES into the shared-memory slots with streaming stores, which do not fetch each line from the core that read it last: 1 always, 0 never, auto where this rank's ordinary copies into them are measured slower than 5 GB/s (its readers' cores share no cache with it), never where the node's ranks outnumber its cores") \
+  X(HostShmStreamBytes, "MCCL_HOST_SHM_STREAM_BYTES", Size, "4096",                             \
+    "host communicators on one node: the smallest contribution or message that MCCL_HOST_SHM_STREAM applies to (0: none)") \
   X(IdleYield, "MCCL_IDLE_YIELD", String, "auto",                                               \
     "host waits: yield the core after a few empty polls (1), only after long waits (0), or auto: 1 where the node's ranks outnumber its CPUs") \
   X(OmpiOversubscribe, "OMPI_MCA_mpi_oversubscribe", String, "",                                \

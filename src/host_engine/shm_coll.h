@@ -35,6 +35,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -43,14 +44,13 @@
 #include <vector>
 
 #include "core/op.h"
+#include "host_engine/shm_segment.h"
 #include "nccl.h"
 
 struct ncclComm;
 
 namespace mccl {
 
-class ShmSegment;
-struct ShmP2pCell;
 
 // One operation on the segment: a state machine that never blocks.
 struct ShmOp {
@@ -125,6 +125,10 @@ class ShmColls {
   ncclComm* comm_;
   MPI_Comm mpiComm_ = MPI_COMM_NULL;  // kept progressing while a lone operation waits
   size_t maxBytes_ = 0;  // bytes one rank writes, at most (0: off)
+  ShmStreamChoice stream_;  // whether data goes into a slot by streaming stores (shm_segment.h)
+  // The most bytes this rank has written into each of its collective and message slots:
+  // a copy to pages not touched before is not timed for stream_ (it faults them in).
+  std::array<size_t, kShmMaxSlotDepth> slotHigh_{}, p2pSlotHigh_{};
   uint64_t nextSeq_ = 1;
   uint64_t minDone_ = 0;  // every rank's done counter is at least this (last seen)
   bool joined_ = false;   // the segment's header was checked

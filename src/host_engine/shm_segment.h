@@ -29,6 +29,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -45,12 +46,13 @@ constexpr int kShmCells = 64;        // cells (and packed cells) per rank
 
 // A rank's slots for collective data above a packed cell: as many as fit min(1 MiB, 4 MiB /
 // ranks), at least 2, at most 16.
+constexpr int kShmMaxSlotDepth = 16;
 inline int shmSlotDepth(size_t slotBytes, int nranks) {
   size_t budget = (size_t{1} << 20) < (size_t{4} << 20) / static_cast<size_t>(nranks)
                       ? (size_t{1} << 20)
                       : (size_t{4} << 20) / static_cast<size_t>(nranks);
   size_t d = budget / slotBytes;
-  return d < 2 ? 2 : d > 16 ? 16 : static_cast<int>(d);
+  return d < 2 ? 2 : d > static_cast<size_t>(kShmMaxSlotDepth) ? kShmMaxSlotDepth : static_cast<int>(d);
 }
 
 // Contiguous data in pieces, so that readers copy or reduce one piece while the writer
@@ -70,6 +72,65 @@ inline ShmPieces shmPiecesOf(size_t total, bool split) {
   ps.count = static_cast<int>((total + ps.bytes - 1) / ps.bytes);
   return ps;
 }
+
+// Copies n bytes into the segment for another core to read: with streaming stores where
+// `stream` (x86-64; elsewhere an ordinary copy), visible to a reader before any later store
+// of this thread (the release store that announces them).
+void shmPut(char* dst, const char* src, size_t n, bool stream);
+
+inline uint64_t shmNowNs() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+
+// Whether a rank writes its slots with streaming stores (MCCL_HOST_SHM_STREAM, from
+// MCCL_HOST_SHM_STREAM_BYTES). An ordinary store to a line that a reader on another core
+// read last must first fetch the line from it: cheap where the two cores share a cache, a
+// round trip per line where they do not, which a store buffer overlaps only a few deep.
+// Streaming stores fetch nothing but leave the data in memory, where a reader that shares
+// a cache with the writer finds it slower than in that cache. On the 2-core EPYC VM
+// (bench/results/host-2core-2026-12-07c/) the two vCPUs share an L3 in some launches and
+// not in others, and changed within one: a 64 KiB Broadcast took 6.6 or 25.1 us with
+// ordinary copies, 5.8 or 5.3 streamed, a 64 KiB AllReduce 6.8 or 40.7 ordinary, 13.3 or
+// 13.4 streamed; ordinary copies of 4-64 KiB into a slot ran at 0.03-0.15 ns a byte (10th
+// to 90th percentile) sharing the L3 and 0.13-0.96 not (medians 0.23-0.52). So under auto
+// a rank times every 8th ordinary copy into a slot (the first use of a slot, which faults
+// its pages in, aside) and streams while the average of its times (each weighing a
+// quarter, none above twice the line) is above 0.2 ns a byte: one preempted copy does not
+// tip it, two in a row do; while it streams, every 128th copy is an ordinary one, timed.
+// ShmColls::setup turns auto into never where ranks outnumber cores.
+class ShmStreamChoice {
+ public:
+  enum class Mode { Never, Always, Auto };
+  ShmStreamChoice() = default;
+  ShmStreamChoice(Mode mode, size_t minBytes) : mode_(mode), min_(minBytes) {}
+  // Before a copy of `bytes` into a slot: whether it streams; *time: whether to time it (an
+  // ordinary copy) and report the time to copied().
+  bool stream(size_t bytes, bool* time) {
+    *time = false;
+    if (mode_ == Mode::Never || bytes < min_) return false;
+    if (mode_ == Mode::Always) return true;
+    ++copies_;
+    if (streaming_ && copies_ % kProbeEvery != 0) return true;
+    *time = streaming_ || copies_ % kSampleEvery == 0;
+    return false;
+  }
+  void copied(size_t bytes, uint64_t ns) {
+    const uint64_t ps = bytes == 0 ? 0 : ns * 1000 / bytes;
+    avg_ = (3 * avg_ + (ps < 2 * kSlowPsPerByte ? ps : 2 * kSlowPsPerByte)) / 4;
+    streaming_ = avg_ > kSlowPsPerByte;
+  }
+  bool streaming() const { return streaming_; }
+  static constexpr uint32_t kSampleEvery = 8, kProbeEvery = 128;
+  static constexpr uint64_t kSlowPsPerByte = 200;  // 5 GB/s
+
+ private:
+  Mode mode_ = Mode::Never;
+  size_t min_ = 0;
+  uint32_t copies_ = 0;
+  uint64_t avg_ = 0;  // picoseconds a byte
+  bool streaming_ = false;
+};
 
 // Point-to-point cells: 512 B, a message of up to 480 B after a 32-byte header (to 32 B the
 // message shares the header's cache line); per ordered pair as many as fit 4 MiB for the

@@ -596,3 +596,47 @@ TEST(HostShm, SendRecvSilentPeerIsARemoteError) {
   EXPECT_EQ(ncclCommAbort(comm), ncclSuccess);
   MPI_Barrier(MPI_COMM_WORLD);
 }
+
+// Slots written with streaming stores (MCCL_HOST_SHM_STREAM=1, from 520 B, so every slot
+// of these communicators): every collective, in place or not, sizes that end off a 16- and
+// 64-byte line, and every Send/Recv pattern through message slots, against the reference;
+// then under auto, where a rank switches between the two ways as its timed copies say.
+TEST(HostShm, StreamingStoresIntoSlotsKeepEveryResult) {
+  const int n = worldSize(), r = worldRank();
+  for (const char* mode : {"1", "auto"}) {
+    setenv("MCCL_HOST_SHM_STREAM", mode, 1);
+    setenv("MCCL_HOST_SHM_STREAM_BYTES", "520", 1);
+    ncclComm_t comm = worldComm(kMax);
+    unsetenv("MCCL_HOST_SHM_STREAM");
+    unsetenv("MCCL_HOST_SHM_STREAM_BYTES");
+    mccl::knobsReload();
+    std::string errs;
+    uint64_t seed = 7000, onShm = 0, ops = 0;
+    for (int round = 0; round < (std::string(mode) == "auto" ? 20 : 1); ++round)
+      for (CollKind k : kKinds)
+        for (ncclDataType_t t : {ncclFloat32, ncclInt8, ncclFloat64, ncclFloat16})
+          for (bool inPlace : {false, true}) {
+            const size_t es = typeSize(t), per = blockPerRank(k) ? static_cast<size_t>(n) : 1;
+            for (size_t bytes : {size_t{520}, size_t{1000}, size_t{4097}, size_t{8200}, kMax - 8}) {
+              CollCase c;
+              c.kind = k;
+              c.type = t;
+              c.op = t == ncclInt8 ? ncclMax : ncclSum;
+              c.count = bytes / es / per > 0 ? bytes / es / per : 1;
+              c.root = static_cast<int>(seed % static_cast<uint64_t>(n));
+              c.inPlace = inPlace;
+              c.seed = ++seed;
+              onShm += runCounted(comm, c, &errs);
+              ops += opsOf(c, n);
+            }
+          }
+    EXPECT_EQ(onShm, onOneNode(ops)) << mode;
+    for (const char* pattern : {"ring", "pairs", "alltoall", "scatter", "gather"})
+      for (size_t bytes : {size_t{520}, size_t{2049}, size_t{8191}, kMax - 1}) {
+        std::string e = runP2pPattern(comm, r, n, pattern, bytes, ncclInt8, static_cast<int>(seed % n), ++seed);
+        if (!e.empty()) errs += e + " (" + pattern + ", " + std::to_string(bytes) + " B, " + mode + ")\n";
+      }
+    EXPECT_TRUE(errs.empty()) << mode << ": " << errs;
+    EXPECT_EQ(ncclCommDestroy(comm), ncclSuccess);
+  }
+}
