@@ -379,7 +379,7 @@ ncclResult_t ShmColls::progress(ShmOp& o) {
           copyIn(d + pieces.at(p), pieces.at(p), pieces.len(p, writeBytes));
           c[p].seq.store(o.s, std::memory_order_release);
         }
-        if (timed) stream_.copied(writeBytes - (ownTo - ownFrom), shmNowNs() - t0);
+        if (timed) stream_.copied(writeBytes - (ownTo - ownFrom), shmElapsedNs(t0));
       }
     }
     // This rank's own block (in place: already there).

@@ -92,7 +92,7 @@ ncclResult_t ShmColls::stepP2p(const OpDesc& op, uint64_t s, ShmP2pCell* c, int*
         shmPut(slot + at, src + at, len, stream);
         c->written.store(at + len, std::memory_order_release);
       }
-      if (timed) stream_.copied(bytes, shmNowNs() - t0);
+      if (timed) stream_.copied(bytes, shmElapsedNs(t0));
     }
     sent_[p] = s;
   } else {

@@ -4,7 +4,9 @@
 // untouched; and ShmStreamChoice, which decides between the two from timed copies.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
+#include <thread>
 #include <vector>
 
 #include "host_engine/shm_segment.h"
@@ -128,4 +130,14 @@ TEST(ShmStreamChoice, AutoStreamsWhileTimedOrdinaryCopiesAverageSlow) {
   }
   EXPECT_TRUE(far.streaming());
   EXPECT_LE(samples, 6);
+}
+
+TEST(ShmStreamChoice, ElapsedTimeLessTheClocksOwnCost) {
+  const uint64_t t0 = mccl::shmNowNs();
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  const uint64_t ns = mccl::shmElapsedNs(t0);
+  EXPECT_GE(ns, 1900000u);
+  EXPECT_LT(ns, 2000000000u);
+  const uint64_t t1 = mccl::shmNowNs();
+  EXPECT_LT(mccl::shmElapsedNs(t1), 1000000u) << "two clock reads in a row";
 }
