@@ -51,7 +51,6 @@ struct ncclComm;
 
 namespace mccl {
 
-
 // One operation on the segment: a state machine that never blocks.
 struct ShmOp {
   ShmOp() = default;

@@ -98,8 +98,8 @@ uint64_t shmElapsedNs(uint64_t t0);
 // ordinary copies, 5.8 or 5.3 streamed, a 64 KiB AllReduce 6.8 or 40.7 ordinary, 13.3 or
 // 13.4 streamed; ordinary copies of 4-64 KiB into a slot ran at 0.03-0.15 ns a byte (10th
 // to 90th percentile) sharing the L3 and 0.13-0.96 not (medians 0.23-0.52). So under auto
-// a rank times every 8th ordinary copy into a slot (the first use of a slot, which faults
-// its pages in, aside) and streams while the average of its times (each weighing a
+// a rank times every 8th ordinary copy into a slot, less the clock's own cost (a slot's
+// first use to a size, which faults its pages in, aside), and streams while the average of its times (each weighing a
 // quarter, none above twice the line) is above 0.2 ns a byte: one preempted copy does not
 // tip it, two in a row do; while it streams, every 128th copy is an ordinary one, timed.
 // ShmColls::setup turns auto into never where ranks outnumber cores.
