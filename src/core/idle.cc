@@ -5,16 +5,13 @@
 #include <algorithm>
 #include <string>
 
-#include "core/debug.h"
 #include "core/knobs.h"
 
 namespace mccl {
 
 bool idleYieldsSoon(int nodeRanks) {
-  const std::string mode = knobStr(Knob::IdleYield);
   bool value = false;
-  if (mode != "auto" && parseKnobBool(mode.c_str(), &value)) return value;
-  if (mode != "auto") WARN("MCCL_IDLE_YIELD=%s is not auto, 0 or 1: taken as auto", mode.c_str());
+  if (knobForced(Knob::IdleYield, &value)) return value;
   const std::string ompi = knobStr(Knob::OmpiOversubscribe);
   if (!ompi.empty() && parseKnobBool(ompi.c_str(), &value)) return value;
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);

@@ -10,6 +10,8 @@
 #include <mutex>
 #include <vector>
 
+#include "core/debug.h"
+
 namespace mccl {
 namespace {
 
@@ -119,6 +121,13 @@ int64_t knobInt(Knob k) { return store().get(k).parsed; }
 bool knobBool(Knob k) { return store().get(k).parsed != 0; }
 std::string knobStr(Knob k) { return store().get(k).str; }
 bool knobIsSet(Knob k) { return store().get(k).set; }
+bool knobForced(Knob k, bool* value) {
+  const std::string mode = knobStr(k);
+  if (mode == "auto") return false;
+  if (parseKnobBool(mode.c_str(), value)) return true;
+  WARN("%s=%s is not auto, 0 or 1: taken as auto", knobDef(k).name, mode.c_str());
+  return false;
+}
 namespace {
 std::atomic<uint64_t> gKnobsGeneration{0};
 }

@@ -176,6 +176,10 @@ const KnobDef& knobDef(Knob k);
 int64_t knobInt(Knob k);
 bool knobBool(Knob k);
 std::string knobStr(Knob k);
+// A String knob of auto, 0 or 1 (MCCL_IDLE_YIELD, MCCL_HOST_SHM_STREAM): true with *value
+// where it is 0 or 1 (or another boolean spelling); false for auto, and, with a warning,
+// for anything else.
+bool knobForced(Knob k, bool* value);
 bool knobIsSet(Knob k);  // the variable is present in the environment
 
 void knobsReload();

@@ -103,14 +103,11 @@ void ShmColls::setup() {
   size_t cap = (size_t{1} << 30) / 2;
   size_t bytes = static_cast<size_t>(limit) < cap ? static_cast<size_t>(limit) : cap;
   maxBytes_ = (bytes + 63) & ~size_t{63};
-  const std::string stream = knobStr(Knob::HostShmStream);
   const int64_t streamFrom = knobInt(Knob::HostShmStreamBytes);
   bool always = false;
   ShmStreamChoice::Mode mode = ShmStreamChoice::Mode::Auto;
-  if (stream != "auto" && parseKnobBool(stream.c_str(), &always))
+  if (knobForced(Knob::HostShmStream, &always))
     mode = always ? ShmStreamChoice::Mode::Always : ShmStreamChoice::Mode::Never;
-  else if (stream != "auto")
-    WARN("MCCL_HOST_SHM_STREAM=%s is not auto, 0 or 1: taken as auto", stream.c_str());
   // Where ranks wait by yielding their cores (they outnumber them: MCCL_IDLE_YIELD), a
   // timed copy measures the scheduler as much as the caches, and streaming measured slower
   // there (4 ranks on 2 cores: AllReduce 64 KiB 24.8 us ordinary, 34.5 streamed).
@@ -350,13 +347,9 @@ ncclResult_t ShmColls::progress(ShmOp& o) {
       // Copies the input's bytes [at, at + len), less [ownFrom, ownTo), to dst (where `at`
       // goes); into a slot with streaming stores where stream_ says so (shm_segment.h).
       bool timed = false;
-      const bool stream = where == Where::Slot && stream_.stream(writeBytes, &timed);
-      if (where == Where::Slot) {
-        // A slot's first use to this size faults pages in: no measure of the cores.
-        size_t& high = slotHigh_[o.s % static_cast<uint64_t>(seg_->layout().slotDepth)];
-        timed = timed && writeBytes <= high;
-        high = std::max(high, writeBytes);
-      }
+      const bool stream =
+          where == Where::Slot &&
+          stream_.stream(writeBytes, &slotHigh_[o.s % static_cast<uint64_t>(seg_->layout().slotDepth)], &timed);
       auto copyIn = [&](char* dst, size_t at, size_t len) {
         const size_t end = at + len;
         if (ownTo <= at || end <= ownFrom) {

@@ -125,8 +125,8 @@ class ShmColls {
   MPI_Comm mpiComm_ = MPI_COMM_NULL;  // kept progressing while a lone operation waits
   size_t maxBytes_ = 0;  // bytes one rank writes, at most (0: off)
   ShmStreamChoice stream_;  // whether data goes into a slot by streaming stores (shm_segment.h)
-  // The most bytes this rank has written into each of its collective and message slots:
-  // a copy to pages not touched before is not timed for stream_ (it faults them in).
+  // The most bytes this rank has written into each of its collective and message slots
+  // (ShmStreamChoice::stream does not time a copy to pages not touched before).
   std::array<size_t, kShmMaxSlotDepth> slotHigh_{}, p2pSlotHigh_{};
   uint64_t nextSeq_ = 1;
   uint64_t minDone_ = 0;  // every rank's done counter is at least this (last seen)

@@ -81,11 +81,7 @@ ncclResult_t ShmColls::stepP2p(const OpDesc& op, uint64_t s, ShmP2pCell* c, int*
       char* slot = seg_->p2pSlot(me, u);
       const ShmPieces pieces = shmPiecesOf(bytes, true);
       bool timed = false;
-      const bool stream = stream_.stream(bytes, &timed);
-      // A slot's first use to this size faults pages in: no measure of the cores.
-      size_t& high = p2pSlotHigh_[u % slots];
-      timed = timed && bytes <= high;
-      high = bytes > high ? bytes : high;
+      const bool stream = stream_.stream(bytes, &p2pSlotHigh_[u % slots], &timed);
       const uint64_t t0 = timed ? shmNowNs() : 0;
       for (int i = 0; i < pieces.count; ++i) {
         const size_t at = pieces.at(i), len = pieces.len(i, bytes);

@@ -119,6 +119,14 @@ class ShmStreamChoice {
     *time = streaming_ || copies_ % kSampleEvery == 0;
     return false;
   }
+  // The same for a copy into a slot that has held at most *slotHigh bytes so far (raised to
+  // bytes): one to pages not touched before faults them in, and is not timed.
+  bool stream(size_t bytes, size_t* slotHigh, bool* time) {
+    const bool s = stream(bytes, time);
+    *time = *time && bytes <= *slotHigh;
+    *slotHigh = bytes > *slotHigh ? bytes : *slotHigh;
+    return s;
+  }
   void copied(size_t bytes, uint64_t ns) {
     const uint64_t ps = bytes == 0 ? 0 : ns * 1000 / bytes;
     avg_ = (3 * avg_ + (ps < 2 * kSlowPsPerByte ? ps : 2 * kSlowPsPerByte)) / 4;

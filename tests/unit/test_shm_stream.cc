@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/knobs.h"
 #include "host_engine/shm_segment.h"
 
 namespace {
@@ -140,4 +141,44 @@ TEST(ShmStreamChoice, ElapsedTimeLessTheClocksOwnCost) {
   EXPECT_LT(ns, 2000000000u);
   const uint64_t t1 = mccl::shmNowNs();
   EXPECT_LT(mccl::shmElapsedNs(t1), 1000000u) << "two clock reads in a row";
+}
+
+TEST(ShmStreamChoice, ACopyToPagesNotTouchedBeforeIsNotTimed) {
+  ShmStreamChoice c(ShmStreamChoice::Mode::Auto, 4096);
+  size_t high = 0;
+  bool time = false;
+  int timed = 0;
+  // Growing sizes into one slot: every copy reaches pages not touched before.
+  for (size_t bytes = 4096, i = 0; i < 4 * ShmStreamChoice::kSampleEvery; ++i, bytes += 4096) {
+    EXPECT_FALSE(c.stream(bytes, &high, &time));
+    timed += time;
+    EXPECT_EQ(high, bytes);
+  }
+  EXPECT_EQ(timed, 0);
+  // The same size again: timed as usual, and the high-water mark stays.
+  const size_t top = high;
+  for (uint32_t i = 0; i < 4 * ShmStreamChoice::kSampleEvery; ++i) {
+    c.stream(4096, &high, &time);
+    timed += time;
+  }
+  EXPECT_EQ(timed, 4);
+  EXPECT_EQ(high, top);
+}
+
+TEST(ShmStreamChoice, KnobReadsAutoZeroOneAndTakesAnythingElseAsAuto) {
+  bool value = false;
+  setenv("MCCL_HOST_SHM_STREAM", "1", 1);
+  mccl::knobsReload();
+  EXPECT_TRUE(mccl::knobForced(mccl::Knob::HostShmStream, &value));
+  EXPECT_TRUE(value);
+  setenv("MCCL_HOST_SHM_STREAM", "off", 1);
+  mccl::knobsReload();
+  EXPECT_TRUE(mccl::knobForced(mccl::Knob::HostShmStream, &value));
+  EXPECT_FALSE(value);
+  setenv("MCCL_HOST_SHM_STREAM", "sometimes", 1);
+  mccl::knobsReload();
+  EXPECT_FALSE(mccl::knobForced(mccl::Knob::HostShmStream, &value));
+  unsetenv("MCCL_HOST_SHM_STREAM");
+  mccl::knobsReload();
+  EXPECT_FALSE(mccl::knobForced(mccl::Knob::HostShmStream, &value)) << "auto by default";
 }
