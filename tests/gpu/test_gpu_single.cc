@@ -437,6 +437,140 @@ TEST(GpuSingleProcess, OneThreadGroupsAcrossDevicesAndAggregation) {
   }
 }
 
+// Groups of two small LL works, which the lean LL kernel runs from its block index alone
+// (LeanTwoArgs: block b runs work i on channel b - first[i]), driven from one thread: two
+// collectives on channels they share (an 8-byte AllReduce and an AllGather of 24 KiB a rank,
+// on different channel counts), a Send/Recv ring whose two works' blocks follow each other
+// (each rank sends a different size), a collective with a Send (or a Recv) in either call
+// order (the point-to-point blocks first, the collective's after them), and two Sends to
+// one peer (blocks shared). Each group three times with new data (the plan cache; where
+// ranks share a GPU, the third replays a graph of the launch), against host arithmetic.
+TEST(GpuSingleProcess, LeanLlTwoWorkGroupsEveryLayout) {
+  SKIP_WITHOUT_GPUS(1);
+  ScopedEnv env({{"NCCL_PROTO", "LL"}});
+  Clique cl(8);
+  const int n = cl.n;
+  if (n < 2) GTEST_SKIP() << "needs 2 ranks (MCCL_SHARED_GPU=1 MCCL_TEST_RANKS=2 on one GPU)";
+  const size_t most = 6000 * static_cast<size_t>(n) + 4096;
+  struct Rank {
+    float *a = nullptr, *b = nullptr, *c = nullptr, *d = nullptr;
+    cudaStream_t s = nullptr;
+  };
+  std::vector<Rank> rk(static_cast<size_t>(n));
+  for (int r = 0; r < n; ++r) {
+    CUDA_OK(cudaSetDevice(cl.dev(r)));
+    for (float** p : {&rk[r].a, &rk[r].b, &rk[r].c, &rk[r].d}) CUDA_OK(cudaMalloc(p, most * sizeof(float)));
+    CUDA_OK(cudaStreamCreateWithFlags(&rk[r].s, cudaStreamNonBlocking));
+  }
+  auto val = [](int round, int r, int buf, size_t i) { return static_cast<float>((round * 3 + r * 5 + buf * 7 + i % 13) % 29); };
+  auto fill = [&](int r, float* p, size_t count, int round, int buf) {
+    std::vector<float> h(count);
+    for (size_t i = 0; i < count; ++i) h[i] = val(round, r, buf, i);
+    CUDA_OK(cudaSetDevice(cl.dev(r)));
+    CUDA_OK(uploadOn(rk[r].s, p, h.data(), count * sizeof(float)));
+  };
+  auto fetch = [&](int r, const float* p, size_t count) {
+    std::vector<float> h(count);
+    EXPECT_EQ(cudaSetDevice(cl.dev(r)), cudaSuccess);
+    EXPECT_EQ(cudaMemcpyAsync(h.data(), p, count * sizeof(float), cudaMemcpyDeviceToHost, rk[r].s), cudaSuccess);
+    EXPECT_EQ(cudaStreamSynchronize(rk[r].s), cudaSuccess);
+    return h;
+  };
+  // Element i of what rank r holds against want(i); the first difference only.
+  auto expect = [&](const char* what, int round, int r, const std::vector<float>& got, auto want) {
+    for (size_t i = 0; i < got.size(); ++i)
+      if (got[i] != want(i)) {
+        ADD_FAILURE() << what << ", round " << round << ", rank " << r << ", element " << i << ": " << got[i]
+                      << " != " << want(i);
+        return;
+      }
+  };
+  const size_t arCount = 2, agCount = 6000;
+  auto sendCount = [](int r) { return size_t{3} + 2000 * static_cast<size_t>(r % 3); };
+  for (int round = 0; round < 3; ++round) {
+    // Two collectives.
+    for (int r = 0; r < n; ++r) {
+      fill(r, rk[r].a, arCount, round, 0);
+      fill(r, rk[r].c, agCount, round, 1);
+    }
+    NCCL_OK(ncclGroupStart());
+    for (int r = 0; r < n; ++r) {
+      NCCL_OK(ncclAllReduce(rk[r].a, rk[r].b, arCount, ncclFloat, ncclSum, cl.comms[r], rk[r].s));
+      NCCL_OK(ncclAllGather(rk[r].c, rk[r].d, agCount, ncclFloat, cl.comms[r], rk[r].s));
+    }
+    NCCL_OK(ncclGroupEnd());
+    for (int r = 0; r < n; ++r) {
+      expect("AllReduce beside an AllGather", round, r, fetch(r, rk[r].b, arCount), [&](size_t i) {
+        float sum = 0;
+        for (int q = 0; q < n; ++q) sum += val(round, q, 0, i);
+        return sum;
+      });
+      expect("AllGather beside an AllReduce", round, r, fetch(r, rk[r].d, agCount * n),
+             [&](size_t i) { return val(round, static_cast<int>(i / agCount), 1, i % agCount); });
+    }
+    // A Send/Recv ring, each rank's message a size of its own.
+    for (int r = 0; r < n; ++r) fill(r, rk[r].a, sendCount(r), round, 2);
+    NCCL_OK(ncclGroupStart());
+    for (int r = 0; r < n; ++r) {
+      const int next = (r + 1) % n, prev = (r + n - 1) % n;
+      NCCL_OK(ncclSend(rk[r].a, sendCount(r), ncclFloat, next, cl.comms[r], rk[r].s));
+      NCCL_OK(ncclRecv(rk[r].b, sendCount(prev), ncclFloat, prev, cl.comms[r], rk[r].s));
+    }
+    NCCL_OK(ncclGroupEnd());
+    for (int r = 0; r < n; ++r) {
+      const int prev = (r + n - 1) % n;
+      expect("Send/Recv ring", round, r, fetch(r, rk[r].b, sendCount(prev)),
+             [&](size_t i) { return val(round, prev, 2, i); });
+    }
+    // An AllReduce with a Send (even ranks, to the next) or a Recv (its odd partner), in
+    // either order; then two Sends to one peer. A last even rank of an odd count has no partner.
+    for (int order = 0; order < 3; ++order) {
+      for (int r = 0; r < n; ++r) {
+        fill(r, rk[r].a, arCount, round, 3 + order);
+        fill(r, rk[r].c, 5000, round, 6 + order);
+        fill(r, rk[r].d, 17, round, 9 + order);
+      }
+      NCCL_OK(ncclGroupStart());
+      for (int r = 0; r < n; ++r) {
+        const bool sender = r % 2 == 0;
+        const int partner = sender ? r + 1 : r - 1;
+        auto p2p = [&](float* sendBuf, float* recvBuf, size_t count) {
+          if (partner >= n) return;
+          if (sender) NCCL_OK(ncclSend(sendBuf, count, ncclFloat, partner, cl.comms[r], rk[r].s));
+          else NCCL_OK(ncclRecv(recvBuf, count, ncclFloat, partner, cl.comms[r], rk[r].s));
+        };
+        if (order == 2) {
+          p2p(rk[r].c, rk[r].b, 5000);
+          p2p(rk[r].d, rk[r].b + 5000, 17);
+          continue;
+        }
+        if (order == 1) p2p(rk[r].c, rk[r].b, 5000);
+        NCCL_OK(ncclAllReduce(rk[r].a, rk[r].a, arCount, ncclFloat, ncclSum, cl.comms[r], rk[r].s));
+        if (order == 0) p2p(rk[r].c, rk[r].b, 5000);
+      }
+      NCCL_OK(ncclGroupEnd());
+      for (int r = 0; r < n; ++r) {
+        if (order < 2)
+          expect(order ? "AllReduce after a Send or Recv" : "AllReduce before a Send or Recv", round, r,
+                 fetch(r, rk[r].a, arCount), [&](size_t i) {
+                   float sum = 0;
+                   for (int q = 0; q < n; ++q) sum += val(round, q, 3 + order, i);
+                   return sum;
+                 });
+        if (r % 2 == 0) continue;
+        expect("a Recv beside an AllReduce, or two", round, r, fetch(r, rk[r].b, order == 2 ? 5017 : 5000),
+               [&](size_t i) { return i < 5000 ? val(round, r - 1, 6 + order, i) : val(round, r - 1, 9 + order, i - 5000); });
+      }
+    }
+  }
+  for (int r = 0; r < n; ++r) {
+    CUDA_OK(cudaSetDevice(cl.dev(r)));
+    CUDA_OK(cudaStreamSynchronize(rk[r].s));
+    for (float* p : {rk[r].a, rk[r].b, rk[r].c, rk[r].d}) cudaFree(p);
+    cudaStreamDestroy(rk[r].s);
+  }
+}
+
 TEST(GpuSingleProcess, GraphCaptureReplayedThousandTimes) {
   SKIP_WITHOUT_GPUS(1);
   Clique cl(8);

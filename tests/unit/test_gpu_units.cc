@@ -143,6 +143,64 @@ TEST(Units, LoneSmallLlWorkLaunchesWithTheCommunicatorAndTheWorkAlone) {
   EXPECT_FALSE(parts[0].spec.leanOne);
 }
 
+// The lean LL kernel's two-work form (LeanTwoArgs) takes the launches of one or two small LL
+// works whose blocks it can tell from the block index: a Send/Recv pair (the second work's
+// blocks after the first's, in the queues' order whatever the works' order), two
+// collectives (the same blocks), a collective and a Send (the Send's queues first), a work
+// that a group's other queues leave blocks beyond, two Sends to one peer (its queues shared).
+// Queues it cannot tell (not in channel order) take TinyArgs and the general LL kernel.
+TEST(Units, SmallLlPairsLaunchWithTheirFirstBlocksAndNoQueues) {
+  auto ll = [](Coll c, Algo a, int nch) {
+    DevWork w = simpleWork(c, a, 2, 2, nch, 2);
+    w.proto = kProtoLl;
+    return w;
+  };
+  auto lean = [](const std::vector<DevWork>& works, const std::vector<DevQueue>& queues, int32_t first0,
+                 int32_t first1) {
+    std::vector<GpuPlan::LaunchPart> parts = launchParts(works, queues.size(), -1, false, &queues);
+    EXPECT_EQ(parts.size(), 1u);
+    if (parts.size() != 1) return;
+    const LaunchSpec& spec = parts[0].spec;
+    EXPECT_TRUE(spec.tiny);
+    EXPECT_FALSE(spec.leanOne);
+    EXPECT_TRUE(spec.leanTwo);
+    EXPECT_EQ(spec.leanFirst[0], first0);
+    EXPECT_EQ(spec.leanFirst[1], first1);
+    EXPECT_TRUE(leanLlLaunch(spec, works.data(), static_cast<int>(works.size())));
+  };
+  const DevWork send = ll(Coll::Send, Algo::P2p, 2), recv = ll(Coll::Recv, Algo::P2p, 3);
+  const std::vector<DevQueue> pair = {queueOf(1, 0, 1), queueOf(1, 1, 1), queueOf(1, 0, 0), queueOf(1, 1, 0),
+                                      queueOf(1, 2, 0)};
+  lean({send, recv}, pair, 0, 2);
+  lean({recv, send}, pair, 2, 0);
+  const DevWork ar = ll(Coll::AllReduce, Algo::Ring, 1), ag = ll(Coll::AllGather, Algo::Ring, 3);
+  const std::vector<DevQueue> colls = {queueOf(-1, 0, 0), queueOf(-1, 1, 0), queueOf(-1, 2, 0)};
+  lean({ar, ag}, colls, 0, 0);
+  const std::vector<DevQueue> mixed = {queueOf(1, 0, 1), queueOf(1, 1, 1), queueOf(-1, 0, 0)};
+  lean({ar, send}, mixed, 2, 0);
+  lean({send, ar}, mixed, 0, 2);
+  lean({ar}, mixed, 2, 0);  // the Send's blocks belong to another launch of the group
+  DevWork send3 = ll(Coll::Send, Algo::P2p, 3);
+  const std::vector<DevQueue> sends = {queueOf(1, 0, 1), queueOf(1, 1, 1), queueOf(1, 2, 1)};
+  lean({send, send3}, sends, 0, 0);
+
+  // Queues out of channel order, or a Recv's channel 0 missing: the general kernel.
+  const std::vector<DevQueue> shuffled = {queueOf(-1, 1, 0), queueOf(-1, 0, 0), queueOf(-1, 2, 0)};
+  std::vector<GpuPlan::LaunchPart> parts = launchParts({ar, ag}, shuffled.size(), -1, false, &shuffled);
+  ASSERT_EQ(parts.size(), 1u);
+  EXPECT_TRUE(parts[0].spec.tiny);
+  EXPECT_FALSE(parts[0].spec.leanTwo);
+  const std::vector<DevQueue> noRecv = {queueOf(1, 0, 1), queueOf(1, 1, 1), queueOf(1, 1, 0), queueOf(1, 2, 0)};
+  EXPECT_FALSE(launchParts({send, recv}, noRecv.size(), -1, false, &noRecv)[0].spec.leanTwo);
+  EXPECT_FALSE(launchParts({send, recv}, pair.size(), -1, false)[0].spec.leanTwo) << "no queues given";
+  DevWork big = ar;  // more than the lean kernel's one step a channel
+  big.s.count = 2 * (64 << 10) / 4;
+  EXPECT_FALSE(launchParts({big, ag}, colls.size(), -1, false, &colls)[0].spec.leanTwo);
+  int32_t first[2];
+  EXPECT_TRUE(leanTwoLayout(&send, 1, pair, first));  // Recv's queues: no work of this launch
+  EXPECT_FALSE(leanTwoLayout(&recv, 1, sends, first)) << "no queue runs the Recv";
+}
+
 TEST(Units, EachRunsInASimpleLaunchOfItsOwnFirst) {
   const int64_t chunk = (1 << 20) / 4;
   DevWork units = simpleWork(Coll::AllReduce, Algo::Ring, 2, 1 << 28, 24, chunk);

@@ -341,9 +341,10 @@ __device__ __forceinline__ void llRaiseDone(const DevComm& comm) {
 // round of parameter loads: 3.65 against 3.15 us for an 8-byte AllReduce in a graph on one
 // shared H100), nor its queue entry (a constant-cache miss of its own, 0.09 us of the block's
 // start on one H100: bench/results/gpu-1x-2026-12-07c), and its parameters are only the
-// communicator and the work (LeanOneArgs).
+// communicator and the work (LeanOneArgs). Else the launch is one or two works whose blocks
+// follow from the block index too (LeanTwoArgs::first), and no queue entry is read.
 template <bool kOne>
-using LeanArgs = std::conditional_t<kOne, LeanOneArgs, TinyArgs>;
+using LeanArgs = std::conditional_t<kOne, LeanOneArgs, LeanTwoArgs>;
 template <typename T, bool kOne, int U>
 __global__ void __launch_bounds__(kMaxThreads, 1) llLeanKernel(const __grid_constant__ LeanArgs<kOne> args) {
   __shared__ LlShared sh;
@@ -362,13 +363,19 @@ __global__ void __launch_bounds__(kMaxThreads, 1) llLeanKernel(const __grid_cons
     llStartStamp(sh, 1, ch);
     if (!llLeanStep<T, U>(args.comm, args.works[0], ch, sh)) return;
   } else {
-    const DevQueue q = args.queues[blockIdx.x];
-    llStartStamp(sh, 1, q.channel);
+    // Both works' channels first, so their parameter loads issue together.
+    int ch[LeanTwoArgs::kWorks];
+    bool runs[LeanTwoArgs::kWorks];
 #pragma unroll
-    for (int wi = 0; wi < TinyArgs::kWorks; ++wi) {  // unrolled: each work at a fixed offset
-      if (wi >= args.nworks) break;
-      if (!queueRuns(q, args.works[wi])) continue;
-      if (!llLeanStep<T, U>(args.comm, args.works[wi], q.channel, sh)) return;
+    for (int wi = 0; wi < LeanTwoArgs::kWorks; ++wi) {
+      ch[wi] = static_cast<int>(blockIdx.x) - args.first[wi];
+      runs[wi] = static_cast<unsigned>(ch[wi]) < static_cast<unsigned>(args.works[wi].s.nchannels);
+    }
+    llStartStamp(sh, 1, runs[0] ? ch[0] : ch[1]);
+#pragma unroll
+    for (int wi = 0; wi < LeanTwoArgs::kWorks; ++wi) {  // unrolled: each work at a fixed offset
+      if (!runs[wi]) continue;
+      if (!llLeanStep<T, U>(args.comm, args.works[wi], ch[wi], sh)) return;
     }
   }
   llRaiseDone(args.comm);
@@ -614,8 +621,13 @@ bool leanOneLaunch(const LaunchSpec& spec, const DevWork* works, int nworks) {
   return llLeanLines(spec, works, nworks) > 0 && llLeanOne(spec, works, nworks);
 }
 
+bool leanLlLaunch(const LaunchSpec& spec, const DevWork* works, int nworks) {
+  return llLeanLines(spec, works, nworks) > 0 && (llLeanOne(spec, works, nworks) || spec.leanTwo);
+}
+
 const void* llKernelFunction(const LaunchSpec& spec, const DevWork* works, int nworks) {
-  if (const int lines = llLeanLines(spec, works, nworks)) return llLeanKernelOf(spec, works, nworks, lines);
+  if (leanLlLaunch(spec, works, nworks))
+    return llLeanKernelOf(spec, works, nworks, llLeanLines(spec, works, nworks));
   if (spec.tiny) return reinterpret_cast<const void*>(llKernelOf<TinyArgs>(spec, spec.ll128));
   return reinterpret_cast<const void*>(llKernelOf<KernelArgs<kSmallLaunch>>(spec, spec.ll128));
 }
@@ -634,11 +646,14 @@ void launchLlKernel(const LaunchSpec& spec, const void* args, cudaStream_t strea
   if (spec.leanOne) {
     works = static_cast<const LeanOneArgs*>(args)->works;
     nworks = 1;
+  } else if (spec.leanTwo) {
+    works = static_cast<const LeanTwoArgs*>(args)->works;
+    nworks = works[1].s.nchannels > 0 ? 2 : 1;  // a lone work leaves the second without channels
   } else if (spec.tiny) {
     works = static_cast<const TinyArgs*>(args)->works;
     nworks = static_cast<const TinyArgs*>(args)->nworks;
   }
-  const int lines = spec.tiny ? llLeanLines(spec, works, nworks) : 0;
+  const int lines = spec.tiny && leanLlLaunch(spec, works, nworks) ? llLeanLines(spec, works, nworks) : 0;
   if (lines > 0) {  // (errors: the caller's cudaGetLastError)
     void* params[] = {const_cast<void*>(args)};
     cudaLaunchKernel(llLeanKernelOf(spec, works, nworks, lines), dim3(spec.blocks), dim3(spec.threads), params, 0,

@@ -310,7 +310,7 @@ ncclResult_t GpuDataPath::asyncStatus() {
 }
 
 // Whether a plan's eager launch may be replayed from a graph when it repeats (LaunchGraph):
-// one small LL kernel (TinyArgs or LeanOneArgs: spec.tiny) and nothing else (no copies,
+// one small LL kernel (TinyArgs, LeanOneArgs or LeanTwoArgs: spec.tiny) and nothing else (no copies,
 // direct or copy-engine works), launched without programmatic dependent launch
 // (LaunchPart::pdl: a launch that overlaps the kernel before it beats a replay,
 // launch_graph.h), its operations of at most MCCL_LAUNCH_GRAPH_BYTES.
@@ -391,7 +391,7 @@ ncclResult_t GpuDataPath::launch(const GpuPlan& p, uint64_t planStart, uint64_t 
   for (const GpuPlan::LaunchPart& part : p.parts) {
     const char* err = nullptr;
     ncclResult_t r;
-    // The launch of args (tinyBytes: the bytes set of a TinyArgs or LeanOneArgs, which the
+    // The launch of args (tinyBytes: the bytes set of a TinyArgs, LeanOneArgs or LeanTwoArgs, which the
     // plan's graph may replay); MCCL_PROFILE: the runtime's own part.
     auto timed = [&](const void* args, size_t tinyBytes = 0) {
       const uint64_t t0 = tLaunch ? steadyNs() : 0;
@@ -423,6 +423,16 @@ ncclResult_t GpuDataPath::launch(const GpuPlan& p, uint64_t planStart, uint64_t 
       LeanOneArgs args;
       args.comm = hComm_;
       args.works[0] = part.works[0];
+      setDone(&args.comm);
+      r = timed(&args, LaunchGraph::usedBytes(args));
+    } else if (part.spec.leanTwo) {
+      LeanTwoArgs args;
+      std::memset(&args, 0, sizeof args);  // a lone work's second: no channels; bytes compared whole
+      args.comm = hComm_;
+      for (size_t i = 0; i < part.works.size() && i < 2; ++i) {
+        args.first[i] = part.spec.leanFirst[i];
+        args.works[i] = part.works[i];
+      }
       setDone(&args.comm);
       r = timed(&args, LaunchGraph::usedBytes(args));
     } else if (part.spec.tiny) {

@@ -25,6 +25,9 @@ struct LaunchSpec {
   bool tiny = false;     // LlReduce, LlCopy: args is a TinyArgs, else KernelArgs<kSmallLaunch>
   bool leanOne = false;  // tiny, and the lean LL kernel of one work runs it (leanOneLaunch):
                          // args is a LeanOneArgs
+  bool leanTwo = false;  // tiny, not leanOne, and the lean LL kernel's two-work form runs it
+                         // (leanTwoLayout): args is a LeanTwoArgs, first blocks leanFirst
+  int32_t leanFirst[2] = {0, 0};
   bool ll128 = false;    // LlReduce, LlCopy: every work is LL128 (else every work is LL)
   bool reduces = false;  // Generic, Simple: some work reduces (type)
   bool unaligned = false;  // Simple: some work's data is not all 16-byte aligned (simpleWorkUnaligned)
@@ -42,11 +45,16 @@ size_t kernelStackBytesMax();
 size_t llKernelStackBytesMax();
 
 // The LL kernels (ll_kernel.cu); launchKernel calls it for LlReduce and LlCopy (args: a
-// LeanOneArgs when spec.leanOne, a TinyArgs when spec.tiny, else a KernelArgs<kSmallLaunch>).
+// LeanOneArgs when spec.leanOne, a LeanTwoArgs when spec.leanTwo, a TinyArgs when spec.tiny,
+// else a KernelArgs<kSmallLaunch>).
 void launchLlKernel(const LaunchSpec& spec, const void* args, cudaStream_t stream);
 // Whether a tiny launch of these works runs the lean LL kernel of one work, whose parameters
 // are a LeanOneArgs (host side; spec.channelBlocks set).
 bool leanOneLaunch(const LaunchSpec& spec, const DevWork* works, int nworks);
+// Whether the lean LL kernel takes a tiny launch of these works at all (its lines a thread
+// within its forms'): in its one-work form (leanOneLaunch) or its two-work form, where the
+// group's queues allow it (leanTwoLayout, gpu_plan.h).
+bool leanLlLaunch(const LaunchSpec& spec, const DevWork* works, int nworks);
 
 // The Simple kernels (simple_kernel.cuh): whether they run a work (host side, gpu_plan.cc),
 // their launch (args: a KernelArgs<kSmallLaunch>) and their largest stack.

@@ -17,10 +17,10 @@ namespace mccl {
 // Much of a small eager call is the host's, and the driver's kernel launch is the larger
 // part of that (MCCL_PROFILE, one H100: 3.1 us of an 8-byte AllReduce's 4.87 in
 // cudaGraphLaunch or cuLaunchKernel, figures below). A plan of the cache
-// (GpuDataPath::runCached) whose launch is one small LL kernel (TinyArgs, LeanOneArgs) and
-// nothing else launches the same kernel with the same parameters each time it repeats on
-// the same stream: from its kAlike-th such launch in a row the plan replays a graph of
-// that one kernel instead, made then. The replay runs what the launch would (the parameters
+// (GpuDataPath::runCached) whose launch is one small LL kernel (TinyArgs, LeanOneArgs,
+// LeanTwoArgs) and nothing else launches the same kernel with the same parameters each time
+// it repeats on the same stream: from its kAlike-th such launch in a row the plan replays a
+// graph of that one kernel instead, made then. The replay runs what the launch would (the parameters
 // are the launch's bytes; the LL kernels keep their state in device memory, so replays and
 // launches follow each other on a communicator, as in libmccl_mpi's replays), ordered on the
 // stream as the launch is, but without the overlap with the kernel before it that
@@ -55,7 +55,7 @@ class LaunchGraph {
   // true when it did (*err: the replay's result; *made: the graph was made for it), false
   // when the caller launches the kernel. The kernel and its blocks are the plan's (the graph
   // goes with it: GpuDataPath::remember).
-  // args: the launch's parameters (a TinyArgs or LeanOneArgs, part.spec.leanOne), of which
+  // args: the launch's parameters (a TinyArgs, LeanOneArgs or LeanTwoArgs: part.spec), of which
   // bytes are set (usedBytes).
   bool replay(const GpuPlan::LaunchPart& part, const void* args, size_t bytes, cudaStream_t stream, cudaError_t* err,
               bool* made) {
@@ -85,6 +85,7 @@ class LaunchGraph {
     return offsetof(TinyArgs, works) + sizeof(DevWork) * static_cast<size_t>(a.nworks < TinyArgs::kWorks ? a.nworks : TinyArgs::kWorks);
   }
   static size_t usedBytes(const LeanOneArgs&) { return sizeof(LeanOneArgs); }
+  static size_t usedBytes(const LeanTwoArgs&) { return sizeof(LeanTwoArgs); }
 
  private:
   bool same(const void* args, size_t bytes, cudaStream_t stream) const {
@@ -118,6 +119,7 @@ class LaunchGraph {
 
   cudaGraphExec_t exec_ = nullptr;
   cudaStream_t stream_ = nullptr;
+  static_assert(sizeof(TinyArgs) >= sizeof(LeanTwoArgs) && sizeof(TinyArgs) >= sizeof(LeanOneArgs), "args_ holds each");
   alignas(8) unsigned char args_[sizeof(TinyArgs)];  // the launch's parameters (bytes_ of them set;
                                                      // the kernel reads its own type's size)
   size_t bytes_ = 0;

@@ -97,6 +97,29 @@ LaunchSpec specFor(const std::vector<DevWork>& works, size_t nqueues) {
   return spec;
 }
 
+// The lean LL kernel's two-work form (LeanTwoArgs) runs a launch where its blocks' queues
+// say what the form's arithmetic does: each work's first block is the queue of its channel
+// 0, and every block b runs exactly the works whose channels b - first[i] are (queueRuns),
+// on those channels. The queues GpuWork::init makes pass: a peer's channels are in order
+// and follow the peers in call order, the collectives' channels after them.
+bool leanTwoLayout(const DevWork* works, int nworks, const std::vector<DevQueue>& queues, int32_t first[2]) {
+  first[0] = first[1] = 0;
+  if (nworks < 1 || nworks > 2) return false;
+  for (int i = 0; i < nworks; ++i) {
+    const auto zero = std::find_if(queues.begin(), queues.end(),
+                                   [&](const DevQueue& q) { return q.channel == 0 && queueRuns(q, works[i]); });
+    if (zero == queues.end()) return false;
+    first[i] = static_cast<int32_t>(zero - queues.begin());
+  }
+  for (size_t b = 0; b < queues.size(); ++b)
+    for (int i = 0; i < nworks; ++i) {
+      const int64_t ch = static_cast<int64_t>(b) - first[i];
+      const bool lean = ch >= 0 && ch < works[i].s.nchannels;
+      if (lean != queueRuns(queues[b], works[i]) || (lean && queues[b].channel != ch)) return false;
+    }
+  return true;
+}
+
 // The launches of a group. A collective with units (DevWork::units) is a Simple launch of
 // its own, first, in call order: every rank runs it in the Simple kernel, whatever else its
 // group holds (a rank's own works may send the rest to the generic kernel, which takes
@@ -109,7 +132,7 @@ LaunchSpec specFor(const std::vector<DevWork>& works, size_t nqueues) {
 // splits its group the same way (collectives come in the same order everywhere), so the
 // launches match across ranks and no connection is used by two at once.
 std::vector<GpuPlan::LaunchPart> launchParts(const std::vector<DevWork>& works, size_t nqueues, int dev,
-                                             bool channelBlocks) {
+                                             bool channelBlocks, const std::vector<DevQueue>* queues) {
   if (works.empty()) return {};
   std::vector<GpuPlan::LaunchPart> parts;
   for (const DevWork& w : works)
@@ -157,8 +180,12 @@ std::vector<GpuPlan::LaunchPart> launchParts(const std::vector<DevWork>& works, 
   for (GpuPlan::LaunchPart& p : parts) {
     p.spec = specFor(p.works, nqueues);
     p.spec.channelBlocks = channelBlocks;
-    p.spec.leanOne = leanOneLaunch(p.spec, p.works.data(), static_cast<int>(p.works.size()));
-    p.func = driverFunction(kernelFunction(p.spec, p.works.data(), static_cast<int>(p.works.size())));
+    const int n = static_cast<int>(p.works.size());
+    p.spec.leanOne = leanOneLaunch(p.spec, p.works.data(), n);
+    p.spec.leanTwo = p.spec.tiny && !p.spec.leanOne && queues != nullptr && queues->size() == nqueues &&
+                     leanTwoLayout(p.works.data(), n, *queues, p.spec.leanFirst);
+    if (p.spec.leanTwo && !leanLlLaunch(p.spec, p.works.data(), n)) p.spec.leanTwo = false;
+    p.func = driverFunction(kernelFunction(p.spec, p.works.data(), n));
     p.pdl = overlap && p.func && kernelWaitsForGrid(p.spec, dev);
   }
   return parts;

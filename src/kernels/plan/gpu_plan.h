@@ -95,9 +95,17 @@ LaunchSpec specFor(const std::vector<DevWork>& works, size_t nqueues);
 
 // The launches of a group on device dev (the current one; -1: none, launched without the
 // overlap), each kernel's function looked up there. channelBlocks: the queues are channels
-// 0, 1, ... in order (LaunchSpec::channelBlocks).
+// 0, 1, ... in order (LaunchSpec::channelBlocks). queues: the group's nqueues queues, where
+// known, for the lean LL kernel's two-work form (leanTwoLayout; none: that form is not taken).
 std::vector<GpuPlan::LaunchPart> launchParts(const std::vector<DevWork>& works, size_t nqueues, int dev,
-                                             bool channelBlocks = false);
+                                             bool channelBlocks = false,
+                                             const std::vector<DevQueue>* queues = nullptr);
+
+// Whether the blocks of a launch of these one or two LL works over the group's queues (block
+// b runs queue b) run what the lean kernel's two-work form gives them (LeanTwoArgs): every
+// block b exactly the works i with 0 <= b - first[i] < works[i].s.nchannels, in order, on
+// channel b - first[i], as queueRuns says. Sets first (the block of each work's channel 0).
+bool leanTwoLayout(const DevWork* works, int nworks, const std::vector<DevQueue>& queues, int32_t first[2]);
 
 // MCCL_P2P_BLOCK_BOTH_WAYS: a Simple launch's Sends to a peer and Recvs from it on one
 // channel share a block (kQueueBothWays); sets such parts' own queues and blocks.

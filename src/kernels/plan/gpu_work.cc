@@ -474,7 +474,7 @@ ncclResult_t GpuWork::init(std::vector<OpDesc>& ops) {
     bool channelBlocks = true;  // queue i runs channel i (LaunchSpec::channelBlocks)
     for (size_t i = 0; i < p_.queues.size(); ++i)
       channelBlocks = channelBlocks && p_.queues[i].channel == static_cast<int>(i);
-    p_.parts = launchParts(p_.works, p_.queues.size(), comm_->cudaDev, channelBlocks);
+    p_.parts = launchParts(p_.works, p_.queues.size(), comm_->cudaDev, channelBlocks, &p_.queues);
     joinBothWays(&p_.parts, p_.queues);
     if (dump)
       for (const GpuPlan::LaunchPart& part : p_.parts)

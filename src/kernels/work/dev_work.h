@@ -296,7 +296,7 @@ constexpr int kMaxQueues = 128;
 // with 256 bytes of parameters, 4.08 with 2 KiB and 4.67 with 4 KiB on an H100 host
 // (bench/micro/launch_args.cu), so the common launch of a small message, one or two LL
 // works on up to 32 blocks (what the planner gives an LL collective, or two works of 16),
-// takes the tiny form (672 bytes), and the lean kernel's of one work less (LeanOneArgs).
+// takes the tiny form (672 bytes), and the lean kernel's less (LeanOneArgs, LeanTwoArgs).
 // With 16 queues (496 bytes) every LL collective on 32 channels and every Send/Recv pair on
 // more than 8 ran the general LL kernel instead of the lean one (2 x H200: AllReduce 128
 // KiB 7.0 us against 64 KiB's 5.7; ReduceScatter 256 KiB 7.7 against 128 KiB's 5.8;
@@ -324,7 +324,7 @@ constexpr int kClaimAllocWords = kClaimWords + 1;
 // from the abort and error words).
 constexpr int kDoneFlagWord = 8;
 constexpr int kLargeLaunch = 128;   // works of the large kernel
-using TinyArgs = KernelArgs<2, 32>; // the LL kernels' launch of one or two works (672 bytes)
+using TinyArgs = KernelArgs<2, 32>; // the general LL kernels' launch of one or two works (672 bytes)
 // The lean LL kernel's launch of one work that every block runs, block i on channel i
 // (llLeanOne, ll_kernel.cu): no queues, no counts, 264 bytes against TinyArgs' 672. The host
 // pays for a launch's parameters (cudaLaunchKernel 3.64 us with 256 bytes, 3.72 with 512, one
@@ -337,6 +337,23 @@ struct LeanOneArgs {
   DevWork works[1];
 };
 static_assert(sizeof(LeanOneArgs) == 264, "LeanOneArgs: the communicator and one work");
+// The lean LL kernel's launch of two works (or of one whose blocks are not all its channels):
+// block b runs work i on channel b - first[i] where that is below the work's channels, in
+// order, and no queue is read. A Send/Recv pair's channels follow each other (first 0 and
+// the first work's channels), two collectives share theirs (first 0 both), a launch's
+// blocks past its works' run nothing (a group's other launch has them); the host takes this
+// form where the group's queues say the same (leanTwoLayout, gpu_plan.cc), else TinyArgs
+// and the general LL kernel. 416 bytes against TinyArgs' 672, and one constant-cache miss
+// fewer before a block knows its work (its queue entry). The first blocks share the
+// communicator's last line; a lone work leaves works[1] zero (no channels).
+struct LeanTwoArgs {
+  static constexpr int kWorks = 2;
+  DevComm comm;
+  int32_t first[2];
+  DevWork works[2];
+};
+static_assert(sizeof(LeanTwoArgs) == 416 && offsetof(LeanTwoArgs, works) == 128,
+              "LeanTwoArgs: the communicator, the first blocks, two works");
 // Its works start where the communicator's first line starts (c[0][0x210] on sm_90, 16 bytes
 // into a line), so the fields the lean kernel reads span three lines: DevComm, DevWork.
 static_assert(offsetof(TinyArgs, works) % 64 == 0, "TinyArgs::works lie as its first byte does in a line");
